@@ -1,0 +1,100 @@
+package io.mqttgw.core.bootstrap;
+
+import io.mqttgw.core.config.ConfigException;
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.spi.Providers;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Command line: {@code run --config FILE} starts a node and runs until SIGTERM/SIGINT, then shuts down gracefully;
+ * {@code check-config --config FILE} validates a configuration and exits. A bad configuration exits with status 2
+ * and one line naming the key, the value and what is allowed.
+ */
+public final class GatewayMain {
+    private GatewayMain() {
+    }
+
+    public static void main(String[] args) {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length == 0 || "--help".equals(args[0]) || "-h".equals(args[0])) {
+            usage(out);
+            return args.length == 0 ? 1 : 0;
+        }
+        String command = args[0];
+        Path file = null;
+        for (int i = 1; i < args.length; i++) {
+            if ("--config".equals(args[i]) && i + 1 < args.length) {
+                file = Path.of(args[++i]);
+            } else {
+                err.println("unknown argument: " + args[i]);
+                usage(err);
+                return 1;
+            }
+        }
+        if (file != null && !Files.isRegularFile(file)) {
+            err.println("configuration file not found: " + file.toAbsolutePath());
+            return 2;
+        }
+        Providers providers = Providers.discover();
+        GatewayConfig config;
+        try {
+            config = Gateway.configure(file, providers, System.getenv(), System.getProperties());
+        } catch (ConfigException e) {
+            err.println("configuration error: " + e.getMessage());
+            return 2;
+        }
+        switch (command) {
+            case "check-config" -> {
+                out.println("configuration OK: node " + config.nodeId() + ", tls listener "
+                        + (config.tls().enabled() ? config.tls().bind() + ":" + config.tls().port() : "off")
+                        + ", tcp listener "
+                        + (config.tcp().enabled() ? config.tcp().bind() + ":" + config.tcp().port() : "off"));
+                return 0;
+            }
+            case "run" -> {
+                return runUntilSignalled(config, providers, err);
+            }
+            default -> {
+                err.println("unknown command: " + command);
+                usage(err);
+                return 1;
+            }
+        }
+    }
+
+    private static int runUntilSignalled(GatewayConfig config, Providers providers, PrintStream err) {
+        Gateway gateway;
+        try {
+            gateway = Gateway.start(config, providers);
+        } catch (ConfigException e) {
+            err.println("configuration error: " + e.getMessage());
+            return 2;
+        } catch (RuntimeException e) {
+            err.println("cannot start: " + e.getMessage());
+            return 3;
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            gateway.close();
+            stopped.countDown();
+        }, "gateway-shutdown"));
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("usage: gateway run --config FILE        start a node (stop with SIGTERM or Ctrl-C)");
+        out.println("       gateway check-config --config FILE   validate a configuration and exit");
+        out.println("Every key may be overridden by MQTTGW_<KEY> or -Dmqttgw.<key>; see README.md.");
+    }
+}

@@ -1,0 +1,157 @@
+package io.mqttgw.core.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
+
+/**
+ * Reads one YAML file and the overrides, validates every value against its declared key.
+ * Precedence, highest first: system property {@code -Dmqttgw.<key>}, environment variable
+ * {@code MQTTGW_<KEY>}, the file, the key's default. A key in the file that nobody declared is an error,
+ * so a typo never silently falls back to a default.
+ */
+public final class ConfigLoader {
+    private final Collection<ConfigKey<?>> keys;
+    private final Map<String, String> environment;
+    private final Properties systemProperties;
+
+    public ConfigLoader(Collection<ConfigKey<?>> keys, Map<String, String> environment, Properties systemProperties) {
+        this.keys = List.copyOf(keys);
+        this.environment = Map.copyOf(environment);
+        this.systemProperties = systemProperties;
+    }
+
+    /** Loads {@code file}, or only overrides and defaults when {@code file} is null. */
+    public ConfigValues load(Path file) {
+        Map<String, String> fromFile = file == null ? Map.of() : readYaml(file);
+        Map<String, ConfigKey<?>> declared = keys.stream()
+                .collect(Collectors.toMap(ConfigKey::name, k -> k, (a, b) -> a, LinkedHashMap::new));
+        for (String name : fromFile.keySet()) {
+            if (!declared.containsKey(name)) {
+                throw new ConfigException("unknown key '" + name + "' in " + file + closest(name, declared.keySet())
+                        + "; every key is listed in the README's configuration reference");
+            }
+        }
+        Map<String, Object> values = new HashMap<>();
+        Map<String, String> sources = new HashMap<>();
+        for (ConfigKey<?> key : declared.values()) {
+            String raw;
+            String source;
+            if (systemProperties.getProperty(key.systemProperty()) != null) {
+                raw = systemProperties.getProperty(key.systemProperty());
+                source = "system property -D" + key.systemProperty();
+            } else if (environment.get(key.environmentVariable()) != null) {
+                raw = environment.get(key.environmentVariable());
+                source = "environment variable " + key.environmentVariable();
+            } else if (fromFile.containsKey(key.name())) {
+                raw = fromFile.get(key.name());
+                source = String.valueOf(file);
+            } else {
+                raw = key.defaultValue();
+                source = "default";
+            }
+            if (raw == null) {
+                continue;
+            }
+            try {
+                values.put(key.name(), key.parser().apply(raw));
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(key.name() + " = '" + raw + "' (from " + source + ") is " + e.getMessage()
+                        + "; allowed: " + key.allowed());
+            }
+            sources.put(key.name(), source);
+        }
+        Path baseDir = file == null ? Path.of("").toAbsolutePath()
+                : file.toAbsolutePath().getParent();
+        return new ConfigValues(values, sources, baseDir);
+    }
+
+    private static Map<String, String> readYaml(Path file) {
+        Object root;
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            root = new Yaml(new SafeConstructor(new LoaderOptions())).load(reader);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read configuration file " + file + ": " + e, e);
+        } catch (YAMLException e) {
+            throw new ConfigException("configuration file " + file + " is not valid YAML: " + e.getMessage(), e);
+        }
+        Map<String, String> flat = new LinkedHashMap<>();
+        if (root == null) {
+            return flat;
+        }
+        if (!(root instanceof Map<?, ?> map)) {
+            throw new ConfigException("configuration file " + file + " must hold a YAML mapping of keys to values");
+        }
+        flatten("", map, flat, file);
+        return flat;
+    }
+
+    private static void flatten(String prefix, Map<?, ?> map, Map<String, String> out, Path file) {
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            String name = prefix + e.getKey();
+            Object v = e.getValue();
+            if (v instanceof Map<?, ?> child) {
+                flatten(name + ".", child, out, file);
+            } else if (v instanceof List<?> list) {
+                out.put(name, list.stream().map(String::valueOf).collect(Collectors.joining(",")));
+            } else if (v == null) {
+                throw new ConfigException("key '" + name + "' in " + file + " has no value");
+            } else {
+                out.put(name, String.valueOf(v));
+            }
+        }
+    }
+
+    private static String closest(String name, Collection<String> candidates) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String c : candidates) {
+            int d = distance(name, c);
+            if (d < bestDistance) {
+                bestDistance = d;
+                best = c;
+            }
+        }
+        return best != null && bestDistance <= Math.max(3, name.length() / 4) ? " (did you mean '" + best + "'?)" : "";
+    }
+
+    private static int distance(String a, String b) {
+        int[] prev = new int[b.length() + 1];
+        int[] cur = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            prev[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            cur[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
+            }
+            int[] t = prev;
+            prev = cur;
+            cur = t;
+        }
+        return prev[b.length()];
+    }
+
+    /** All declared keys of core plus {@code extra}, for callers that assemble them from providers. */
+    public static List<ConfigKey<?>> withCoreKeys(Collection<ConfigKey<?>> extra) {
+        List<ConfigKey<?>> all = new ArrayList<>(CoreConfigKeys.ALL);
+        all.addAll(extra);
+        return all;
+    }
+}

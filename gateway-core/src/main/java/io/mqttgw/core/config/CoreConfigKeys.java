@@ -1,0 +1,194 @@
+package io.mqttgw.core.config;
+
+import static io.mqttgw.core.config.ValueParsers.bool;
+import static io.mqttgw.core.config.ValueParsers.duration;
+import static io.mqttgw.core.config.ValueParsers.intRange;
+import static io.mqttgw.core.config.ValueParsers.list;
+import static io.mqttgw.core.config.ValueParsers.nonEmpty;
+import static io.mqttgw.core.config.ValueParsers.oneOf;
+import static io.mqttgw.core.config.ValueParsers.size;
+import static io.mqttgw.core.config.ValueParsers.string;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Every key gateway-core reads. Provider modules declare their own through {@code ConfigKeyProvider}. */
+public final class CoreConfigKeys {
+    private CoreConfigKeys() {
+    }
+
+    private static final int PORT_MAX = 65535;
+
+    public static final ConfigKey<String> NODE_ID = new ConfigKey<>("node.id", "",
+            "any text; empty means the host name",
+            "Name of this gateway node in routes, Kafka headers and logs.", string());
+
+    public static final ConfigKey<String> SERVER_TRANSPORT = new ConfigKey<>("server.transport", "auto",
+            "auto, epoll or nio", "Socket transport; auto uses epoll where available and logs the NIO fallback.",
+            oneOf("auto", "epoll", "nio"));
+    public static final ConfigKey<Integer> SERVER_IO_THREADS = new ConfigKey<>("server.io-threads", "0",
+            "0 to 1024; 0 means one per core", "Event-loop threads that do all per-connection work.",
+            intRange(0, 1024));
+    public static final ConfigKey<Integer> SERVER_BACKLOG = new ConfigKey<>("server.backlog", "4096",
+            "1 to 1048576", "Listen backlog of each listener (the kernel caps it at net.core.somaxconn).",
+            intRange(1, 1 << 20));
+    public static final ConfigKey<String> SERVER_ALLOCATOR = new ConfigKey<>("server.allocator", "pooled",
+            "pooled or adaptive", "Netty buffer allocator.", oneOf("pooled", "adaptive"));
+    public static final ConfigKey<Long> SERVER_WRITE_LOW = new ConfigKey<>("server.write-buffer-low-water-mark",
+            "32KiB", "1 to 16MiB", "A channel becomes writable again below this many queued outbound bytes.",
+            size(1, 16L << 20));
+    public static final ConfigKey<Long> SERVER_WRITE_HIGH = new ConfigKey<>("server.write-buffer-high-water-mark",
+            "64KiB", "1 to 16MiB and above the low-water mark",
+            "A channel turns unwritable above this many queued outbound bytes.", size(1, 16L << 20));
+
+    public static final ConfigKey<Boolean> TLS_ENABLED = new ConfigKey<>("listener.tls.enabled", "true",
+            "true or false", "Serve MQTT over TLS.", bool());
+    public static final ConfigKey<String> TLS_BIND = new ConfigKey<>("listener.tls.bind", "0.0.0.0",
+            "an IP address or host name", "Address the TLS listener binds.", nonEmpty());
+    public static final ConfigKey<Integer> TLS_PORT = new ConfigKey<>("listener.tls.port", "8883",
+            "0 to 65535; 0 picks a free port", "Port of the TLS listener.", intRange(0, PORT_MAX));
+    public static final ConfigKey<String> TLS_CERT_FILE = new ConfigKey<>("listener.tls.cert-file", null,
+            "path to a PEM certificate chain (server certificate first)",
+            "Server certificate chain; required when the TLS listener is enabled.", nonEmpty());
+    public static final ConfigKey<String> TLS_KEY_FILE = new ConfigKey<>("listener.tls.key-file", null,
+            "path to an unencrypted PEM PKCS#8 private key (ECDSA or RSA)",
+            "Server private key; required when the TLS listener is enabled.", nonEmpty());
+    public static final ConfigKey<String> TLS_CA_FILE = new ConfigKey<>("listener.tls.ca-file", null,
+            "path to a PEM bundle of CA certificates",
+            "CAs that device certificates must chain to; required unless client-auth is none.", nonEmpty());
+    public static final ConfigKey<String> TLS_CLIENT_AUTH = new ConfigKey<>("listener.tls.client-auth", "require",
+            "require, optional or none", "Whether devices must present a client certificate.",
+            oneOf("require", "optional", "none"));
+    public static final ConfigKey<List<String>> TLS_PROTOCOLS = new ConfigKey<>("listener.tls.protocols",
+            "TLSv1.3,TLSv1.2", "a comma-separated subset of TLSv1.3 and TLSv1.2", "TLS versions offered.",
+            s -> {
+                List<String> v = list().apply(s);
+                if (v.isEmpty() || !List.of("TLSv1.3", "TLSv1.2").containsAll(v)) {
+                    throw new IllegalArgumentException("not a subset of TLSv1.3,TLSv1.2");
+                }
+                return v;
+            });
+    public static final ConfigKey<String> TLS_ENGINE = new ConfigKey<>("listener.tls.engine", "openssl",
+            "openssl or jdk", "TLS engine; openssl is BoringSSL from netty-tcnative (falls back to jdk, logged).",
+            oneOf("openssl", "jdk"));
+    public static final ConfigKey<Duration> TLS_HANDSHAKE_TIMEOUT = new ConfigKey<>(
+            "listener.tls.handshake-timeout", "10s", "100ms to 5m",
+            "A TLS handshake not finished in this time closes the connection.",
+            duration(Duration.ofMillis(100), Duration.ofMinutes(5)));
+    public static final ConfigKey<Integer> TLS_SESSION_CACHE_SIZE = new ConfigKey<>(
+            "listener.tls.session-cache-size", "20000", "0 to 10000000; 0 means the engine's default",
+            "Server-side TLS session cache entries (session IDs; TLS 1.3 uses tickets).", intRange(0, 10_000_000));
+    public static final ConfigKey<Duration> TLS_SESSION_TIMEOUT = new ConfigKey<>(
+            "listener.tls.session-timeout", "1h", "1s to 24h",
+            "How long a TLS session may be resumed, by session ID or ticket.",
+            duration(Duration.ofSeconds(1), Duration.ofHours(24)));
+    public static final ConfigKey<Duration> TLS_RELOAD_INTERVAL = new ConfigKey<>(
+            "listener.tls.reload-interval", "30s", "0s (off) or 100ms to 1h",
+            "How often the certificate, key and CA files are checked for changes; new handshakes use new files.",
+            s -> {
+                Duration d = duration(Duration.ZERO, Duration.ofHours(1)).apply(s);
+                if (!d.isZero() && d.toMillis() < 100) {
+                    throw new IllegalArgumentException("out of range");
+                }
+                return d;
+            });
+
+    public static final ConfigKey<Boolean> TCP_ENABLED = new ConfigKey<>("listener.tcp.enabled", "false",
+            "true or false", "Serve plain MQTT over TCP (TLS terminated at the balancer, or benchmarks).", bool());
+    public static final ConfigKey<String> TCP_BIND = new ConfigKey<>("listener.tcp.bind", "0.0.0.0",
+            "an IP address or host name", "Address the plain TCP listener binds.", nonEmpty());
+    public static final ConfigKey<Integer> TCP_PORT = new ConfigKey<>("listener.tcp.port", "1883",
+            "0 to 65535; 0 picks a free port", "Port of the plain TCP listener.", intRange(0, PORT_MAX));
+
+    public static final ConfigKey<Duration> MQTT_CONNECT_TIMEOUT = new ConfigKey<>("mqtt.connect-timeout", "10s",
+            "100ms to 5m", "A connection that has not sent CONNECT in this time (from TCP accept) is closed.",
+            duration(Duration.ofMillis(100), Duration.ofMinutes(5)));
+    public static final ConfigKey<Long> MQTT_MAX_PACKET_SIZE = new ConfigKey<>("mqtt.max-packet-size", "256KiB",
+            "16 to 268435455 bytes", "Larger packets close the connection (reason packet_too_large).",
+            size(16, 268_435_455));
+    public static final ConfigKey<Integer> MQTT_MAX_CLIENT_ID_LENGTH = new ConfigKey<>(
+            "mqtt.max-client-id-length", "128", "1 to 65535",
+            "Longer client ids are refused with CONNACK identifier rejected.", intRange(1, 65535));
+    public static final ConfigKey<Integer> MQTT_MAX_INFLIGHT_UPLINK = new ConfigKey<>(
+            "mqtt.max-inflight-uplink", "32", "1 to 65535",
+            "QoS 1/2 PUBLISHes of one connection awaiting the sink; at this count the gateway stops reading it.",
+            intRange(1, 65535));
+    public static final ConfigKey<Integer> MQTT_MAX_SUBSCRIPTIONS = new ConfigKey<>("mqtt.max-subscriptions", "16",
+            "0 to 10000", "Topic filters one connection may hold; more are refused in SUBACK.", intRange(0, 10_000));
+    public static final ConfigKey<Integer> MQTT_MAX_QOS = new ConfigKey<>("mqtt.max-qos", "1",
+            "0 to 2", "Highest QoS granted in SUBACK (downlink).", intRange(0, 2));
+
+    public static final ConfigKey<String> IDENTITY_SOURCE = new ConfigKey<>("identity.source", "cn",
+            "cn, san-uri or san-dns", "Where the device identity is read from in the client certificate.",
+            oneOf("cn", "san-uri", "san-dns"));
+    public static final ConfigKey<String> IDENTITY_CLIENT_ID_POLICY = new ConfigKey<>(
+            "identity.client-id-policy", "must-match", "must-match or use-identity",
+            "must-match: the MQTT client id must equal the certificate identity; use-identity: the identity "
+                    + "replaces the client id.", oneOf("must-match", "use-identity"));
+
+    public static final ConfigKey<String> AUTH_PROVIDER = new ConfigKey<>("auth.provider", "certificate",
+            "the name of an Authenticator provider on the class path",
+            "Who decides whether a device may connect.", nonEmpty());
+    public static final ConfigKey<Duration> AUTH_TIMEOUT = new ConfigKey<>("auth.timeout", "5s", "10ms to 2m",
+            "An authentication not answered in this time is refused with CONNACK server unavailable.",
+            duration(Duration.ofMillis(10), Duration.ofMinutes(2)));
+    public static final ConfigKey<Boolean> AUTH_ALLOW_WITHOUT_CERTIFICATE = new ConfigKey<>(
+            "auth.certificate.allow-without-certificate", "false", "true or false",
+            "certificate provider: allow devices that present no certificate (plain TCP listener, benchmarks).",
+            bool());
+
+    public static final ConfigKey<String> ROUTES_PROVIDER = new ConfigKey<>("routes.provider", "memory",
+            "the name of a RouteStore provider on the class path", "Where device routes are kept.", nonEmpty());
+
+    public static final ConfigKey<String> UPLINK_SINK = new ConfigKey<>("uplink.sink", "file",
+            "the name of an UplinkSink provider on the class path (file, discard, ...)",
+            "Where device PUBLISHes go.", nonEmpty());
+    public static final ConfigKey<String> UPLINK_FILE_DIR = new ConfigKey<>("uplink.file.dir", "data/uplink",
+            "a directory path", "file sink: directory of the JSON-lines files.", nonEmpty());
+    public static final ConfigKey<Long> UPLINK_FILE_MAX_SIZE = new ConfigKey<>("uplink.file.max-file-size",
+            "100MiB", "1KiB to 64GiB", "file sink: size at which the current file is rolled.",
+            size(1024, 64L << 30));
+    public static final ConfigKey<Integer> UPLINK_FILE_MAX_FILES = new ConfigKey<>("uplink.file.max-files", "10",
+            "1 to 100000", "file sink: rolled files kept; older ones are deleted.", intRange(1, 100_000));
+    public static final ConfigKey<Integer> UPLINK_FILE_QUEUE_CAPACITY = new ConfigKey<>(
+            "uplink.file.queue-capacity", "65536", "16 to 16777216",
+            "file sink: messages waiting for the writer; when full, new messages are refused (QoS 1 not "
+                    + "acknowledged, QoS 0 dropped and counted).", intRange(16, 1 << 24));
+
+    public static final ConfigKey<String> DOWNLINK_SOURCE = new ConfigKey<>("downlink.source", "none",
+            "the name of a DownlinkSource provider on the class path", "Where downlink commands come from.",
+            nonEmpty());
+
+    public static final ConfigKey<Boolean> ADMIN_ENABLED = new ConfigKey<>("admin.enabled", "true",
+            "true or false", "Serve /metrics (Prometheus) and /health over HTTP.", bool());
+    public static final ConfigKey<String> ADMIN_BIND = new ConfigKey<>("admin.bind", "0.0.0.0",
+            "an IP address or host name", "Address of the admin HTTP listener.", nonEmpty());
+    public static final ConfigKey<Integer> ADMIN_PORT = new ConfigKey<>("admin.port", "9090",
+            "0 to 65535; 0 picks a free port", "Port of the admin HTTP listener.", intRange(0, PORT_MAX));
+
+    public static final ConfigKey<Integer> SHUTDOWN_CLOSE_RATE = new ConfigKey<>("shutdown.close-rate", "2000",
+            "1 to 10000000", "Connections closed per second during a graceful shutdown.", intRange(1, 10_000_000));
+    public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = new ConfigKey<>("shutdown.timeout", "60s",
+            "0s to 1h", "Longest graceful shutdown; connections still open then are closed at once.",
+            duration(Duration.ZERO, Duration.ofHours(1)));
+
+    public static final ConfigKey<Integer> LOG_LIFECYCLE_RATE = new ConfigKey<>("log.lifecycle-rate", "20",
+            "0 to 100000", "Connection lifecycle events logged at INFO per second; the rest are counted and "
+                    + "summarised.", intRange(0, 100_000));
+
+    public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
+            SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
+            TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
+            TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_RELOAD_INTERVAL,
+            TCP_ENABLED, TCP_BIND, TCP_PORT,
+            MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
+            MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS,
+            IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY,
+            AUTH_PROVIDER, AUTH_TIMEOUT, AUTH_ALLOW_WITHOUT_CERTIFICATE,
+            ROUTES_PROVIDER,
+            UPLINK_SINK, UPLINK_FILE_DIR, UPLINK_FILE_MAX_SIZE, UPLINK_FILE_MAX_FILES, UPLINK_FILE_QUEUE_CAPACITY,
+            DOWNLINK_SOURCE,
+            ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT,
+            SHUTDOWN_CLOSE_RATE, SHUTDOWN_TIMEOUT,
+            LOG_LIFECYCLE_RATE);
+}

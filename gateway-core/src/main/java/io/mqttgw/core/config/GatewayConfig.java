@@ -1,0 +1,118 @@
+package io.mqttgw.core.config;
+
+import static io.mqttgw.core.config.CoreConfigKeys.*;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The validated, immutable configuration of one node. Built once at startup; everything that reads it
+ * holds this snapshot, so no lock guards configuration on a hot path.
+ */
+public record GatewayConfig(
+        String nodeId,
+        Server server,
+        TlsListener tls,
+        TcpListener tcp,
+        Mqtt mqtt,
+        Identity identity,
+        Auth auth,
+        String routesProvider,
+        String uplinkSink,
+        String downlinkSource,
+        Admin admin,
+        Shutdown shutdown,
+        int lifecycleLogRate,
+        ConfigValues values) {
+
+    public record Server(String transport, int ioThreads, int backlog, String allocator,
+                         int writeBufferLowWaterMark, int writeBufferHighWaterMark) {
+        /** I/O threads to start: the configured count, or one per core. */
+        public int effectiveIoThreads() {
+            return ioThreads > 0 ? ioThreads : Runtime.getRuntime().availableProcessors();
+        }
+    }
+
+    public record TlsListener(boolean enabled, String bind, int port, Path certFile, Path keyFile, Path caFile,
+                              String clientAuth, List<String> protocols, String engine, Duration handshakeTimeout,
+                              int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval) {
+    }
+
+    public record TcpListener(boolean enabled, String bind, int port) {
+    }
+
+    public record Mqtt(Duration connectTimeout, int maxPacketSize, int maxClientIdLength, int maxInflightUplink,
+                       int maxSubscriptions, int maxQos) {
+    }
+
+    /** How the device identity is read from the certificate and tied to the MQTT client id. */
+    public record Identity(String source, boolean clientIdMustMatch) {
+    }
+
+    public record Auth(String provider, Duration timeout, boolean allowWithoutCertificate) {
+    }
+
+    public record Admin(boolean enabled, String bind, int port) {
+    }
+
+    public record Shutdown(int closeRatePerSecond, Duration timeout) {
+    }
+
+    /** Builds the snapshot and checks rules that span keys; each failure names the keys and the fix. */
+    public static GatewayConfig from(ConfigValues v) {
+        String nodeId = v.get(NODE_ID).isEmpty() ? hostName() : v.get(NODE_ID);
+
+        long low = v.get(SERVER_WRITE_LOW);
+        long high = v.get(SERVER_WRITE_HIGH);
+        if (low >= high) {
+            throw v.invalid(SERVER_WRITE_HIGH, "is not above " + SERVER_WRITE_LOW.name() + " (" + low + " bytes)");
+        }
+        Server server = new Server(v.get(SERVER_TRANSPORT), v.get(SERVER_IO_THREADS), v.get(SERVER_BACKLOG),
+                v.get(SERVER_ALLOCATOR), (int) low, (int) high);
+
+        boolean tlsOn = v.get(TLS_ENABLED);
+        String clientAuth = v.get(TLS_CLIENT_AUTH);
+        TlsListener tls = new TlsListener(tlsOn, v.get(TLS_BIND), v.get(TLS_PORT),
+                tlsOn ? requiredPath(v, TLS_CERT_FILE) : null,
+                tlsOn ? requiredPath(v, TLS_KEY_FILE) : null,
+                tlsOn && !"none".equals(clientAuth) ? requiredPath(v, TLS_CA_FILE)
+                        : v.find(TLS_CA_FILE).map(x -> v.path(TLS_CA_FILE)).orElse(null),
+                clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
+                v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL));
+        TcpListener tcp = new TcpListener(v.get(TCP_ENABLED), v.get(TCP_BIND), v.get(TCP_PORT));
+        if (!tls.enabled() && !tcp.enabled()) {
+            throw new ConfigException("no listener is enabled: set " + TLS_ENABLED.name() + " or "
+                    + TCP_ENABLED.name() + " to true");
+        }
+        Mqtt mqtt = new Mqtt(v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_PACKET_SIZE).intValue(),
+                v.get(MQTT_MAX_CLIENT_ID_LENGTH), v.get(MQTT_MAX_INFLIGHT_UPLINK), v.get(MQTT_MAX_SUBSCRIPTIONS),
+                v.get(MQTT_MAX_QOS));
+        Identity identity = new Identity(v.get(IDENTITY_SOURCE),
+                "must-match".equals(v.get(IDENTITY_CLIENT_ID_POLICY)));
+        Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));
+        Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT));
+        Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
+        return new GatewayConfig(nodeId, server, tls, tcp, mqtt, identity, auth, v.get(ROUTES_PROVIDER),
+                v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), admin, shutdown, v.get(LOG_LIFECYCLE_RATE), v);
+    }
+
+    private static Path requiredPath(ConfigValues v, ConfigKey<String> key) {
+        if (v.find(key).isEmpty()) {
+            throw new ConfigException(key.name() + " is required while " + TLS_ENABLED.name()
+                    + " is true: set it (" + key.allowed() + ") as " + key.environmentVariable()
+                    + ", -D" + key.systemProperty() + " or in the file, or disable the TLS listener");
+        }
+        return v.path(key);
+    }
+
+    private static String hostName() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "gateway";
+        }
+    }
+}

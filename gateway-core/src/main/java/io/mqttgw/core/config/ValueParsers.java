@@ -1,0 +1,114 @@
+package io.mqttgw.core.config;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Function;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parsers for the written forms of configuration values; each rejects what it cannot read. */
+public final class ValueParsers {
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+    private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
+
+    private ValueParsers() {
+    }
+
+    public static Function<String, Integer> intRange(int min, int max) {
+        return s -> {
+            int v;
+            try {
+                v = Integer.parseInt(s.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("not a whole number");
+            }
+            if (v < min || v > max) {
+                throw new IllegalArgumentException("out of range");
+            }
+            return v;
+        };
+    }
+
+    public static Function<String, Boolean> bool() {
+        return s -> switch (s.trim().toLowerCase(Locale.ROOT)) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException("not true or false");
+        };
+    }
+
+    public static Function<String, String> string() {
+        return String::trim;
+    }
+
+    public static Function<String, String> nonEmpty() {
+        return s -> {
+            if (s.isBlank()) {
+                throw new IllegalArgumentException("empty");
+            }
+            return s.trim();
+        };
+    }
+
+    public static Function<String, List<String>> list() {
+        return s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
+    }
+
+    /** One of the given words, case-insensitive, returned in lower case. */
+    public static Function<String, String> oneOf(String... words) {
+        return s -> {
+            String v = s.trim().toLowerCase(Locale.ROOT);
+            for (String w : words) {
+                if (w.equals(v)) {
+                    return w;
+                }
+            }
+            throw new IllegalArgumentException("not one of the allowed words");
+        };
+    }
+
+    /** Durations as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}; bounded inclusive. */
+    public static Function<String, Duration> duration(Duration min, Duration max) {
+        return s -> {
+            Matcher m = DURATION.matcher(s.trim());
+            if (!m.matches()) {
+                throw new IllegalArgumentException("not a duration");
+            }
+            long n = Long.parseLong(m.group(1));
+            Duration d = switch (m.group(2)) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            };
+            if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
+                throw new IllegalArgumentException("out of range");
+            }
+            return d;
+        };
+    }
+
+    /** Byte sizes as a number with an optional {@code B}, {@code KiB}, {@code MiB} or {@code GiB}; bounded inclusive. */
+    public static Function<String, Long> size(long min, long max) {
+        return s -> {
+            Matcher m = SIZE.matcher(s.trim());
+            if (!m.matches()) {
+                throw new IllegalArgumentException("not a size");
+            }
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "B" : m.group(2);
+            long v = switch (unit) {
+                case "KiB" -> n << 10;
+                case "MiB" -> n << 20;
+                case "GiB" -> n << 30;
+                default -> n;
+            };
+            if (v < min || v > max) {
+                throw new IllegalArgumentException("out of range");
+            }
+            return v;
+        };
+    }
+}

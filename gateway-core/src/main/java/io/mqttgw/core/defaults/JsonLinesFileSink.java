@@ -1,0 +1,214 @@
+package io.mqttgw.core.defaults;
+
+import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.UplinkMessage;
+import io.mqttgw.core.spi.UplinkRejectedException;
+import io.mqttgw.core.spi.UplinkSink;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends one JSON line per message to {@code uplink.jsonl} in a directory, rolling by size and keeping a bounded
+ * number of rolled files. Event loops only enqueue; one writer thread ({@code uplink-file-writer}) drains the
+ * queue in batches, writes, flushes to the OS and then completes the batch's stages, so a QoS 1 PUBACK means the
+ * line was handed to the file system. Overflow policy: when {@code uplink.file.queue-capacity} messages wait, new
+ * ones are refused at once with {@link UplinkRejectedException} (QoS 1 not acknowledged, QoS 0 dropped, both
+ * counted). A write error fails the batch and marks the sink degraded until a write succeeds.
+ */
+public final class JsonLinesFileSink implements UplinkSink {
+    private static final Logger LOG = LoggerFactory.getLogger(JsonLinesFileSink.class);
+    static final String CURRENT = "uplink.jsonl";
+    private static final int BATCH = 1024;
+
+    private record Entry(UplinkMessage message, CompletableFuture<Void> done) {
+    }
+
+    private final Path dir;
+    private final long maxFileSize;
+    private final int maxFiles;
+    private final String nodeId;
+    private final ArrayBlockingQueue<Entry> queue;
+    private final Thread writer;
+    private final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private volatile boolean closing;
+    private volatile String lastError;
+    private OutputStream out;
+    private BufferedWriter text;
+    private long size;
+
+    public JsonLinesFileSink(Path dir, long maxFileSize, int maxFiles, int queueCapacity, String nodeId) {
+        this.dir = dir;
+        this.maxFileSize = maxFileSize;
+        this.maxFiles = maxFiles;
+        this.nodeId = nodeId;
+        this.queue = new ArrayBlockingQueue<>(queueCapacity);
+        try {
+            Files.createDirectories(dir);
+            open();
+        } catch (IOException e) {
+            throw new IllegalStateException("uplink.file.dir = " + dir + " is not a writable directory: " + e, e);
+        }
+        writer = new Thread(this::run, "uplink-file-writer");
+        writer.setDaemon(true);
+        writer.start();
+    }
+
+    /** Messages waiting for the writer. */
+    public int queueDepth() {
+        return queue.size();
+    }
+
+    @Override
+    public CompletionStage<Void> send(UplinkMessage message) {
+        if (closing) {
+            return CompletableFuture.failedFuture(new UplinkRejectedException("file sink closed"));
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        if (!queue.offer(new Entry(message, done))) {
+            return CompletableFuture.failedFuture(new UplinkRejectedException("file sink queue full"));
+        }
+        return done;
+    }
+
+    @Override
+    public HealthStatus health() {
+        String error = lastError;
+        return error == null ? HealthStatus.UP : HealthStatus.degraded("file sink: " + error);
+    }
+
+    @Override
+    public CompletionStage<Void> close() {
+        closing = true;
+        writer.interrupt();
+        return closed;
+    }
+
+    private void run() {
+        List<Entry> batch = new ArrayList<>(BATCH);
+        try {
+            while (true) {
+                if (queue.drainTo(batch, BATCH) == 0) {
+                    if (closing) {
+                        break;
+                    }
+                    try {
+                        Entry first = queue.poll(100, TimeUnit.MILLISECONDS);
+                        if (first == null) {
+                            continue;
+                        }
+                        batch.add(first);
+                        queue.drainTo(batch, BATCH - 1);
+                    } catch (InterruptedException e) {
+                        // close() interrupts to end the wait; the queue is drained before leaving
+                        continue;
+                    }
+                }
+                write(batch);
+                batch.clear();
+            }
+        } finally {
+            try {
+                text.close();
+            } catch (IOException e) {
+                LOG.warn("closing {} failed: {}", dir.resolve(CURRENT), e.toString());
+            }
+            closed.complete(null);
+        }
+    }
+
+    private void write(List<Entry> batch) {
+        try {
+            StringBuilder line = new StringBuilder(256);
+            for (Entry e : batch) {
+                line.setLength(0);
+                appendJson(line, e.message());
+                line.append('\n');
+                text.append(line);
+                size += line.length();
+            }
+            text.flush();
+            lastError = null;
+            batch.forEach(e -> e.done().complete(null));
+            if (size >= maxFileSize) {
+                roll();
+            }
+        } catch (IOException e) {
+            lastError = e.toString();
+            LOG.warn("writing {} messages to {} failed: {}", batch.size(), dir.resolve(CURRENT), e.toString());
+            batch.forEach(x -> x.done().completeExceptionally(e));
+        }
+    }
+
+    private void appendJson(StringBuilder b, UplinkMessage m) {
+        b.append("{\"ts\":\"").append(Instant.ofEpochMilli(m.receivedAtMillis())).append("\",\"node\":");
+        quote(b, nodeId);
+        b.append(",\"client\":");
+        quote(b, m.clientId());
+        b.append(",\"topic\":");
+        quote(b, m.topic());
+        b.append(",\"qos\":").append(m.qos()).append(",\"retain\":").append(m.retain()).append(",\"payload\":\"")
+                .append(Base64.getEncoder().encodeToString(m.payload())).append("\"}");
+    }
+
+    static void quote(StringBuilder b, String s) {
+        b.append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        b.append('"');
+    }
+
+    private void open() throws IOException {
+        Path current = dir.resolve(CURRENT);
+        out = Files.newOutputStream(current, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        text = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 64 * 1024);
+        size = Files.size(current);
+    }
+
+    private void roll() throws IOException {
+        text.close();
+        String stamp = Instant.now().toString().replace(':', '-');
+        Files.move(dir.resolve(CURRENT), dir.resolve("uplink-" + stamp + ".jsonl"));
+        try (Stream<Path> files = Files.list(dir)) {
+            List<Path> rolled = files.filter(p -> {
+                String n = p.getFileName().toString();
+                return n.startsWith("uplink-") && n.endsWith(".jsonl");
+            }).sorted().toList();
+            for (int i = 0; i < rolled.size() - maxFiles; i++) {
+                Files.deleteIfExists(rolled.get(i));
+            }
+        }
+        open();
+    }
+}

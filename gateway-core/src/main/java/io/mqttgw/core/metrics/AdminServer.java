@@ -1,0 +1,132 @@
+package io.mqttgw.core.metrics;
+
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.mqttgw.core.spi.HealthStatus;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The admin HTTP listener: {@code GET /metrics} (Prometheus text) and {@code GET /health} (200 when every check is
+ * up and the node accepts devices, else 503, with a JSON body naming each check). Runs on its own single thread,
+ * so scrapes never take time from device event loops and stay answerable when those are busy.
+ */
+public final class AdminServer implements AutoCloseable {
+    private final EventLoopGroup group;
+    private final Channel channel;
+
+    public AdminServer(String bind, int port, PrometheusMeterRegistry registry, BooleanSupplier accepting,
+                       List<HealthCheck> checks) throws InterruptedException {
+        group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("admin-http", true),
+                NioIoHandler.newFactory());
+        try {
+            channel = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class)
+                    .childHandler(new ChannelInitializer<Channel>() {
+                        @Override
+                        protected void initChannel(Channel ch) {
+                            ch.pipeline().addLast("http", new HttpServerCodec())
+                                    .addLast("aggregator", new HttpObjectAggregator(16 * 1024))
+                                    .addLast("admin", new Endpoints(registry, accepting, checks));
+                        }
+                    })
+                    .bind(bind, port).sync().channel();
+        } catch (InterruptedException | RuntimeException e) {
+            group.shutdownGracefully();
+            throw e;
+        }
+    }
+
+    public int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+        channel.close().awaitUninterruptibly();
+        group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+
+    /** Serves the two paths; one instance per admin connection. */
+    private static final class Endpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
+        private final PrometheusMeterRegistry registry;
+        private final BooleanSupplier accepting;
+        private final List<HealthCheck> checks;
+
+        Endpoints(PrometheusMeterRegistry registry, BooleanSupplier accepting, List<HealthCheck> checks) {
+            this.registry = registry;
+            this.accepting = accepting;
+            this.checks = checks;
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            String path = new QueryStringDecoder(request.uri()).path();
+            FullHttpResponse response;
+            if (!HttpMethod.GET.equals(request.method())) {
+                response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET\n", "text/plain");
+            } else if ("/metrics".equals(path)) {
+                response = text(HttpResponseStatus.OK, registry.scrape(), "text/plain; version=0.0.4; charset=utf-8");
+            } else if ("/health".equals(path)) {
+                response = health();
+            } else {
+                response = text(HttpResponseStatus.NOT_FOUND, "try /metrics or /health\n", "text/plain");
+            }
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            HttpUtil.setKeepAlive(response, keepAlive);
+            var future = ctx.writeAndFlush(response);
+            if (!keepAlive) {
+                future.addListener(ChannelFutureListener.CLOSE);
+            }
+        }
+
+        private FullHttpResponse health() {
+            boolean up = accepting.getAsBoolean();
+            StringBuilder b = new StringBuilder("{\"checks\":{\"listeners\":{\"up\":").append(up)
+                    .append(",\"detail\":\"").append(up ? "accepting devices" : "not accepting devices").append("\"}");
+            for (HealthCheck check : checks) {
+                HealthStatus s = check.status().get();
+                up &= s.up();
+                b.append(",\"").append(check.name()).append("\":{\"up\":").append(s.up()).append(",\"detail\":\"")
+                        .append(s.detail().replace("\\", "\\\\").replace("\"", "\\\"")).append("\"}");
+            }
+            b.append("},\"status\":\"").append(up ? "UP" : "DOWN").append("\"}\n");
+            return text(up ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, b.toString(),
+                    "application/json");
+        }
+
+        private static FullHttpResponse text(HttpResponseStatus status, String body, String type) {
+            ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
+            FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+            r.headers().set(HttpHeaderNames.CONTENT_TYPE, type)
+                    .set(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes())
+                    .set(HttpHeaderNames.CACHE_CONTROL, HttpHeaderValues.NO_CACHE);
+            return r;
+        }
+    }
+}

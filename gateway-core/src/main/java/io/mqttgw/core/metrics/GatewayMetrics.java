@@ -1,0 +1,170 @@
+package io.mqttgw.core.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.tls.TlsFailureReason;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * The gateway's own meters, created once so the hot path only increments (no lookup by tag per event).
+ * Thread-safe; called from every event loop.
+ */
+public final class GatewayMetrics {
+    private final MeterRegistry registry;
+    private final LongAdder channelsOpen = new LongAdder();
+    private final Map<DisconnectReason, Counter> disconnects = new EnumMap<>(DisconnectReason.class);
+    private final Map<TlsFailureReason, Counter> tlsFailures = new EnumMap<>(TlsFailureReason.class);
+    private final Map<MqttConnectReturnCode, Counter> connects = new EnumMap<>(MqttConnectReturnCode.class);
+    private final Counter tlsHandshakesFull;
+    private final Counter tlsHandshakesResumed;
+    private final Counter[] publishIn = new Counter[3];
+    private final Counter[] publishOut = new Counter[3];
+    private final Counter bytesIn;
+    private final Counter bytesOut;
+    private final Counter uplinkRefused;
+    private final Counter uplinkFailed;
+    private final Counter takeovers;
+
+    public GatewayMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        Gauge.builder("mqttgw.channels.open", channelsOpen, LongAdder::sum)
+                .description("TCP connections open, with or without an MQTT session").register(registry);
+        for (DisconnectReason r : DisconnectReason.values()) {
+            disconnects.put(r, Counter.builder("mqttgw.disconnects").tag("reason", r.label())
+                    .description("Connections closed, by reason").register(registry));
+        }
+        for (TlsFailureReason r : TlsFailureReason.values()) {
+            tlsFailures.put(r, Counter.builder("mqttgw.tls.handshake.failures").tag("reason", r.label())
+                    .description("TLS handshakes that failed, by reason").register(registry));
+        }
+        for (MqttConnectReturnCode c : new MqttConnectReturnCode[] {
+                MqttConnectReturnCode.CONNECTION_ACCEPTED,
+                MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
+                MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
+                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD,
+                MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED}) {
+            connects.put(c, Counter.builder("mqttgw.connects").tag("result", resultLabel(c))
+                    .description("CONNECTs answered, by CONNACK result").register(registry));
+        }
+        tlsHandshakesFull = Counter.builder("mqttgw.tls.handshakes").tag("session", "new")
+                .description("TLS handshakes completed, by new or resumed session").register(registry);
+        tlsHandshakesResumed = Counter.builder("mqttgw.tls.handshakes").tag("session", "resumed")
+                .description("TLS handshakes completed, by new or resumed session").register(registry);
+        for (int q = 0; q < 3; q++) {
+            publishIn[q] = Counter.builder("mqttgw.publish.in").tag("qos", Integer.toString(q))
+                    .description("PUBLISH packets received from devices").register(registry);
+            publishOut[q] = Counter.builder("mqttgw.publish.out").tag("qos", Integer.toString(q))
+                    .description("PUBLISH packets sent to devices").register(registry);
+        }
+        bytesIn = Counter.builder("mqttgw.received").baseUnit("bytes").description("Bytes read from device sockets")
+                .register(registry);
+        bytesOut = Counter.builder("mqttgw.sent").baseUnit("bytes")
+                .description("Bytes written to device sockets").register(registry);
+        uplinkRefused = Counter.builder("mqttgw.uplink.refused")
+                .description("PUBLISHes the sink refused at once (full or closed): QoS 0 dropped, QoS 1/2 unacknowledged")
+                .register(registry);
+        uplinkFailed = Counter.builder("mqttgw.uplink.failed")
+                .description("PUBLISHes the sink accepted but failed to deliver").register(registry);
+        takeovers = Counter.builder("mqttgw.takeovers")
+                .description("Older connections closed because the same client id connected again").register(registry);
+    }
+
+    private static String resultLabel(MqttConnectReturnCode code) {
+        if (code == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
+            return "accepted";
+        }
+        return code.name().toLowerCase(Locale.ROOT).replace("connection_refused_", "refused_");
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    /** Registers a gauge read at scrape time; used by components for queue depths and pool sizes. */
+    public void gauge(String name, String description, Supplier<Number> value) {
+        Gauge.builder(name, value).description(description).register(registry);
+    }
+
+    public void channelOpened() {
+        channelsOpen.increment();
+    }
+
+    public void channelClosed(DisconnectReason reason) {
+        channelsOpen.decrement();
+        disconnects.get(reason).increment();
+    }
+
+    public long channelsOpen() {
+        return channelsOpen.sum();
+    }
+
+    public void tlsHandshakeSucceeded(boolean resumed) {
+        (resumed ? tlsHandshakesResumed : tlsHandshakesFull).increment();
+    }
+
+    public double tlsHandshakes(boolean resumed) {
+        return (resumed ? tlsHandshakesResumed : tlsHandshakesFull).count();
+    }
+
+    public void tlsHandshakeFailed(TlsFailureReason reason) {
+        tlsFailures.get(reason).increment();
+    }
+
+    public void connectAnswered(MqttConnectReturnCode code) {
+        Counter c = connects.get(code);
+        if (c != null) {
+            c.increment();
+        }
+    }
+
+    public void publishReceived(int qos) {
+        publishIn[qos].increment();
+    }
+
+    public void publishSent(int qos) {
+        publishOut[qos].increment();
+    }
+
+    public void bytesRead(int n) {
+        bytesIn.increment(n);
+    }
+
+    public void bytesWritten(int n) {
+        bytesOut.increment(n);
+    }
+
+    /** A sink outcome other than success: refused at once ({@code UplinkRejectedException}) or failed later. */
+    public void uplinkNotDelivered(boolean refused) {
+        (refused ? uplinkRefused : uplinkFailed).increment();
+    }
+
+    public void takeover() {
+        takeovers.increment();
+    }
+
+    /** Value of a counter for tests and the health check. */
+    public double disconnects(DisconnectReason reason) {
+        return disconnects.get(reason).count();
+    }
+
+    public double tlsFailures(TlsFailureReason reason) {
+        return tlsFailures.get(reason).count();
+    }
+
+    public double connects(MqttConnectReturnCode code) {
+        Counter c = connects.get(code);
+        return c == null ? 0 : c.count();
+    }
+
+    public double publishesReceived(int qos) {
+        return publishIn[qos].count();
+    }
+}

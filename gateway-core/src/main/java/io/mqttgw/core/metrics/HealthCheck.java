@@ -1,0 +1,8 @@
+package io.mqttgw.core.metrics;
+
+import io.mqttgw.core.spi.HealthStatus;
+import java.util.function.Supplier;
+
+/** One named part of {@code /health}. */
+public record HealthCheck(String name, Supplier<HealthStatus> status) {
+}

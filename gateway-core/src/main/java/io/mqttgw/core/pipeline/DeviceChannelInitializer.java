@@ -1,0 +1,95 @@
+package io.mqttgw.core.pipeline;
+
+import io.mqttgw.core.metrics.TrafficMeterHandler;
+import io.mqttgw.core.protocol.ChannelErrorHandler;
+import io.mqttgw.core.protocol.ConnectionContext;
+import io.mqttgw.core.protocol.ConnectionLifecycleHandler;
+import io.mqttgw.core.protocol.DisconnectHandler;
+import io.mqttgw.core.protocol.InvalidPacketHandler;
+import io.mqttgw.core.protocol.KeepAliveHandler;
+import io.mqttgw.core.protocol.MqttConnectHandler;
+import io.mqttgw.core.protocol.PingRequestHandler;
+import io.mqttgw.core.protocol.SessionPhase;
+import io.mqttgw.core.protocol.SessionServices;
+import io.mqttgw.core.protocol.SubscriptionHandler;
+import io.mqttgw.core.protocol.UnexpectedPacketHandler;
+import io.mqttgw.core.protocol.UplinkPublishHandler;
+import io.mqttgw.core.tls.CertificateIdentities;
+import io.mqttgw.core.tls.SslContextStore;
+import io.mqttgw.core.tls.TlsHandshakeHandler;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.netty.handler.flow.FlowControlHandler;
+import io.netty.handler.ssl.SslHandler;
+
+/**
+ * Assembles a device channel's pipeline, the one place that does. With an {@link SslContextStore} it is the TLS
+ * listener's (TLS then MQTT), without one the plain TCP listener's. The CONNECT phase comes first; once CONNECT is
+ * accepted {@link #install} adds the session handlers. Stateless handlers are shared singletons; per channel
+ * there are only the TLS engine, the decoder, the flow control that makes a read pause exact (the decoder emits
+ * every packet of a read at once; paused packets wait there), the CONNECT phase (until it ends) and the keepalive
+ * timer.
+ */
+public final class DeviceChannelInitializer extends ChannelInitializer<Channel> implements SessionPhase {
+    private final String listener;
+    private final SessionServices services;
+    private final SslContextStore tls;
+    private final TrafficMeterHandler traffic;
+    private final ConnectionLifecycleHandler lifecycle;
+    private final TlsHandshakeHandler tlsHandshake;
+    private final UplinkPublishHandler publish;
+    private final SubscriptionHandler subscribe;
+
+    /** @param tls the listener's TLS contexts, or null for plain TCP */
+    public DeviceChannelInitializer(String listener, SessionServices services, SslContextStore tls) {
+        this.listener = listener;
+        this.services = services;
+        this.tls = tls;
+        this.traffic = new TrafficMeterHandler(services.metrics());
+        this.lifecycle = new ConnectionLifecycleHandler(services);
+        this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
+                new CertificateIdentities(services.config().identity().source()), services.metrics());
+        this.publish = new UplinkPublishHandler(services.sink(), services.metrics(),
+                services.config().mqtt().maxInflightUplink());
+        this.subscribe = new SubscriptionHandler(services.config().mqtt().maxSubscriptions(),
+                services.config().mqtt().maxQos());
+    }
+
+    @Override
+    protected void initChannel(Channel ch) {
+        ch.attr(ConnectionContext.KEY).set(new ConnectionContext(listener));
+        ChannelPipeline p = ch.pipeline();
+        p.addLast(HandlerNames.TRAFFIC, traffic);
+        p.addLast(HandlerNames.LIFECYCLE, lifecycle);
+        if (tls != null) {
+            SslHandler ssl = tls.current().newHandler(ch.alloc());
+            ssl.setHandshakeTimeoutMillis(services.config().tls().handshakeTimeout().toMillis());
+            p.addLast(HandlerNames.TLS, ssl);
+            p.addLast(HandlerNames.TLS_HANDSHAKE, tlsHandshake);
+        }
+        p.addLast(HandlerNames.MQTT_DECODER, new MqttDecoder(services.config().mqtt().maxPacketSize(),
+                services.config().mqtt().maxClientIdLength()));
+        p.addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);
+        p.addLast(HandlerNames.FLOW_CONTROL, new FlowControlHandler());
+        p.addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
+        p.addLast(HandlerNames.CONNECT, new MqttConnectHandler(services, this, HandlerNames.CONNECT));
+        p.addLast(HandlerNames.ERRORS, ChannelErrorHandler.INSTANCE);
+    }
+
+    @Override
+    public void install(ChannelPipeline p, String afterName, int keepAliveSeconds) {
+        String last = afterName;
+        if (keepAliveSeconds > 0) {
+            p.addAfter(last, HandlerNames.KEEPALIVE, new KeepAliveHandler(keepAliveSeconds));
+            last = HandlerNames.KEEPALIVE;
+        }
+        p.addAfter(last, HandlerNames.PING, PingRequestHandler.INSTANCE);
+        p.addAfter(HandlerNames.PING, HandlerNames.PUBLISH, publish);
+        p.addAfter(HandlerNames.PUBLISH, HandlerNames.SUBSCRIBE, subscribe);
+        p.addAfter(HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, DisconnectHandler.INSTANCE);
+        p.addAfter(HandlerNames.DISCONNECT, HandlerNames.UNEXPECTED, UnexpectedPacketHandler.INSTANCE);
+    }
+}

@@ -1,0 +1,26 @@
+package io.mqttgw.core.pipeline;
+
+/** Names of the handlers in a device channel's pipeline, in pipeline order. */
+public final class HandlerNames {
+    private HandlerNames() {
+    }
+
+    public static final String TRAFFIC = "traffic";
+    public static final String LIFECYCLE = "lifecycle";
+    public static final String TLS = "tls";
+    public static final String TLS_HANDSHAKE = "tlsHandshake";
+    public static final String MQTT_DECODER = "mqttDecoder";
+    public static final String MQTT_ENCODER = "mqttEncoder";
+    /** Holds decoded packets while reading is paused, so a pause takes effect at the next packet. */
+    public static final String FLOW_CONTROL = "flowControl";
+    public static final String INVALID_PACKET = "invalidPacket";
+    /** The CONNECT phase; replaced by the session handlers below once CONNECT is accepted. */
+    public static final String CONNECT = "connect";
+    public static final String KEEPALIVE = "keepAlive";
+    public static final String PING = "ping";
+    public static final String PUBLISH = "publish";
+    public static final String SUBSCRIBE = "subscribe";
+    public static final String DISCONNECT = "disconnect";
+    public static final String UNEXPECTED = "unexpected";
+    public static final String ERRORS = "errors";
+}

@@ -1,0 +1,133 @@
+package io.mqttgw.core.protocol;
+
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.UplinkMessage;
+import io.netty.channel.Channel;
+import io.netty.util.AttributeKey;
+import java.security.cert.X509Certificate;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Everything the gateway keeps about one connection, in one channel attribute. Event loop only: every field is
+ * read and written on the channel's event loop (the object is created in the initializer, before the channel is
+ * registered, and published to the loop by registration). Collections are created lazily to keep an idle
+ * connection small.
+ */
+public final class ConnectionContext {
+    public static final AttributeKey<ConnectionContext> KEY = AttributeKey.valueOf("mqttgw.connection");
+
+    private final String listener;
+    private String certificateIdentity;
+    private X509Certificate certificate;
+    private String clientId;
+    private Route route;
+    private boolean sessionOpen;
+    private DisconnectReason closeReason;
+    private UplinkMessage will;
+    private Map<String, Integer> subscriptions;
+    private UplinkAcks acks;
+    private int lastPacketId;
+
+    public ConnectionContext(String listener) {
+        this.listener = listener;
+    }
+
+    public static ConnectionContext of(Channel channel) {
+        return channel.attr(KEY).get();
+    }
+
+    /** {@code tls} or {@code tcp}. */
+    public String listener() {
+        return listener;
+    }
+
+    public String certificateIdentity() {
+        return certificateIdentity;
+    }
+
+    public X509Certificate certificate() {
+        return certificate;
+    }
+
+    /** Set once the TLS handshake verified a client certificate. */
+    public void verifiedCertificate(X509Certificate certificate, String identity) {
+        this.certificate = certificate;
+        this.certificateIdentity = identity;
+    }
+
+    public String clientId() {
+        return clientId;
+    }
+
+    public Route route() {
+        return route;
+    }
+
+    /** True between the accepting CONNACK and the close. */
+    public boolean sessionOpen() {
+        return sessionOpen;
+    }
+
+    void openSession(String clientId, Route route, UplinkMessage will) {
+        this.clientId = clientId;
+        this.route = route;
+        this.will = will;
+        this.sessionOpen = true;
+    }
+
+    /** The will message to publish when the session ends without DISCONNECT, or null. */
+    public UplinkMessage will() {
+        return will;
+    }
+
+    void discardWill() {
+        will = null;
+    }
+
+    public DisconnectReason closeReason() {
+        return closeReason;
+    }
+
+    /** Records why the connection is closing; the first reason wins. */
+    public void closeReason(DisconnectReason reason) {
+        if (closeReason == null) {
+            closeReason = reason;
+        }
+    }
+
+    /** Topic filter to granted QoS, in subscription order. */
+    public Map<String, Integer> subscriptions() {
+        if (subscriptions == null) {
+            subscriptions = new LinkedHashMap<>(4);
+        }
+        return subscriptions;
+    }
+
+    /** Granted QoS of the first filter matching {@code topic}, or -1. */
+    public int grantedQos(String topic) {
+        if (subscriptions == null) {
+            return -1;
+        }
+        int best = -1;
+        for (Map.Entry<String, Integer> e : subscriptions.entrySet()) {
+            if (TopicFilters.matches(e.getKey(), topic)) {
+                best = Math.max(best, e.getValue());
+            }
+        }
+        return best;
+    }
+
+    /** Next packet id for a PUBLISH to the device, 1 to 65535 and around. */
+    int nextPacketId() {
+        lastPacketId = lastPacketId == 0xFFFF ? 1 : lastPacketId + 1;
+        return lastPacketId;
+    }
+
+    UplinkAcks acks(int maxInflight) {
+        if (acks == null) {
+            acks = new UplinkAcks(maxInflight);
+        }
+        return acks;
+    }
+}

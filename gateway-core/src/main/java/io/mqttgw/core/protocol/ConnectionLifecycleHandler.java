@@ -1,0 +1,48 @@
+package io.mqttgw.core.protocol;
+
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.UplinkMessage;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+
+/**
+ * Opens and closes the books on a connection: counts it open, and when it goes inactive counts the disconnect
+ * reason, removes the registry entry if it still holds this channel, queues the fenced route delete and hands a
+ * pending will message to the sink. Every step is O(1) and non-blocking, so a disconnect storm costs each event
+ * loop only enqueues. Stateless and shared; event loop only.
+ */
+@Sharable
+public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapter {
+    private final SessionServices services;
+
+    public ConnectionLifecycleHandler(SessionServices services) {
+        this.services = services;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        services.metrics().channelOpened();
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        ConnectionContext c = ConnectionContext.of(ctx.channel());
+        c.closeReason(DisconnectReason.CONNECTION_LOST);
+        DisconnectReason reason = c.closeReason();
+        services.metrics().channelClosed(reason);
+        if (c.sessionOpen()) {
+            services.registry().remove(c.clientId(), ctx.channel());
+            Route route = c.route();
+            services.routes().remove(route);
+            UplinkMessage will = c.will();
+            if (will != null && reason != DisconnectReason.CLIENT_DISCONNECT) {
+                services.metrics().publishReceived(will.qos());
+                services.sink().send(will);
+            }
+            services.events().disconnected(c.clientId(), route.remoteAddress(), reason.label());
+        }
+        ctx.fireChannelInactive();
+    }
+}

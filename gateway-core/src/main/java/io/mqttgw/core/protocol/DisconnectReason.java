@@ -1,0 +1,50 @@
+package io.mqttgw.core.protocol;
+
+import java.util.Locale;
+
+/** Why a connection closed; each value is a label of {@code mqttgw_disconnects_total}. */
+public enum DisconnectReason {
+    /** The device sent DISCONNECT. */
+    CLIENT_DISCONNECT,
+    /** The socket closed or failed without a DISCONNECT. */
+    CONNECTION_LOST,
+    /** No packet within 1.5 times the keepalive. */
+    KEEPALIVE_TIMEOUT,
+    /** No CONNECT within {@code mqtt.connect-timeout}. */
+    CONNECT_TIMEOUT,
+    /** The TLS handshake failed or timed out. */
+    TLS_HANDSHAKE_FAILED,
+    /** A newer connection with the same client id took over. */
+    TAKEOVER,
+    /** CONNECT refused: CONNACK with a non-zero return code was sent. */
+    CONNECT_REFUSED,
+    /** MQTT 5 or an unknown protocol level. */
+    UNSUPPORTED_PROTOCOL,
+    /** The first packet was not CONNECT. */
+    FIRST_PACKET_NOT_CONNECT,
+    /** A second CONNECT on an open session. */
+    SECOND_CONNECT,
+    /** Packets a device must not send (CONNACK, SUBACK, ...), or too many before CONNACK. */
+    PROTOCOL_VIOLATION,
+    /** Packet larger than {@code mqtt.max-packet-size}. */
+    PACKET_TOO_LARGE,
+    /** A string that is not well-formed UTF-8 or contains U+0000. */
+    INVALID_UTF8,
+    /** Fixed header with QoS 3, reserved flags set, or an unknown packet type. */
+    INVALID_FIXED_HEADER,
+    /** PUBLISH topic with wildcards or otherwise invalid. */
+    INVALID_TOPIC,
+    /** Any other decoding failure. */
+    MALFORMED_PACKET,
+    /** The gateway is shutting down. */
+    SHUTDOWN,
+    /** An unexpected error in the gateway; logged. */
+    INTERNAL_ERROR;
+
+    private final String label = name().toLowerCase(Locale.ROOT);
+
+    /** The metric label. */
+    public String label() {
+        return label;
+    }
+}

@@ -1,0 +1,234 @@
+package io.mqttgw.core.protocol;
+
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.spi.AuthRequest;
+import io.mqttgw.core.spi.AuthResult;
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.UplinkMessage;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectPayload;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttConnectVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The CONNECT phase of one connection: waits a bounded time for CONNECT, binds the client id to the certificate
+ * identity, asks the {@code Authenticator} (reading paused meanwhile, the answer bounded by {@code auth.timeout}
+ * and handed back to this event loop), registers the session (closing an older channel with the same client id),
+ * queues the route write, sends CONNACK and then replaces itself with the session handlers. Packets a device sends
+ * before its CONNACK (allowed by MQTT) wait in the flow-control handler while reading is paused and reach the
+ * session handlers once it resumes. One instance per connection; event loop only.
+ */
+public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
+    private final SessionServices services;
+    private final SessionPhase sessionPhase;
+    private final String name;
+    private ScheduledFuture<?> connectTimeout;
+    private ScheduledFuture<?> authTimeout;
+    private boolean connectReceived;
+    private boolean decided;
+
+    /** @param name the name this handler has in the pipeline; session handlers are added after it */
+    public MqttConnectHandler(SessionServices services, SessionPhase sessionPhase, String name) {
+        this.services = services;
+        this.sessionPhase = sessionPhase;
+        this.name = name;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        if (ctx.channel().isActive()) {
+            startConnectTimer(ctx);
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        startConnectTimer(ctx);
+        ctx.fireChannelActive();
+    }
+
+    private void startConnectTimer(ChannelHandlerContext ctx) {
+        if (connectTimeout == null && !connectReceived) {
+            long ms = services.config().mqtt().connectTimeout().toMillis();
+            connectTimeout = ctx.executor().schedule(
+                    () -> DeviceDisconnector.close(ctx.channel(), DisconnectReason.CONNECT_TIMEOUT),
+                    ms, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (!connectReceived) {
+            if (msg instanceof MqttConnectMessage connect) {
+                connectReceived = true;
+                if (connectTimeout != null) {
+                    connectTimeout.cancel(false);
+                }
+                onConnect(ctx, connect);
+            } else {
+                ReferenceCountUtil.release(msg);
+                DeviceDisconnector.close(ctx.channel(), DisconnectReason.FIRST_PACKET_NOT_CONNECT);
+            }
+            return;
+        }
+        // reading is paused until the decision, so nothing should arrive here; a pipeline change that breaks this
+        // must not let packets bypass authentication
+        ReferenceCountUtil.release(msg);
+        DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
+    }
+
+    private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
+        MqttConnectVariableHeader header = connect.variableHeader();
+        MqttConnectPayload payload = connect.payload();
+        if (header.version() == MqttVersion.MQTT_5.protocolLevel()) {
+            refuse(ctx, null, MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
+                    DisconnectReason.UNSUPPORTED_PROTOCOL);
+            return;
+        }
+        ConnectionContext context = ConnectionContext.of(ctx.channel());
+        String requested = payload.clientIdentifier() == null ? "" : payload.clientIdentifier();
+        if (requested.isEmpty() && !header.isCleanSession()) {
+            // MQTT-3.1.3-7: a zero-byte client id requires clean session
+            refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                    DisconnectReason.CONNECT_REFUSED);
+            return;
+        }
+        long epoch = services.epochs().incrementAndGet();
+        String clientId = requested;
+        GatewayConfig.Identity policy = services.config().identity();
+        if (context.certificate() != null) {
+            String identity = context.certificateIdentity();
+            if (identity == null) {
+                refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
+                        DisconnectReason.CONNECT_REFUSED);
+                return;
+            }
+            if (!policy.clientIdMustMatch() || requested.isEmpty()) {
+                clientId = identity;
+            } else if (!requested.equals(identity)) {
+                refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                        DisconnectReason.CONNECT_REFUSED);
+                return;
+            }
+        } else if (requested.isEmpty()) {
+            clientId = "auto-" + services.config().nodeId() + "-" + Long.toString(epoch, 36);
+        }
+        UplinkMessage will = null;
+        if (header.isWillFlag()) {
+            String willTopic = payload.willTopic();
+            if (willTopic == null || willTopic.isEmpty() || willTopic.indexOf('+') >= 0
+                    || willTopic.indexOf('#') >= 0) {
+                DeviceDisconnector.close(ctx.channel(), DisconnectReason.INVALID_TOPIC);
+                return;
+            }
+            will = new UplinkMessage(clientId, willTopic, header.willQos(), header.isWillRetain(),
+                    payload.willMessageInBytes(), 0L);
+        }
+        AuthRequest request = new AuthRequest(clientId, payload.userName(), payload.passwordInBytes(),
+                context.certificateIdentity(), context.certificate(), ctx.channel().remoteAddress(),
+                context.listener());
+        ctx.channel().config().setAutoRead(false);
+        CompletionStage<AuthResult> stage;
+        try {
+            stage = services.authenticator().authenticate(request);
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        String finalClientId = clientId;
+        UplinkMessage finalWill = will;
+        Runnable onTimeout = () -> decide(ctx, finalClientId, epoch, finalWill, header.keepAliveTimeSeconds(),
+                AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE));
+        authTimeout = ctx.executor().schedule(onTimeout, services.config().auth().timeout().toMillis(),
+                TimeUnit.MILLISECONDS);
+        stage.whenComplete((result, error) -> {
+            AuthResult r = error != null || result == null
+                    ? AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE) : result;
+            Runnable decision = () -> decide(ctx, finalClientId, epoch, finalWill, header.keepAliveTimeSeconds(), r);
+            if (ctx.executor().inEventLoop()) {
+                decision.run();
+            } else {
+                ctx.executor().execute(decision);
+            }
+        });
+    }
+
+    private void decide(ChannelHandlerContext ctx, String clientId, long epoch, UplinkMessage will,
+                        int keepAliveSeconds, AuthResult result) {
+        if (decided) {
+            return;
+        }
+        decided = true;
+        authTimeout.cancel(false);
+        Channel channel = ctx.channel();
+        if (!channel.isActive()) {
+            return;
+        }
+        if (!result.allowed()) {
+            refuse(ctx, clientId, returnCode(result.decision()), DisconnectReason.CONNECT_REFUSED);
+            return;
+        }
+        Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
+                String.valueOf(channel.remoteAddress()));
+        ConnectionContext.of(channel).openSession(clientId, route, will);
+        Channel older = services.registry().register(clientId, channel);
+        if (older != null) {
+            services.metrics().takeover();
+            older.eventLoop().execute(() -> DeviceDisconnector.close(older, DisconnectReason.TAKEOVER));
+        }
+        services.routes().put(route);
+        ctx.writeAndFlush(MqttMessageBuilders.connAck()
+                .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(false).build());
+        services.metrics().connectAnswered(MqttConnectReturnCode.CONNECTION_ACCEPTED);
+        services.events().connected(clientId, channel.remoteAddress(), ConnectionContext.of(channel).listener());
+
+        sessionPhase.install(ctx.pipeline(), name, keepAliveSeconds);
+        ctx.pipeline().remove(this);
+        channel.config().setAutoRead(true);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, String clientId, MqttConnectReturnCode code,
+                        DisconnectReason reason) {
+        services.metrics().connectAnswered(code);
+        services.events().refused(clientId, ctx.channel().remoteAddress(), code);
+        DeviceDisconnector.closeAfter(ctx.channel(), InvalidPacketHandler.refusal(code), reason);
+    }
+
+    static MqttConnectReturnCode returnCode(AuthResult.Decision decision) {
+        return switch (decision) {
+            case ALLOW -> MqttConnectReturnCode.CONNECTION_ACCEPTED;
+            case NOT_AUTHORIZED -> MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED;
+            case BAD_CREDENTIALS -> MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD;
+            case SERVER_UNAVAILABLE -> MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE;
+        };
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        cancelTimers();
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        cancelTimers();
+    }
+
+    private void cancelTimers() {
+        if (connectTimeout != null) {
+            connectTimeout.cancel(false);
+        }
+        if (authTimeout != null && !decided) {
+            authTimeout.cancel(false);
+        }
+    }
+}

@@ -1,0 +1,21 @@
+package io.mqttgw.core.protocol;
+
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.registry.ChannelRegistry;
+import io.mqttgw.core.spi.Authenticator;
+import io.mqttgw.core.spi.RouteStore;
+import io.mqttgw.core.spi.UplinkSink;
+import java.util.concurrent.atomic.AtomicLong;
+
+/** What the protocol handlers work with; one instance per gateway node, shared by all channels. */
+public record SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
+                              Authenticator authenticator, RouteStore routes, UplinkSink sink, EventLog events,
+                              AtomicLong epochs) {
+
+    /** Epochs start at the node's start time in microseconds, so they also increase across restarts. */
+    public static AtomicLong newEpochSource() {
+        return new AtomicLong(System.currentTimeMillis() * 1000L);
+    }
+}

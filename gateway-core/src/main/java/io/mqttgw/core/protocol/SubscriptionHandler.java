@@ -1,0 +1,87 @@
+package io.mqttgw.core.protocol;
+
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttSubAckMessage;
+import io.netty.handler.codec.mqtt.MqttSubAckPayload;
+import io.netty.handler.codec.mqtt.MqttSubscribeMessage;
+import io.netty.handler.codec.mqtt.MqttTopicSubscription;
+import io.netty.handler.codec.mqtt.MqttUnsubAckMessage;
+import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * SUBSCRIBE and UNSUBSCRIBE: keeps the connection's topic filters (for downlink) in its {@link ConnectionContext}.
+ * A filter that is invalid, or one past {@code mqtt.max-subscriptions}, gets the failure code 0x80 in SUBACK; the
+ * granted QoS is capped at {@code mqtt.max-qos}. An empty SUBSCRIBE or UNSUBSCRIBE violates MQTT-3.8.3-3 and
+ * closes the connection. Stateless, shared; event loop only.
+ */
+@Sharable
+public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
+    private static final int FAILURE = 0x80;
+    private static final MqttFixedHeader SUBACK = new MqttFixedHeader(MqttMessageType.SUBACK, false,
+            MqttQoS.AT_MOST_ONCE, false, 0);
+    private static final MqttFixedHeader UNSUBACK = new MqttFixedHeader(MqttMessageType.UNSUBACK, false,
+            MqttQoS.AT_MOST_ONCE, false, 2);
+
+    private final int maxSubscriptions;
+    private final int maxQos;
+
+    public SubscriptionHandler(int maxSubscriptions, int maxQos) {
+        this.maxSubscriptions = maxSubscriptions;
+        this.maxQos = maxQos;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof MqttSubscribeMessage subscribe) {
+            onSubscribe(ctx, subscribe);
+        } else if (msg instanceof MqttUnsubscribeMessage unsubscribe) {
+            onUnsubscribe(ctx, unsubscribe);
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private void onSubscribe(ChannelHandlerContext ctx, MqttSubscribeMessage subscribe) {
+        List<MqttTopicSubscription> requested = subscribe.payload().topicSubscriptions();
+        if (requested.isEmpty()) {
+            DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
+            return;
+        }
+        Map<String, Integer> subscriptions = ConnectionContext.of(ctx.channel()).subscriptions();
+        int[] granted = new int[requested.size()];
+        for (int i = 0; i < granted.length; i++) {
+            MqttTopicSubscription s = requested.get(i);
+            String filter = s.topicFilter();
+            boolean known = subscriptions.containsKey(filter);
+            if (!TopicFilters.isValidFilter(filter) || (!known && subscriptions.size() >= maxSubscriptions)) {
+                granted[i] = FAILURE;
+            } else {
+                granted[i] = Math.min(s.qualityOfService().value(), maxQos);
+                subscriptions.put(filter, granted[i]);
+            }
+        }
+        ctx.writeAndFlush(new MqttSubAckMessage(SUBACK,
+                MqttMessageIdVariableHeader.from(subscribe.variableHeader().messageId()),
+                new MqttSubAckPayload(granted)));
+    }
+
+    private void onUnsubscribe(ChannelHandlerContext ctx, MqttUnsubscribeMessage unsubscribe) {
+        List<String> filters = unsubscribe.payload().topics();
+        if (filters.isEmpty()) {
+            DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
+            return;
+        }
+        Map<String, Integer> subscriptions = ConnectionContext.of(ctx.channel()).subscriptions();
+        filters.forEach(subscriptions::remove);
+        ctx.writeAndFlush(new MqttUnsubAckMessage(UNSUBACK,
+                MqttMessageIdVariableHeader.from(unsubscribe.variableHeader().messageId())));
+    }
+}

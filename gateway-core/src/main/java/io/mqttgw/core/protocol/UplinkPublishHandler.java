@@ -1,0 +1,136 @@
+package io.mqttgw.core.protocol;
+
+import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.spi.UplinkMessage;
+import io.mqttgw.core.spi.UplinkRejectedException;
+import io.mqttgw.core.spi.UplinkSink;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandler.Sharable;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import java.util.concurrent.CompletionException;
+import java.util.function.BiConsumer;
+
+/**
+ * Device PUBLISH to the {@code UplinkSink}, inline on the event loop. QoS 0 is handed over and forgotten (a refusal
+ * is counted as a drop). QoS 1 and 2 are acknowledged (PUBACK, PUBREC) only once the sink completes, in the order
+ * the PUBLISHes arrived; the completion hops back to this channel's event loop. When {@code mqtt.max-inflight-uplink}
+ * messages of one connection wait for the sink, reading from that connection stops until half have completed, so a
+ * slow sink holds a bounded amount of memory and pushes back on the device through TCP. A message the sink refuses
+ * or fails is not acknowledged (the device retransmits). Also completes the QoS 2 flow (PUBREL to PUBCOMP).
+ * Stateless (state lives in {@link ConnectionContext}), shared; event loop only.
+ */
+@Sharable
+public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
+    private static final MqttFixedHeader PUBCOMP = new MqttFixedHeader(MqttMessageType.PUBCOMP, false,
+            MqttQoS.AT_MOST_ONCE, false, 2);
+
+    private final UplinkSink sink;
+    private final GatewayMetrics metrics;
+    private final int maxInflight;
+    private final BiConsumer<Object, Throwable> countQos0Failure;
+
+    public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight) {
+        this.sink = sink;
+        this.metrics = metrics;
+        this.maxInflight = maxInflight;
+        this.countQos0Failure = (ignored, error) -> {
+            if (error != null) {
+                metrics.uplinkNotDelivered(refused(error));
+            }
+        };
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof MqttPublishMessage publish) {
+            onPublish(ctx, publish);
+        } else if (msg instanceof MqttMessage m && m.fixedHeader().messageType() == MqttMessageType.PUBREL) {
+            int packetId = ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
+            ConnectionContext.of(ctx.channel()).acks(maxInflight).released(packetId);
+            ctx.writeAndFlush(new MqttMessage(PUBCOMP, MqttMessageIdVariableHeader.from(packetId)));
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+
+    private void onPublish(ChannelHandlerContext ctx, MqttPublishMessage publish) {
+        int qos = publish.fixedHeader().qosLevel().value();
+        int packetId = publish.variableHeader().packetId();
+        ConnectionContext context = ConnectionContext.of(ctx.channel());
+        UplinkMessage message;
+        try {
+            message = new UplinkMessage(context.clientId(), publish.variableHeader().topicName(), qos,
+                    publish.fixedHeader().isRetain(), ByteBufUtil.getBytes(publish.payload()),
+                    System.currentTimeMillis());
+        } finally {
+            publish.release();
+        }
+        metrics.publishReceived(qos);
+        if (qos == 0) {
+            sink.send(message).whenComplete(countQos0Failure);
+            return;
+        }
+        UplinkAcks acks = context.acks(maxInflight);
+        UplinkAcks.Pending pending;
+        if (qos == 2 && !acks.receiveQos2(packetId)) {
+            pending = acks.addDuplicateQos2(packetId);
+            writeReadyAcks(ctx.channel(), acks);
+            return;
+        }
+        pending = acks.add(packetId, qos == 2);
+        if (acks.full() && !acks.readingPaused()) {
+            acks.readingPaused(true);
+            ctx.channel().config().setAutoRead(false);
+        }
+        Channel channel = ctx.channel();
+        EventLoop loop = channel.eventLoop();
+        sink.send(message).whenComplete((ignored, error) -> {
+            if (loop.inEventLoop()) {
+                complete(channel, acks, pending, error);
+            } else {
+                loop.execute(() -> complete(channel, acks, pending, error));
+            }
+        });
+    }
+
+    private void complete(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, Throwable error) {
+        if (error == null) {
+            pending.state = 1;
+        } else {
+            pending.state = 2;
+            metrics.uplinkNotDelivered(refused(error));
+        }
+        if (channel.isActive()) {
+            writeReadyAcks(channel, acks);
+        }
+    }
+
+    private static void writeReadyAcks(Channel channel, UplinkAcks acks) {
+        boolean wrote = false;
+        for (MqttMessage ack = acks.pollAck(); ack != null; ack = acks.pollAck()) {
+            channel.write(ack);
+            wrote = true;
+        }
+        if (wrote) {
+            channel.flush();
+        }
+        if (acks.readingPaused() && acks.drained()) {
+            acks.readingPaused(false);
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    private static boolean refused(Throwable error) {
+        Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return t instanceof UplinkRejectedException;
+    }
+}

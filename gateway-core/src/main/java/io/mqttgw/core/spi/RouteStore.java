@@ -1,0 +1,26 @@
+package io.mqttgw.core.spi;
+
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The table of which node holds which device. {@link #put} and {@link #remove} are called on an event loop
+ * for every connect and disconnect: they must only enqueue (O(1), never block) and complete when stored.
+ * {@link #remove} is fenced: it removes the route only if it still names the same node and epoch.
+ */
+public interface RouteStore {
+    CompletionStage<Void> put(Route route);
+
+    CompletionStage<Void> remove(Route route);
+
+    CompletionStage<Optional<Route>> lookup(String clientId);
+
+    default HealthStatus health() {
+        return HealthStatus.UP;
+    }
+
+    /** Flushes what is queued and releases resources; the stage completes when done. */
+    default CompletionStage<Void> close() {
+        return java.util.concurrent.CompletableFuture.completedFuture(null);
+    }
+}

@@ -1,0 +1,16 @@
+package io.mqttgw.core.spi;
+
+/**
+ * One device PUBLISH on its way out of the gateway. The payload array belongs to the message; sinks must not
+ * change it.
+ *
+ * @param clientId          the device's client id (the record key downstream)
+ * @param topic             MQTT topic
+ * @param qos               0, 1 or 2
+ * @param retain            the PUBLISH's retain flag
+ * @param payload           payload bytes
+ * @param receivedAtMillis  receive time, epoch milliseconds
+ */
+public record UplinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload,
+                            long receivedAtMillis) {
+}

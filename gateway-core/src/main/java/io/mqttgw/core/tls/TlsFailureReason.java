@@ -1,0 +1,57 @@
+package io.mqttgw.core.tls;
+
+import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import java.nio.channels.ClosedChannelException;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateExpiredException;
+import java.security.cert.CertificateNotYetValidException;
+import java.util.Locale;
+
+/** Why a TLS handshake failed, read from the exception types in the cause chain (never from message text). */
+public enum TlsFailureReason {
+    /** Not finished within {@code listener.tls.handshake-timeout}. */
+    TIMEOUT,
+    /** The first bytes were not a TLS record (plain MQTT on the TLS port, a scanner). */
+    NOT_TLS,
+    /** The client certificate is outside its validity period. */
+    CERTIFICATE_EXPIRED,
+    /** The client certificate did not verify against the trusted CAs. */
+    CERTIFICATE_REJECTED,
+    /** The peer closed the connection during the handshake. */
+    PEER_CLOSED,
+    /** Any other handshake failure: no client certificate, no common protocol or cipher, bad record. */
+    HANDSHAKE_FAILED;
+
+    private final String label = name().toLowerCase(Locale.ROOT);
+
+    public String label() {
+        return label;
+    }
+
+    /** Specific causes anywhere in the chain win over generic ones (a validator wraps the expiry it found). */
+    public static TlsFailureReason classify(Throwable failure) {
+        boolean certificate = false;
+        boolean closed = false;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SslHandshakeTimeoutException) {
+                return TIMEOUT;
+            }
+            if (t instanceof NotSslRecordException) {
+                return NOT_TLS;
+            }
+            if (t instanceof CertificateExpiredException || t instanceof CertificateNotYetValidException
+                    || t instanceof CertPathValidatorException v
+                    && v.getReason() == CertPathValidatorException.BasicReason.EXPIRED) {
+                return CERTIFICATE_EXPIRED;
+            }
+            certificate |= t instanceof CertificateException || t instanceof CertPathValidatorException;
+            closed |= t instanceof ClosedChannelException;
+        }
+        if (certificate) {
+            return CERTIFICATE_REJECTED;
+        }
+        return closed ? PEER_CLOSED : HANDSHAKE_FAILED;
+    }
+}

@@ -1,0 +1,103 @@
+package io.mqttgw.core.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.testkit.TestGateway;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.paho.client.mqttv3.MqttClient;
+import org.eclipse.paho.client.mqttv3.MqttConnectOptions;
+import org.eclipse.paho.client.mqttv3.persist.MemoryPersistence;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The plain TCP listener with the Paho client, the admin endpoint, and a graceful shutdown. */
+class AdminAndShutdownIT {
+    @TempDir
+    Path dir;
+
+    static HttpResponse<String> get(int port, String path) throws Exception {
+        return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                .build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    static MqttClient paho(Gateway gateway, String clientId) throws Exception {
+        MqttClient client = new MqttClient("tcp://127.0.0.1:" + gateway.tcpPort(), clientId, new MemoryPersistence());
+        MqttConnectOptions options = new MqttConnectOptions();
+        options.setCleanSession(true);
+        options.setAutomaticReconnect(false);
+        options.setKeepAliveInterval(30);
+        client.connect(options);
+        return client;
+    }
+
+    @Test
+    void servesMetricsAndHealthOfAPublishingNode() throws Exception {
+        try (Gateway gateway = TestGateway.tcp(dir).start()) {
+            MqttClient client = paho(gateway, "paho-1");
+            client.publish("devices/paho-1/telemetry", "hello".getBytes(), 1, false);
+            client.publish("devices/paho-1/telemetry", "again".getBytes(), 0, false);
+
+            HttpResponse<String> health = get(gateway.adminPort(), "/health");
+            assertEquals(200, health.statusCode());
+            assertTrue(health.body().contains("\"status\":\"UP\""), health.body());
+
+            String metrics = get(gateway.adminPort(), "/metrics").body();
+            assertTrue(metrics.contains("mqttgw_connections_open{node=\"test-node\"} 1.0"), metrics);
+            assertTrue(metrics.contains("mqttgw_publish_in_total{node=\"test-node\",qos=\"1\"} 1.0"), metrics);
+            assertTrue(metrics.contains("mqttgw_connects_total{node=\"test-node\",result=\"accepted\"} 1.0"), metrics);
+            for (String name : List.of("mqttgw_received_bytes_total", "mqttgw_sent_bytes_total", "mqttgw_eventloop_pending_tasks",
+                    "mqttgw_netty_direct_memory_used_bytes", "mqttgw_process_resident_memory_bytes",
+                    "jvm_memory_used_bytes", "jvm_gc_", "mqttgw_tls_handshake_failures_total",
+                    "mqttgw_disconnects_total", "mqttgw_publish_out_total")) {
+                assertTrue(metrics.contains(name), "metrics expose " + name);
+            }
+            assertEquals(404, get(gateway.adminPort(), "/nothing").statusCode());
+            client.disconnect();
+            client.close();
+        }
+    }
+
+    @Test
+    void shutsDownGracefullyClosingSessionsAndFlushingTheSink() throws Exception {
+        Gateway gateway = TestGateway.tcp(dir).with("shutdown.close-rate", "200").start();
+        List<MqttClient> clients = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            MqttClient c = paho(gateway, "paho-" + i);
+            c.publish("devices/paho-" + i + "/telemetry", ("m" + i).getBytes(), 1, false);
+            clients.add(c);
+        }
+        int admin = gateway.adminPort();
+        long start = System.nanoTime();
+        gateway.close();
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        assertEquals(20, gateway.metrics().disconnects(DisconnectReason.SHUTDOWN));
+        assertTrue(ms >= 50, "20 sessions at 200/s take about 100 ms, took " + ms);
+        assertEquals(0, gateway.registry().size());
+        String lines = Files.readString(dir.resolve("uplink").resolve("uplink.jsonl"));
+        assertEquals(20, lines.lines().count());
+        for (MqttClient c : clients) {
+            assertFalse(c.isConnected());
+            c.close(true);
+        }
+        assertFalse(canConnect(admin), "the admin port is closed after shutdown");
+    }
+
+    static boolean canConnect(int port) {
+        try (var s = new java.net.Socket("127.0.0.1", port)) {
+            return true;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.mqttgw.core.testkit;
+
+import io.mqttgw.core.spi.UplinkMessage;
+import io.mqttgw.core.spi.UplinkSink;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An uplink sink the test completes by hand, to see what the gateway does before and after the sink acknowledges.
+ * {@code uplink.sink: controlled}; the instance the gateway built is {@link #current()}.
+ */
+public final class ControlledSink implements UplinkSink {
+    private static volatile ControlledSink current;
+
+    /** A message the gateway handed over, with the stage the test completes. */
+    public record Pending(UplinkMessage message, CompletableFuture<Void> done) {
+    }
+
+    private final BlockingQueue<Pending> received = new LinkedBlockingQueue<>();
+
+    ControlledSink() {
+        current = this;
+    }
+
+    public static ControlledSink current() {
+        return current;
+    }
+
+    @Override
+    public CompletionStage<Void> send(UplinkMessage message) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        received.add(new Pending(message, done));
+        return done;
+    }
+
+    /** The next message handed to the sink, waiting up to 5 seconds. */
+    public Pending next() throws InterruptedException {
+        Pending p = received.poll(5, TimeUnit.SECONDS);
+        if (p == null) {
+            throw new AssertionError("the gateway handed nothing to the sink within 5 s");
+        }
+        return p;
+    }
+
+    public int waiting() {
+        return received.size();
+    }
+}

@@ -1,0 +1,67 @@
+package io.mqttgw.core.testkit;
+
+import io.mqttgw.core.bootstrap.Gateway;
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.spi.Providers;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+
+/**
+ * Configuration for a gateway started inside a test: every listener on 127.0.0.1 with an ephemeral port, the test
+ * PKI, files under the test's directory, short timeouts so the test stops by itself. {@link #with} overrides a key.
+ */
+public final class TestGateway {
+    private final Properties properties = new Properties();
+
+    private TestGateway() {
+    }
+
+    /** A TLS listener with {@code pki}'s server files and device CA, plus the admin endpoint. */
+    public static TestGateway tls(TestPki pki, Path dir) {
+        return new TestGateway()
+                .with("node.id", "test-node")
+                .with("server.io-threads", "2")
+                .with("listener.tls.bind", "127.0.0.1")
+                .with("listener.tls.port", "0")
+                .with("listener.tls.cert-file", pki.certFile().toString())
+                .with("listener.tls.key-file", pki.keyFile().toString())
+                .with("listener.tls.ca-file", pki.caFile().toString())
+                .with("listener.tls.reload-interval", "0s")
+                .with("listener.tcp.bind", "127.0.0.1")
+                .with("listener.tcp.port", "0")
+                .with("admin.bind", "127.0.0.1")
+                .with("admin.port", "0")
+                .with("uplink.file.dir", dir.resolve("uplink").toString())
+                .with("shutdown.timeout", "2s");
+    }
+
+    /** Only the plain TCP listener; devices need no certificate. */
+    public static TestGateway tcp(Path dir) {
+        return new TestGateway()
+                .with("node.id", "test-node")
+                .with("server.io-threads", "2")
+                .with("listener.tls.enabled", "false")
+                .with("listener.tcp.enabled", "true")
+                .with("listener.tcp.bind", "127.0.0.1")
+                .with("listener.tcp.port", "0")
+                .with("auth.certificate.allow-without-certificate", "true")
+                .with("admin.bind", "127.0.0.1")
+                .with("admin.port", "0")
+                .with("uplink.file.dir", dir.resolve("uplink").toString())
+                .with("shutdown.timeout", "2s");
+    }
+
+    public TestGateway with(String key, String value) {
+        properties.setProperty("mqttgw." + key, value);
+        return this;
+    }
+
+    public GatewayConfig config() {
+        return Gateway.configure(null, Providers.discover(), Map.of(), properties);
+    }
+
+    public Gateway start() {
+        return Gateway.start(config(), Providers.discover());
+    }
+}

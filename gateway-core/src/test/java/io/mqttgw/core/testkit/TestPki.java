@@ -1,0 +1,215 @@
+package io.mqttgw.core.testkit;
+
+import io.netty.pkitesting.CertificateBuilder;
+import io.netty.pkitesting.X509Bundle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.net.Socket;
+import java.security.Principal;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.KeyManagerFactory;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
+
+/**
+ * A PKI made for one test run: a device CA, a server certificate for 127.0.0.1 / localhost, device certificates on
+ * demand, and a second CA nobody trusts. PEM files are written to a directory for the gateway to load.
+ */
+public final class TestPki {
+    private static final Instant NOW = Instant.now();
+
+    private final Path dir;
+    private final X509Bundle ca;
+    private final X509Bundle otherCa;
+
+    private TestPki(Path dir) throws Exception {
+        this.dir = dir;
+        this.ca = authority("CN=Test Device CA");
+        this.otherCa = authority("CN=Untrusted CA");
+        writeServer("CN=localhost");
+        Files.writeString(caFile(), ca.getCertificatePEM());
+    }
+
+    public static TestPki create(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            return new TestPki(dir);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot build the test PKI", e);
+        }
+    }
+
+    private static X509Bundle authority(String subject) throws Exception {
+        return new CertificateBuilder().subject(subject).setIsCertificateAuthority(true).ecp256()
+                .notBefore(NOW.minus(1, ChronoUnit.DAYS)).notAfter(NOW.plus(30, ChronoUnit.DAYS))
+                .buildSelfSigned();
+    }
+
+    /** (Re)writes the server certificate and key, issued by the device CA, with {@code subject}. */
+    public X509Bundle writeServer(String subject) {
+        try {
+            X509Bundle server = new CertificateBuilder().subject(subject).ecp256()
+                    .addSanDnsName("localhost").addSanIpAddress("127.0.0.1").addExtendedKeyUsageServerAuth()
+                    .notBefore(NOW.minus(1, ChronoUnit.DAYS)).notAfter(NOW.plus(30, ChronoUnit.DAYS))
+                    .buildIssuedBy(ca);
+            // write to temporary files and move, so a reload never reads a half-written pair
+            Path cert = Files.writeString(dir.resolve("server.pem.tmp"), server.getCertificatePEM());
+            Path key = Files.writeString(dir.resolve("server.key.tmp"), server.getPrivateKeyPEM());
+            Files.move(key, keyFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(cert, certFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            return server;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public Path certFile() {
+        return dir.resolve("server.pem");
+    }
+
+    public Path keyFile() {
+        return dir.resolve("server.key");
+    }
+
+    public Path caFile() {
+        return dir.resolve("ca.pem");
+    }
+
+    public X509Bundle ca() {
+        return ca;
+    }
+
+    /** A device certificate with {@code CN=<cn>}, valid now. */
+    public X509Bundle device(String cn) {
+        return device(cn, NOW.minus(1, ChronoUnit.HOURS), NOW.plus(1, ChronoUnit.DAYS), ca);
+    }
+
+    /** A device certificate that expired yesterday. */
+    public X509Bundle expiredDevice(String cn) {
+        return device(cn, NOW.minus(10, ChronoUnit.DAYS), NOW.minus(1, ChronoUnit.DAYS), ca);
+    }
+
+    /** A device certificate from a CA the gateway does not trust. */
+    public X509Bundle untrustedDevice(String cn) {
+        return device(cn, NOW.minus(1, ChronoUnit.HOURS), NOW.plus(1, ChronoUnit.DAYS), otherCa);
+    }
+
+    /** A device certificate with the given SAN URI and DNS name besides {@code CN=<cn>}. */
+    public X509Bundle deviceWithSans(String cn, String uri, String dns) {
+        try {
+            return new CertificateBuilder().subject("CN=" + cn).ecp256().addSanUriName(uri).addSanDnsName(dns)
+                    .addExtendedKeyUsageClientAuth().notBefore(NOW.minus(1, ChronoUnit.HOURS))
+                    .notAfter(NOW.plus(1, ChronoUnit.DAYS)).buildIssuedBy(ca);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static X509Bundle device(String cn, Instant from, Instant to, X509Bundle issuer) {
+        try {
+            return new CertificateBuilder().subject("CN=" + cn).ecp256().addExtendedKeyUsageClientAuth()
+                    .notBefore(from).notAfter(to).buildIssuedBy(issuer);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Trust in the device CA (which also issued the server certificate). */
+    public TrustManagerFactory trust() {
+        return ca.toTrustManagerFactory();
+    }
+
+    public static KeyManagerFactory keys(X509Bundle device) {
+        try {
+            return device.toKeyManagerFactory();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A JDK client context presenting {@code device} (or no certificate when null) and trusting the test CA. The
+     * certificate is presented even when its issuer is not among the CAs the server asks for, as a misconfigured or
+     * hostile device would, so the server's own verification is what is tested.
+     */
+    public SSLContext clientContext(X509Bundle device) {
+        try {
+            SSLContext context = SSLContext.getInstance("TLS");
+            KeyManager[] keyManagers = null;
+            if (device != null) {
+                X509KeyManager delegate = (X509KeyManager) keys(device).getKeyManagers()[0];
+                keyManagers = new KeyManager[] {new AlwaysPresent(delegate)};
+            }
+            context.init(keyManagers, trust().getTrustManagers(), null);
+            return context;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Presents its one certificate whatever issuers the server names. */
+    private static final class AlwaysPresent extends X509ExtendedKeyManager {
+        private final X509KeyManager delegate;
+        private final String alias;
+
+        AlwaysPresent(X509KeyManager delegate) {
+            this.delegate = delegate;
+            String[] aliases = delegate.getClientAliases("EC", null);
+            this.alias = aliases == null ? delegate.getClientAliases("RSA", null)[0] : aliases[0];
+        }
+
+        @Override
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
+            return new String[] {alias};
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            return alias;
+        }
+
+        @Override
+        public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+            return alias;
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
+            return null;
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+            return null;
+        }
+
+        @Override
+        public X509Certificate[] getCertificateChain(String name) {
+            return delegate.getCertificateChain(name);
+        }
+
+        @Override
+        public PrivateKey getPrivateKey(String name) {
+            return delegate.getPrivateKey(name);
+        }
+    }
+
+    /** Writes {@code device}'s certificate and key as PEM next to the server files; returns the certificate path. */
+    public Path writeDevice(String name, X509Bundle device) {
+        try {
+            Files.writeString(dir.resolve(name + ".key"), device.getPrivateKeyPEM());
+            return Files.writeString(dir.resolve(name + ".pem"), device.getCertificatePEM());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
