@@ -2,6 +2,7 @@ package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
+import io.mqttgw.core.spi.UplinkRejectedException;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -38,11 +39,21 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
             services.routes().remove(route);
             UplinkMessage will = c.will();
             if (will != null && reason != DisconnectReason.CLIENT_DISCONNECT) {
-                services.metrics().publishReceived(will.qos());
-                services.sink().send(will);
+                publishWill(will);
             }
             services.events().disconnected(c.clientId(), route.remoteAddress(), reason.label());
         }
         ctx.fireChannelInactive();
+    }
+
+    /** The will goes out as the device's last PUBLISH, stamped with the time the session ended. */
+    private void publishWill(UplinkMessage will) {
+        services.metrics().publishReceived(will.qos());
+        services.sink().send(new UplinkMessage(will.clientId(), will.topic(), will.qos(), will.retain(),
+                will.payload(), System.currentTimeMillis())).whenComplete((ignored, error) -> {
+                    if (error != null) {
+                        services.metrics().uplinkNotDelivered(error instanceof UplinkRejectedException);
+                    }
+                });
     }
 }

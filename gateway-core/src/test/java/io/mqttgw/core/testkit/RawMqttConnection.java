@@ -30,7 +30,15 @@ public final class RawMqttConnection implements AutoCloseable {
     }
 
     public static RawMqttConnection tls(SSLContext context, int port) throws IOException {
+        return tls(context, port, (String[]) null);
+    }
+
+    /** Over TLS, offering only {@code protocols} (e.g. TLSv1.2), or the defaults when null. */
+    public static RawMqttConnection tls(SSLContext context, int port, String... protocols) throws IOException {
         SSLSocket s = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port);
+        if (protocols != null) {
+            s.setEnabledProtocols(protocols);
+        }
         s.startHandshake();
         return new RawMqttConnection(s);
     }

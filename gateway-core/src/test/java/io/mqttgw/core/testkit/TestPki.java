@@ -28,28 +28,45 @@ public final class TestPki {
     private static final Instant NOW = Instant.now();
 
     private final Path dir;
+    private final boolean rsa;
     private final X509Bundle ca;
     private final X509Bundle otherCa;
 
-    private TestPki(Path dir) throws Exception {
+    private TestPki(Path dir, boolean rsa) throws Exception {
         this.dir = dir;
+        this.rsa = rsa;
         this.ca = authority("CN=Test Device CA");
         this.otherCa = authority("CN=Untrusted CA");
         writeServer("CN=localhost");
         Files.writeString(caFile(), ca.getCertificatePEM());
     }
 
+    /** Every key ECDSA P-256. */
     public static TestPki create(Path dir) {
+        return create(dir, false);
+    }
+
+    /** Every key RSA 2048. */
+    public static TestPki createRsa(Path dir) {
+        return create(dir, true);
+    }
+
+    private static TestPki create(Path dir, boolean rsa) {
         try {
             Files.createDirectories(dir);
-            return new TestPki(dir);
+            return new TestPki(dir, rsa);
         } catch (Exception e) {
             throw new IllegalStateException("cannot build the test PKI", e);
         }
     }
 
-    private static X509Bundle authority(String subject) throws Exception {
-        return new CertificateBuilder().subject(subject).setIsCertificateAuthority(true).ecp256()
+    private CertificateBuilder builder() {
+        CertificateBuilder b = new CertificateBuilder();
+        return rsa ? b.rsa2048() : b.ecp256();
+    }
+
+    private X509Bundle authority(String subject) throws Exception {
+        return builder().subject(subject).setIsCertificateAuthority(true)
                 .notBefore(NOW.minus(1, ChronoUnit.DAYS)).notAfter(NOW.plus(30, ChronoUnit.DAYS))
                 .buildSelfSigned();
     }
@@ -57,7 +74,7 @@ public final class TestPki {
     /** (Re)writes the server certificate and key, issued by the device CA, with {@code subject}. */
     public X509Bundle writeServer(String subject) {
         try {
-            X509Bundle server = new CertificateBuilder().subject(subject).ecp256()
+            X509Bundle server = builder().subject(subject)
                     .addSanDnsName("localhost").addSanIpAddress("127.0.0.1").addExtendedKeyUsageServerAuth()
                     .notBefore(NOW.minus(1, ChronoUnit.DAYS)).notAfter(NOW.plus(30, ChronoUnit.DAYS))
                     .buildIssuedBy(ca);
@@ -106,7 +123,7 @@ public final class TestPki {
     /** A device certificate with the given SAN URI and DNS name besides {@code CN=<cn>}. */
     public X509Bundle deviceWithSans(String cn, String uri, String dns) {
         try {
-            return new CertificateBuilder().subject("CN=" + cn).ecp256().addSanUriName(uri).addSanDnsName(dns)
+            return builder().subject("CN=" + cn).addSanUriName(uri).addSanDnsName(dns)
                     .addExtendedKeyUsageClientAuth().notBefore(NOW.minus(1, ChronoUnit.HOURS))
                     .notAfter(NOW.plus(1, ChronoUnit.DAYS)).buildIssuedBy(ca);
         } catch (Exception e) {
@@ -114,9 +131,9 @@ public final class TestPki {
         }
     }
 
-    private static X509Bundle device(String cn, Instant from, Instant to, X509Bundle issuer) {
+    private X509Bundle device(String cn, Instant from, Instant to, X509Bundle issuer) {
         try {
-            return new CertificateBuilder().subject("CN=" + cn).ecp256().addExtendedKeyUsageClientAuth()
+            return builder().subject("CN=" + cn).addExtendedKeyUsageClientAuth()
                     .notBefore(from).notAfter(to).buildIssuedBy(issuer);
         } catch (Exception e) {
             throw new IllegalStateException(e);
@@ -164,7 +181,7 @@ public final class TestPki {
         AlwaysPresent(X509KeyManager delegate) {
             this.delegate = delegate;
             String[] aliases = delegate.getClientAliases("EC", null);
-            this.alias = aliases == null ? delegate.getClientAliases("RSA", null)[0] : aliases[0];
+            this.alias = aliases != null ? aliases[0] : delegate.getClientAliases("RSA", null)[0];
         }
 
         @Override
