@@ -78,34 +78,35 @@ public final class Gateway implements AutoCloseable {
         meters.config().commonTags("node", config.nodeId());
         this.metrics = new GatewayMetrics(meters);
         this.registry = ChannelRegistry.forThisMachine();
-        Transport transport = Transport.choose(config.server().transport());
-        this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
-                transport.ioHandlerFactory());
-        this.ioGroup = new MultiThreadIoEventLoopGroup(config.server().effectiveIoThreads(),
-                new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
-        this.background = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "gateway-housekeeping");
-            t.setDaemon(true);
-            return t;
-        });
-        ProviderContext context = new ProviderContext(config, meters);
-        this.authenticator = providers.authenticator(config.auth().provider()).create(context);
-        this.routes = providers.routeStore(config.routesProvider()).create(context);
-        this.sink = providers.uplinkSink(config.uplinkSink()).create(context);
-        this.downlink = providers.downlinkSource(config.downlinkSource()).create(context);
+        // certificate files first: a bad file stops startup before any thread, socket or data file exists
         this.tls = config.tls().enabled() ? new SslContextStore(config.tls(), metrics) : null;
-        ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
-                ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
-        this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
-        metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
-
-        SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
-                new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource());
-        LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
-                        + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
-                config.server().allocator(), config.auth().provider(), config.routesProvider(), config.uplinkSink(),
-                config.downlinkSource());
+        Transport transport = Transport.choose(config.server().transport());
         try {
+            this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
+                    transport.ioHandlerFactory());
+            this.ioGroup = new MultiThreadIoEventLoopGroup(config.server().effectiveIoThreads(),
+                    new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
+            this.background = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "gateway-housekeeping");
+                t.setDaemon(true);
+                return t;
+            });
+            ProviderContext context = new ProviderContext(config, meters);
+            this.authenticator = providers.authenticator(config.auth().provider()).create(context);
+            this.routes = providers.routeStore(config.routesProvider()).create(context);
+            this.sink = providers.uplinkSink(config.uplinkSink()).create(context);
+            this.downlink = providers.downlinkSource(config.downlinkSource()).create(context);
+            ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
+                    ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
+            this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
+            metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
+
+            SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
+                    new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource());
+            LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
+                            + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
+                    config.server().allocator(), config.auth().provider(), config.routesProvider(),
+                    config.uplinkSink(), config.downlinkSource());
             if (tls != null) {
                 tlsListener = bind(transport, allocator, config.tls().bind(), config.tls().port(),
                         new DeviceChannelInitializer("tls", services, tls));
@@ -121,15 +122,21 @@ public final class Gateway implements AutoCloseable {
                                 new HealthCheck("auth", authenticator::health),
                                 new HealthCheck("downlink", downlink::health)));
             }
+            downlink.start(new DownlinkDispatcher(registry, metrics));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();
             throw new IllegalStateException("interrupted while binding listeners", e);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             close();
             throw e;
+        } catch (Exception e) {
+            // Netty's sync() rethrows a bind failure (java.net.BindException) without declaring it
+            close();
+            throw new IllegalStateException("cannot bind a listener (tls " + config.tls().bind() + ":"
+                    + config.tls().port() + ", tcp " + config.tcp().bind() + ":" + config.tcp().port() + ", admin "
+                    + config.admin().bind() + ":" + config.admin().port() + "): " + e, e);
         }
-        downlink.start(new DownlinkDispatcher(registry, metrics));
         accepting = true;
         LOG.info("node {} ready: tls {}, tcp {}, admin {}", config.nodeId(), describe(tlsListener),
                 describe(tcpListener), admin == null ? "off" : config.admin().bind() + ":" + admin.port());
@@ -215,6 +222,7 @@ public final class Gateway implements AutoCloseable {
         return tls != null && tls.reloadIfChanged();
     }
 
+    /** Graceful shutdown; also releases what a start that failed half way had already created. */
     @Override
     public synchronized void close() {
         if (closed) {
@@ -232,25 +240,40 @@ public final class Gateway implements AutoCloseable {
             tls.stopWatching();
         }
         closeSessions(deadline);
-        downlink.close();
-        long left = Math.max(0, deadline - System.nanoTime());
+        if (downlink != null) {
+            downlink.close();
+        }
         try {
-            sink.close().toCompletableFuture().get(Math.max(left, TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-            routes.close().toCompletableFuture().get(Math.max(0, deadline - System.nanoTime())
-                    + TimeUnit.SECONDS.toNanos(1), TimeUnit.NANOSECONDS);
+            if (sink != null) {
+                sink.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
+                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+            }
+            if (routes != null) {
+                routes.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
+                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             LOG.warn("flushing the sink and route store at shutdown did not finish: {}", e.toString());
         }
-        authenticator.close();
-        ioGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
-        acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
-        background.shutdownNow();
+        if (authenticator != null) {
+            authenticator.close();
+        }
+        for (EventLoopGroup group : new EventLoopGroup[] {ioGroup, acceptGroup}) {
+            if (group != null) {
+                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
+            }
+        }
+        if (background != null) {
+            background.shutdownNow();
+        }
         if (admin != null) {
             admin.close();
         }
-        nodeMeters.close();
+        if (nodeMeters != null) {
+            nodeMeters.close();
+        }
         meters.close();
         LOG.info("node {} stopped", config.nodeId());
     }

@@ -1,8 +1,11 @@
 package io.mqttgw.core.bootstrap;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.config.ConfigException;
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.spi.Providers;
+import io.mqttgw.core.tls.SslContextStore;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,8 +13,9 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * Command line: {@code run --config FILE} starts a node and runs until SIGTERM/SIGINT, then shuts down gracefully;
- * {@code check-config --config FILE} validates a configuration and exits. A bad configuration exits with status 2
- * and one line naming the key, the value and what is allowed.
+ * {@code check-config --config FILE} validates a configuration, including that the TLS files make a context, and
+ * exits. A bad configuration exits with status 2 and one line naming the key, the value and what is allowed. After
+ * SIGTERM the JVM exits with 143 (128 + 15) once the graceful shutdown is done, as every JVM does on a signal.
  */
 public final class GatewayMain {
     private GatewayMain() {
@@ -51,6 +55,15 @@ public final class GatewayMain {
         }
         switch (command) {
             case "check-config" -> {
+                if (config.tls().enabled()) {
+                    try {
+                        // the files must make a context, not only exist: catches a wrong key, a bad PEM, a CA typo
+                        new SslContextStore(config.tls(), new GatewayMetrics(new SimpleMeterRegistry()));
+                    } catch (IllegalStateException e) {
+                        err.println("configuration error: " + e.getMessage());
+                        return 2;
+                    }
+                }
                 out.println("configuration OK: node " + config.nodeId() + ", tls listener "
                         + (config.tls().enabled() ? config.tls().bind() + ":" + config.tls().port() : "off")
                         + ", tcp listener "
@@ -81,8 +94,12 @@ public final class GatewayMain {
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            gateway.close();
-            stopped.countDown();
+            try {
+                gateway.close();
+            } finally {
+                stopped.countDown();
+                flushLogs();
+            }
         }, "gateway-shutdown"));
         try {
             stopped.await();
@@ -90,6 +107,19 @@ public final class GatewayMain {
             Thread.currentThread().interrupt();
         }
         return 0;
+    }
+
+    /**
+     * Stops log4j after the graceful shutdown so its last lines are written. The distribution turns log4j's own
+     * shutdown hook off (it would race this one and drop the shutdown's lines); core only knows the SLF4J API, so
+     * log4j is reached by name when it is there.
+     */
+    private static void flushLogs() {
+        try {
+            Class.forName("org.apache.logging.log4j.LogManager").getMethod("shutdown").invoke(null);
+        } catch (ReflectiveOperationException | LinkageError e) {
+            // another SLF4J backend, or none: nothing to flush
+        }
     }
 
     private static void usage(PrintStream out) {

@@ -116,7 +116,8 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Integer> MQTT_MAX_SUBSCRIPTIONS = new ConfigKey<>("mqtt.max-subscriptions", "16",
             "0 to 10000", "Topic filters one connection may hold; more are refused in SUBACK.", intRange(0, 10_000));
     public static final ConfigKey<Integer> MQTT_MAX_QOS = new ConfigKey<>("mqtt.max-qos", "1",
-            "0 to 2", "Highest QoS granted in SUBACK (downlink).", intRange(0, 2));
+            "0 or 1 (QoS 2 downlink is not implemented yet)", "Highest QoS granted in SUBACK (downlink).",
+            intRange(0, 1));
 
     public static final ConfigKey<String> IDENTITY_SOURCE = new ConfigKey<>("identity.source", "cn",
             "cn, san-uri or san-dns", "Where the device identity is read from in the client certificate.",

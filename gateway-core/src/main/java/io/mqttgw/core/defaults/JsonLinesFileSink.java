@@ -12,7 +12,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import io.netty.buffer.ByteBufUtil;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -36,6 +39,8 @@ public final class JsonLinesFileSink implements UplinkSink {
     private static final Logger LOG = LoggerFactory.getLogger(JsonLinesFileSink.class);
     static final String CURRENT = "uplink.jsonl";
     private static final int BATCH = 1024;
+    private static final DateTimeFormatter ROLLED =
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'").withZone(ZoneOffset.UTC);
 
     private record Entry(UplinkMessage message, CompletableFuture<Void> done) {
     }
@@ -48,10 +53,12 @@ public final class JsonLinesFileSink implements UplinkSink {
     private final Thread writer;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
+    /** Set by the writer when it stops taking messages; from then on whoever sees it fails what is queued. */
+    private volatile boolean writerDone;
     private volatile String lastError;
-    private OutputStream out;
     private BufferedWriter text;
     private long size;
+    private int rolls;
 
     public JsonLinesFileSink(Path dir, long maxFileSize, int maxFiles, int queueCapacity, String nodeId) {
         this.dir = dir;
@@ -83,6 +90,10 @@ public final class JsonLinesFileSink implements UplinkSink {
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (!queue.offer(new Entry(message, done))) {
             return CompletableFuture.failedFuture(new UplinkRejectedException("file sink queue full"));
+        }
+        if (writerDone) {
+            // the writer left between the closing check and the offer: nobody else will complete this entry
+            failQueued();
         }
         return done;
     }
@@ -124,12 +135,20 @@ public final class JsonLinesFileSink implements UplinkSink {
                 batch.clear();
             }
         } finally {
+            writerDone = true;
+            failQueued();
             try {
                 text.close();
             } catch (IOException e) {
                 LOG.warn("closing {} failed: {}", dir.resolve(CURRENT), e.toString());
             }
             closed.complete(null);
+        }
+    }
+
+    private void failQueued() {
+        for (Entry e = queue.poll(); e != null; e = queue.poll()) {
+            e.done().completeExceptionally(new UplinkRejectedException("file sink closed"));
         }
     }
 
@@ -141,7 +160,7 @@ public final class JsonLinesFileSink implements UplinkSink {
                 appendJson(line, e.message());
                 line.append('\n');
                 text.append(line);
-                size += line.length();
+                size += ByteBufUtil.utf8Bytes(line);
             }
             text.flush();
             lastError = null;
@@ -191,15 +210,16 @@ public final class JsonLinesFileSink implements UplinkSink {
 
     private void open() throws IOException {
         Path current = dir.resolve(CURRENT);
-        out = Files.newOutputStream(current, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        OutputStream out = Files.newOutputStream(current, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         text = new BufferedWriter(new OutputStreamWriter(out, StandardCharsets.UTF_8), 64 * 1024);
         size = Files.size(current);
     }
 
     private void roll() throws IOException {
         text.close();
-        String stamp = Instant.now().toString().replace(':', '-');
-        Files.move(dir.resolve(CURRENT), dir.resolve("uplink-" + stamp + ".jsonl"));
+        // fixed-width names sort by age: uplink-20261122T014501.123Z-000001.jsonl
+        String name = "uplink-" + ROLLED.format(Instant.now()) + String.format("-%06d", ++rolls % 1_000_000) + ".jsonl";
+        Files.move(dir.resolve(CURRENT), dir.resolve(name));
         try (Stream<Path> files = Files.list(dir)) {
             List<Path> rolled = files.filter(p -> {
                 String n = p.getFileName().toString();

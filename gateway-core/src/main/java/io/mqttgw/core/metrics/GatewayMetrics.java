@@ -50,7 +50,8 @@ public final class GatewayMetrics {
                 MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
                 MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
                 MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD,
-                MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED}) {
+                MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
+                MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION}) {
             connects.put(c, Counter.builder("mqttgw.connects").tag("result", resultLabel(c))
                     .description("CONNECTs answered, by CONNACK result").register(registry));
         }

@@ -52,7 +52,7 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
         services.sink().send(new UplinkMessage(will.clientId(), will.topic(), will.qos(), will.retain(),
                 will.payload(), System.currentTimeMillis())).whenComplete((ignored, error) -> {
                     if (error != null) {
-                        services.metrics().uplinkNotDelivered(error instanceof UplinkRejectedException);
+                        services.metrics().uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
                     }
                 });
     }

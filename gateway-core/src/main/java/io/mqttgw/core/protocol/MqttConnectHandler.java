@@ -5,6 +5,7 @@ import io.mqttgw.core.spi.AuthRequest;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -91,12 +92,20 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         MqttConnectVariableHeader header = connect.variableHeader();
         MqttConnectPayload payload = connect.payload();
         if (header.version() == MqttVersion.MQTT_5.protocolLevel()) {
-            refuse(ctx, null, MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
+            // the decoder switched the channel's codec to MQTT 5, so the answer is an MQTT 5 CONNACK with the
+            // MQTT 5 reason code for this case (0x01 is not one)
+            refuse(ctx, null, MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
                     DisconnectReason.UNSUPPORTED_PROTOCOL);
             return;
         }
         ConnectionContext context = ConnectionContext.of(ctx.channel());
         String requested = payload.clientIdentifier() == null ? "" : payload.clientIdentifier();
+        if (ByteBufUtil.utf8Bytes(requested) > services.config().mqtt().maxClientIdLength()) {
+            // Netty's decoder applies its limit only to MQTT 3.1; 3.1.1 leaves the length to the server
+            refuse(ctx, null, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                    DisconnectReason.CONNECT_REFUSED);
+            return;
+        }
         if (requested.isEmpty() && !header.isCleanSession()) {
             // MQTT-3.1.3-7: a zero-byte client id requires clean session
             refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,

@@ -60,6 +60,16 @@ final class UplinkAcks {
         return awaitingRelease.add(packetId);
     }
 
+    /** Whether a QoS 2 PUBLISH with this id still waits for the sink. */
+    boolean waitingFor(int packetId) {
+        for (Pending p : queue) {
+            if (p.exactlyOnce && p.packetId == packetId && p.state == 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     Pending addDuplicateQos2(int packetId) {
         Pending p = add(packetId, true);
         p.state = 1;

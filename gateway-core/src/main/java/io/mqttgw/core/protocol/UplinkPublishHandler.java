@@ -16,7 +16,6 @@ import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
-import java.util.concurrent.CompletionException;
 import java.util.function.BiConsumer;
 
 /**
@@ -44,7 +43,7 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         this.maxInflight = maxInflight;
         this.countQos0Failure = (ignored, error) -> {
             if (error != null) {
-                metrics.uplinkNotDelivered(refused(error));
+                metrics.uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
             }
         };
     }
@@ -82,8 +81,11 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         UplinkAcks acks = context.acks(maxInflight);
         UplinkAcks.Pending pending;
         if (qos == 2 && !acks.receiveQos2(packetId)) {
-            pending = acks.addDuplicateQos2(packetId);
-            writeReadyAcks(ctx.channel(), acks);
+            // the first copy still waiting answers for both; one already answered is answered again
+            if (!acks.waitingFor(packetId)) {
+                acks.addDuplicateQos2(packetId);
+                writeReadyAcks(ctx.channel(), acks);
+            }
             return;
         }
         pending = acks.add(packetId, qos == 2);
@@ -107,7 +109,7 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
             pending.state = 1;
         } else {
             pending.state = 2;
-            metrics.uplinkNotDelivered(refused(error));
+            metrics.uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
         }
         if (channel.isActive()) {
             writeReadyAcks(channel, acks);
@@ -127,10 +129,5 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
             acks.readingPaused(false);
             channel.config().setAutoRead(true);
         }
-    }
-
-    private static boolean refused(Throwable error) {
-        Throwable t = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-        return t instanceof UplinkRejectedException;
     }
 }

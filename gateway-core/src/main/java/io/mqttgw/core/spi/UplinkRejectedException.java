@@ -7,4 +7,11 @@ public final class UplinkRejectedException extends RuntimeException {
     public UplinkRejectedException(String reason) {
         super(reason, null, false, false);
     }
+
+    /** Whether a sink's failure is a refusal, also when a dependent stage wrapped it in a CompletionException. */
+    public static boolean isRefusal(Throwable error) {
+        Throwable t = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
+        return t instanceof UplinkRejectedException;
+    }
 }

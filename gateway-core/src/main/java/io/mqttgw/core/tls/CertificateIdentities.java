@@ -4,7 +4,8 @@ import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.util.Collection;
 import java.util.List;
-import javax.naming.InvalidNameException;
+import javax.naming.NamingException;
+import javax.naming.directory.Attribute;
 import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 
@@ -35,14 +36,15 @@ public final class CertificateIdentities {
             List<Rdn> rdns = new LdapName(certificate.getSubjectX500Principal().getName()).getRdns();
             // LdapName lists RDNs from the least significant; the CN that names the device is the most specific
             for (int i = rdns.size() - 1; i >= 0; i--) {
-                Rdn rdn = rdns.get(i);
-                if ("CN".equalsIgnoreCase(rdn.getType())) {
-                    String cn = String.valueOf(rdn.getValue());
-                    return cn.isEmpty() ? null : cn;
+                // a multi-valued RDN (CN=dev-9+SERIALNUMBER=9) reports only one type; look at all its attributes
+                Attribute cn = rdns.get(i).toAttributes().get("CN");
+                if (cn != null) {
+                    String value = String.valueOf(cn.get());
+                    return value.isEmpty() ? null : value;
                 }
             }
             return null;
-        } catch (InvalidNameException e) {
+        } catch (NamingException e) {
             return null;
         }
     }

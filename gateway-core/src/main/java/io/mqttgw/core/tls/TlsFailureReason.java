@@ -34,7 +34,9 @@ public enum TlsFailureReason {
     public static TlsFailureReason classify(Throwable failure) {
         boolean certificate = false;
         boolean closed = false;
-        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+        int depth = 0;
+        // bounded: a cause cycle (A -> B -> A) must not spin an event loop
+        for (Throwable t = failure; t != null && depth < 32; t = t.getCause(), depth++) {
             if (t instanceof SslHandshakeTimeoutException) {
                 return TIMEOUT;
             }

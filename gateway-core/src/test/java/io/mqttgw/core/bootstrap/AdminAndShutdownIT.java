@@ -93,6 +93,29 @@ class AdminAndShutdownIT {
         assertFalse(canConnect(admin), "the admin port is closed after shutdown");
     }
 
+    @Test
+    void releasesThreadsAndFilesWhenStartFails() throws Exception {
+        try (var taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            var attempt = TestGateway.tcp(dir).with("listener.tcp.port", Integer.toString(taken.getLocalPort()));
+            org.junit.jupiter.api.Assertions.assertThrows(Exception.class, attempt::start);
+        }
+        long deadline = System.currentTimeMillis() + 5000;
+        while (gatewayThreadsAlive() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(20);
+        }
+        assertEquals(List.of(), gatewayThreads(), "no event loop, writer or housekeeping thread outlives a failed start");
+    }
+
+    static List<String> gatewayThreads() {
+        return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).filter(n ->
+                n.startsWith("mqtt-io") || n.startsWith("mqtt-accept") || n.equals("uplink-file-writer")
+                        || n.equals("gateway-housekeeping")).toList();
+    }
+
+    static boolean gatewayThreadsAlive() {
+        return !gatewayThreads().isEmpty();
+    }
+
     static boolean canConnect(int port) {
         try (var s = new java.net.Socket("127.0.0.1", port)) {
             return true;

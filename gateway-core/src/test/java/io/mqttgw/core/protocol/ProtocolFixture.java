@@ -1,0 +1,226 @@
+package io.mqttgw.core.protocol;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.defaults.InMemoryRouteStore;
+import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.pipeline.DeviceChannelInitializer;
+import io.mqttgw.core.registry.ChannelRegistry;
+import io.mqttgw.core.spi.AuthRequest;
+import io.mqttgw.core.spi.AuthResult;
+import io.mqttgw.core.spi.Authenticator;
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.UplinkMessage;
+import io.mqttgw.core.spi.UplinkSink;
+import io.mqttgw.core.testkit.TestGateway;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.util.ReferenceCountUtil;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.function.Function;
+
+/**
+ * Shared set-up for the protocol tests: {@link SessionServices} over a real {@link GatewayConfig} (plain TCP
+ * listener), a {@link SimpleMeterRegistry}, a fresh registry and route store, an authenticator and a sink the test
+ * answers by hand. Also a byte codec so tests talk to a real pipeline the way a device does.
+ */
+final class ProtocolFixture {
+    final GatewayConfig config;
+    final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    final GatewayMetrics metrics = new GatewayMetrics(meters);
+    final ChannelRegistry registry = new ChannelRegistry(16);
+    final ManualAuthenticator auth = new ManualAuthenticator();
+    final InMemoryRouteStore routes = new InMemoryRouteStore();
+    final ManualSink sink = new ManualSink();
+    final SessionServices services;
+
+    private ProtocolFixture(GatewayConfig config) {
+        this.config = config;
+        this.services = new SessionServices(config, metrics, registry, auth, routes, sink, new EventLog(1000),
+                SessionServices.newEpochSource());
+    }
+
+    /** @param overrides key, value, key, value... applied over {@link TestGateway#tcp} */
+    static ProtocolFixture create(Path dir, String... overrides) {
+        TestGateway gateway = TestGateway.tcp(dir);
+        for (int i = 0; i < overrides.length; i += 2) {
+            gateway.with(overrides[i], overrides[i + 1]);
+        }
+        return new ProtocolFixture(gateway.config());
+    }
+
+    /** A device channel on the plain TCP listener's pipeline, exactly as the gateway assembles it. */
+    EmbeddedChannel deviceChannel() {
+        return new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null));
+    }
+
+    double counter(String name) {
+        return meters.get(name).counter().count();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // wire helpers
+
+    /** The bytes a device would send for {@code messages}, in order (PUBLISH payloads are consumed). */
+    static ByteBuf encode(MqttMessage... messages) {
+        EmbeddedChannel encoder = new EmbeddedChannel(MqttEncoder.INSTANCE);
+        try {
+            ByteBuf out = Unpooled.buffer();
+            for (MqttMessage m : messages) {
+                encoder.writeOutbound(m);
+                for (ByteBuf b = encoder.readOutbound(); b != null; b = encoder.readOutbound()) {
+                    out.writeBytes(b);
+                    b.release();
+                }
+            }
+            return out;
+        } finally {
+            encoder.finishAndReleaseAll();
+        }
+    }
+
+    /** Writes {@code messages} to the device channel as bytes, as one read. */
+    static void send(EmbeddedChannel ch, MqttMessage... messages) {
+        ch.writeInbound(encode(messages));
+    }
+
+    /**
+     * Everything the channel wrote so far, decoded the way a 3.1.1 device decodes it. Decoded PUBLISHes hold a
+     * buffer: release them with {@link #release}.
+     */
+    static List<MqttMessage> written(EmbeddedChannel ch) {
+        List<MqttMessage> messages = new ArrayList<>();
+        EmbeddedChannel decoder = new EmbeddedChannel(new MqttDecoder());
+        try {
+            for (Object o = ch.readOutbound(); o != null; o = ch.readOutbound()) {
+                if (o instanceof ByteBuf b) {
+                    decoder.writeInbound(b);
+                    for (Object m = decoder.readInbound(); m != null; m = decoder.readInbound()) {
+                        messages.add((MqttMessage) m);
+                    }
+                } else {
+                    messages.add((MqttMessage) o);
+                }
+            }
+            for (MqttMessage m : messages) {
+                if (!m.decoderResult().isSuccess()) {
+                    release(messages);
+                    throw new AssertionError("the gateway wrote an undecodable packet: " + m.decoderResult());
+                }
+            }
+            return messages;
+        } finally {
+            decoder.finishAndReleaseAll();
+        }
+    }
+
+    /** All outbound bytes, concatenated, as an array (buffers released). */
+    static byte[] writtenBytes(EmbeddedChannel ch) {
+        ByteBuf all = Unpooled.buffer();
+        try {
+            for (Object o = ch.readOutbound(); o != null; o = ch.readOutbound()) {
+                ByteBuf b = (ByteBuf) o;
+                all.writeBytes(b);
+                b.release();
+            }
+            byte[] bytes = new byte[all.readableBytes()];
+            all.readBytes(bytes);
+            return bytes;
+        } finally {
+            all.release();
+        }
+    }
+
+    static void release(List<?> messages) {
+        messages.forEach(ReferenceCountUtil::release);
+    }
+
+    static Route route(String clientId, long epoch) {
+        return new Route(clientId, "test-node", epoch, 0L, "embedded");
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // test doubles
+
+    /** An authenticator whose answers the test gives: each request waits in {@link #requests} until completed. */
+    static final class ManualAuthenticator implements Authenticator {
+        record Call(AuthRequest request, CompletableFuture<AuthResult> answer) {
+        }
+
+        final Deque<Call> requests = new ConcurrentLinkedDeque<>();
+        /** When set, answers at once with what it returns instead of waiting. */
+        volatile Function<AuthRequest, CompletionStage<AuthResult>> immediate;
+
+        @Override
+        public CompletionStage<AuthResult> authenticate(AuthRequest request) {
+            Function<AuthRequest, CompletionStage<AuthResult>> now = immediate;
+            if (now != null) {
+                return now.apply(request);
+            }
+            CompletableFuture<AuthResult> answer = new CompletableFuture<>();
+            requests.add(new Call(request, answer));
+            return answer;
+        }
+
+        AuthRequest peekRequest() {
+            Call c = requests.peekFirst();
+            if (c == null) {
+                throw new AssertionError("the authenticator was not asked");
+            }
+            return c.request();
+        }
+
+        Call next() {
+            Call c = requests.pollFirst();
+            if (c == null) {
+                throw new AssertionError("the authenticator was not asked");
+            }
+            return c;
+        }
+    }
+
+    /** A sink that holds every message with a stage the test completes. */
+    static final class ManualSink implements UplinkSink {
+        record Pending(UplinkMessage message, CompletableFuture<Void> done) {
+        }
+
+        final Deque<Pending> received = new ArrayDeque<>();
+        /** When set, answers at once with what it returns instead of holding the message. */
+        Function<UplinkMessage, CompletionStage<Void>> immediate;
+
+        @Override
+        public synchronized CompletionStage<Void> send(UplinkMessage message) {
+            if (immediate != null) {
+                received.add(new Pending(message, null));
+                return immediate.apply(message);
+            }
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            received.add(new Pending(message, done));
+            return done;
+        }
+
+        synchronized Pending next() {
+            Pending p = received.pollFirst();
+            if (p == null) {
+                throw new AssertionError("nothing was handed to the sink");
+            }
+            return p;
+        }
+
+        synchronized int size() {
+            return received.size();
+        }
+    }
+}
