@@ -128,7 +128,11 @@ step "check-config accepts the PKI's gateway.yaml and the shipped sample"
 timeout 60 "$GATEWAY" check-config --config "$WORK/pki/gateway.yaml" >"$WORK/check.out" 2>&1 \
   || fail "check-config rejected the PKI's gateway.yaml: $(cat "$WORK/check.out")"
 grep -q '^configuration OK' "$WORK/check.out" || fail "check-config printed no OK line: $(cat "$WORK/check.out")"
-timeout 60 "$GATEWAY" check-config --config "$DIST/config/gateway.yaml" >"$WORK/check-sample.out" 2>&1 \
+# the sample points at ../pki/, which a fresh distribution does not have: give it this run's PKI the way an
+# operator would, through the environment (check-config builds the TLS context, so the files must be real)
+MQTTGW_LISTENER_TLS_CERT_FILE="$WORK/pki/server.pem" MQTTGW_LISTENER_TLS_KEY_FILE="$WORK/pki/server.key" \
+  MQTTGW_LISTENER_TLS_CA_FILE="$WORK/pki/ca.pem" \
+  timeout 60 "$GATEWAY" check-config --config "$DIST/config/gateway.yaml" >"$WORK/check-sample.out" 2>&1 \
   || fail "check-config rejected config/gateway.yaml: $(cat "$WORK/check-sample.out")"
 
 step "check-config rejects listener.tls.port=99999 with status 2 and one line"
