@@ -1,2 +1,5 @@
-/** The Kafka uplink sink and downlink source, found by ServiceLoader (issues 3 and 8; not built yet). */
+/**
+ * The Kafka bridge: {@code uplink} (device PUBLISHes to Kafka, an {@code UplinkSink}) and {@code mapping} (MQTT
+ * topic to Kafka topic). The downlink consumer will live beside them.
+ */
 package io.mqttgw.kafka;

@@ -153,8 +153,8 @@ public final class Gateway implements AutoCloseable {
      */
     public static GatewayConfig configure(Path file, Providers providers, Map<String, String> environment,
                                           Properties systemProperties) {
-        return GatewayConfig.from(new ConfigLoader(ConfigLoader.withCoreKeys(providers.configKeys()), environment,
-                systemProperties).load(file));
+        return GatewayConfig.from(new ConfigLoader(ConfigLoader.withCoreKeys(providers.configKeys()),
+                providers.openPrefixes(), environment, systemProperties).load(file));
     }
 
     private Channel bind(Transport transport, ByteBufAllocator allocator, String host, int port,

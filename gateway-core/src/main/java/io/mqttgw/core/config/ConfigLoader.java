@@ -26,11 +26,19 @@ import org.yaml.snakeyaml.error.YAMLException;
  */
 public final class ConfigLoader {
     private final Collection<ConfigKey<?>> keys;
+    private final Collection<String> openPrefixes;
     private final Map<String, String> environment;
     private final Properties systemProperties;
 
     public ConfigLoader(Collection<ConfigKey<?>> keys, Map<String, String> environment, Properties systemProperties) {
+        this(keys, List.of(), environment, systemProperties);
+    }
+
+    /** @param openPrefixes prefixes (ending in a dot) under which undeclared keys pass through as text */
+    public ConfigLoader(Collection<ConfigKey<?>> keys, Collection<String> openPrefixes,
+                        Map<String, String> environment, Properties systemProperties) {
         this.keys = List.copyOf(keys);
+        this.openPrefixes = List.copyOf(openPrefixes);
         this.environment = Map.copyOf(environment);
         this.systemProperties = systemProperties;
     }
@@ -40,8 +48,19 @@ public final class ConfigLoader {
         Map<String, String> fromFile = file == null ? Map.of() : readYaml(file);
         Map<String, ConfigKey<?>> declared = keys.stream()
                 .collect(Collectors.toMap(ConfigKey::name, k -> k, (a, b) -> a, LinkedHashMap::new));
+        Map<String, String> passThrough = new HashMap<>();
+        for (Map.Entry<String, String> e : fromFile.entrySet()) {
+            if (isOpen(e.getKey())) {
+                passThrough.put(e.getKey(), e.getValue());
+            }
+        }
+        for (String name : systemProperties.stringPropertyNames()) {
+            if (name.startsWith("mqttgw.") && isOpen(name.substring("mqttgw.".length()))) {
+                passThrough.put(name.substring("mqttgw.".length()), systemProperties.getProperty(name));
+            }
+        }
         for (String name : fromFile.keySet()) {
-            if (!declared.containsKey(name)) {
+            if (!declared.containsKey(name) && !isOpen(name)) {
                 throw new ConfigException("unknown key '" + name + "' in " + file + closest(name, declared.keySet())
                         + "; every key is listed in the README's configuration reference");
             }
@@ -77,7 +96,16 @@ public final class ConfigLoader {
         }
         Path baseDir = file == null ? Path.of("").toAbsolutePath()
                 : file.toAbsolutePath().getParent();
-        return new ConfigValues(values, sources, baseDir);
+        return new ConfigValues(values, sources, passThrough, baseDir);
+    }
+
+    private boolean isOpen(String name) {
+        for (String prefix : openPrefixes) {
+            if (name.startsWith(prefix) && name.length() > prefix.length()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<String, String> readYaml(Path file) {

@@ -11,12 +11,26 @@ import java.util.Optional;
 public final class ConfigValues {
     private final Map<String, Object> values;
     private final Map<String, String> sources;
+    private final Map<String, String> passThrough;
     private final Path baseDir;
 
-    ConfigValues(Map<String, Object> values, Map<String, String> sources, Path baseDir) {
+    ConfigValues(Map<String, Object> values, Map<String, String> sources, Map<String, String> passThrough,
+                 Path baseDir) {
         this.values = Map.copyOf(values);
         this.sources = Map.copyOf(sources);
+        this.passThrough = Map.copyOf(passThrough);
         this.baseDir = baseDir;
+    }
+
+    /** The pass-through settings under an open {@code prefix}, with the prefix removed from their names. */
+    public Map<String, String> under(String prefix) {
+        Map<String, String> out = new java.util.TreeMap<>();
+        passThrough.forEach((k, v) -> {
+            if (k.startsWith(prefix)) {
+                out.put(k.substring(prefix.length()), v);
+            }
+        });
+        return out;
     }
 
     @SuppressWarnings("unchecked")

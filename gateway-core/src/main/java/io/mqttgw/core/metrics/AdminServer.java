@@ -33,9 +33,9 @@ import java.util.List;
 import java.util.function.BooleanSupplier;
 
 /**
- * The admin HTTP listener: {@code GET /metrics} (Prometheus text) and {@code GET /health} (200 when every check is
- * up and the node accepts devices, else 503, with a JSON body naming each check). Runs on its own single thread,
- * so scrapes never take time from device event loops and stay answerable when those are busy.
+ * The admin HTTP listener: {@code GET /metrics} (Prometheus text) and {@code GET /health} (UP, DEGRADED or DOWN
+ * with a JSON body naming each check; 503 only for DOWN). Runs on its own single thread, so scrapes never take time
+ * from device event loops and stay answerable when those are busy.
  */
 public final class AdminServer implements AutoCloseable {
     private final EventLoopGroup group;
@@ -105,18 +105,26 @@ public final class AdminServer implements AutoCloseable {
             }
         }
 
+        /**
+         * 503 (DOWN) only when the node should get no new devices, so a balancer's check moves them elsewhere;
+         * a degraded component (Kafka unreachable) answers 200 with DEGRADED, because every node shares that
+         * dependency and taking all of them out would only disconnect the fleet.
+         */
         private FullHttpResponse health() {
-            boolean up = accepting.getAsBoolean();
-            StringBuilder b = new StringBuilder("{\"checks\":{\"listeners\":{\"up\":").append(up)
-                    .append(",\"detail\":\"").append(up ? "accepting devices" : "not accepting devices").append("\"}");
+            boolean accepts = accepting.getAsBoolean();
+            boolean allUp = true;
+            StringBuilder b = new StringBuilder("{\"checks\":{\"listeners\":{\"up\":").append(accepts)
+                    .append(",\"detail\":\"").append(accepts ? "accepting devices" : "not accepting devices")
+                    .append("\"}");
             for (HealthCheck check : checks) {
                 HealthStatus s = check.status().get();
-                up &= s.up();
+                allUp &= s.up();
                 b.append(",\"").append(check.name()).append("\":{\"up\":").append(s.up()).append(",\"detail\":\"")
                         .append(s.detail().replace("\\", "\\\\").replace("\"", "\\\"")).append("\"}");
             }
-            b.append("},\"status\":\"").append(up ? "UP" : "DOWN").append("\"}\n");
-            return text(up ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, b.toString(),
+            String status = !accepts ? "DOWN" : allUp ? "UP" : "DEGRADED";
+            b.append("},\"status\":\"").append(status).append("\"}\n");
+            return text(accepts ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, b.toString(),
                     "application/json");
         }
 

@@ -19,6 +19,7 @@ import java.util.function.Supplier;
 public final class GatewayMetrics {
     private final MeterRegistry registry;
     private final LongAdder channelsOpen = new LongAdder();
+    private final LongAdder readingPaused = new LongAdder();
     private final Map<DisconnectReason, Counter> disconnects = new EnumMap<>(DisconnectReason.class);
     private final Map<TlsFailureReason, Counter> tlsFailures = new EnumMap<>(TlsFailureReason.class);
     private final Map<MqttConnectReturnCode, Counter> connects = new EnumMap<>(MqttConnectReturnCode.class);
@@ -36,6 +37,9 @@ public final class GatewayMetrics {
         this.registry = registry;
         Gauge.builder("mqttgw.channels.open", channelsOpen, LongAdder::sum)
                 .description("TCP connections open, with or without an MQTT session").register(registry);
+        Gauge.builder("mqttgw.uplink.paused.channels", readingPaused, LongAdder::sum)
+                .description("Connections whose reading is paused because their uplink window is full")
+                .register(registry);
         for (DisconnectReason r : DisconnectReason.values()) {
             disconnects.put(r, Counter.builder("mqttgw.disconnects").tag("reason", r.label())
                     .description("Connections closed, by reason").register(registry));
@@ -145,6 +149,19 @@ public final class GatewayMetrics {
     /** A sink outcome other than success: refused at once ({@code UplinkRejectedException}) or failed later. */
     public void uplinkNotDelivered(boolean refused) {
         (refused ? uplinkRefused : uplinkFailed).increment();
+    }
+
+    /** A connection's reading was paused (true) or resumed (false) by uplink back-pressure. */
+    public void readingPaused(boolean paused) {
+        if (paused) {
+            readingPaused.increment();
+        } else {
+            readingPaused.decrement();
+        }
+    }
+
+    public long pausedChannels() {
+        return readingPaused.sum();
     }
 
     public void takeover() {

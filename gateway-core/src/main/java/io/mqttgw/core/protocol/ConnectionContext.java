@@ -124,6 +124,11 @@ public final class ConnectionContext {
         return lastPacketId;
     }
 
+    /** True if reading was paused by uplink back-pressure when the connection ended; clears the pause. */
+    boolean releaseReadingPause() {
+        return acks != null && acks.releasePause();
+    }
+
     UplinkAcks acks(int maxInflight) {
         if (acks == null) {
             acks = new UplinkAcks(maxInflight);

@@ -33,6 +33,9 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
         c.closeReason(DisconnectReason.CONNECTION_LOST);
         DisconnectReason reason = c.closeReason();
         services.metrics().channelClosed(reason);
+        if (c.releaseReadingPause()) {
+            services.metrics().readingPaused(false);
+        }
         if (c.sessionOpen()) {
             services.registry().remove(c.clientId(), ctx.channel());
             Route route = c.route();

@@ -89,6 +89,13 @@ final class UplinkAcks {
         return queue.size() <= maxInflight / 2;
     }
 
+    /** Called when the connection closes: true if it was paused, so the paused-channels gauge can be corrected. */
+    boolean releasePause() {
+        boolean was = readingPaused;
+        readingPaused = false;
+        return was;
+    }
+
     boolean readingPaused() {
         return readingPaused;
     }

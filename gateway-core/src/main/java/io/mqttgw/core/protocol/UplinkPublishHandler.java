@@ -91,6 +91,7 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         pending = acks.add(packetId, qos == 2);
         if (acks.full() && !acks.readingPaused()) {
             acks.readingPaused(true);
+            metrics.readingPaused(true);
             ctx.channel().config().setAutoRead(false);
         }
         Channel channel = ctx.channel();
@@ -116,7 +117,7 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private static void writeReadyAcks(Channel channel, UplinkAcks acks) {
+    private void writeReadyAcks(Channel channel, UplinkAcks acks) {
         boolean wrote = false;
         for (MqttMessage ack = acks.pollAck(); ack != null; ack = acks.pollAck()) {
             channel.write(ack);
@@ -127,6 +128,7 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         }
         if (acks.readingPaused() && acks.drained()) {
             acks.readingPaused(false);
+            metrics.readingPaused(false);
             channel.config().setAutoRead(true);
         }
     }

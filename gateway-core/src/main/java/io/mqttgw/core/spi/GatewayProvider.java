@@ -12,4 +12,14 @@ public interface GatewayProvider {
     default List<ConfigKey<?>> configKeys() {
         return List.of();
     }
+
+    /**
+     * Prefixes under which any key is accepted and passed through as text, for settings of a client library the
+     * provider hands on unread (e.g. {@code uplink.kafka.producer.} for Kafka producer properties). Each ends in a
+     * dot. They are read from the file and system properties only, since environment variable names cannot carry
+     * the dots of the library's own keys.
+     */
+    default List<String> openPrefixes() {
+        return List.of();
+    }
 }

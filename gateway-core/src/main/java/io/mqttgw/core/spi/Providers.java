@@ -32,6 +32,14 @@ public final class Providers {
         return List.copyOf(found);
     }
 
+    /** Open prefixes declared by all providers found. */
+    public List<String> openPrefixes() {
+        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources)
+                .flatMap(List::stream)
+                .flatMap(p -> p.openPrefixes().stream())
+                .toList();
+    }
+
     /** Configuration keys declared by all providers found. */
     public List<ConfigKey<?>> configKeys() {
         return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources)

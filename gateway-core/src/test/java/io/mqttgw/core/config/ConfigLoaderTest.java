@@ -130,4 +130,17 @@ class ConfigLoaderTest {
         assertTrue(c.tcp().enabled());
         assertFalse(c.tls().enabled());
     }
+
+    @Test
+    void passesKeysUnderAnOpenPrefixThroughFromFileAndSystemProperties() throws Exception {
+        Properties props = new Properties();
+        props.setProperty("mqttgw.lib.client.retries", "7");
+        Path file = Files.writeString(dir.resolve("open.yaml"), TLS_FILES + "lib:\n  client:\n    linger.ms: 5\n");
+        ConfigValues v = new ConfigLoader(CoreConfigKeys.ALL, List.of("lib.client."),
+                Map.of("MQTTGW_LIB_CLIENT_IGNORED", "x"), props).load(file);
+        assertEquals(Map.of("linger.ms", "5", "retries", "7"), v.under("lib.client."));
+        assertThrows(ConfigException.class, () -> new ConfigLoader(CoreConfigKeys.ALL, List.of("lib.client."),
+                Map.of(), new Properties()).load(Files.writeString(dir.resolve("bad.yaml"), TLS_FILES
+                + "lib.other: 1\n")));
+    }
 }

@@ -1,0 +1,89 @@
+package io.mqttgw.kafka.uplink;
+
+import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.mqttgw.core.config.ConfigKey;
+import io.mqttgw.core.spi.ProviderContext;
+import io.mqttgw.core.spi.UplinkSink;
+import io.mqttgw.core.spi.UplinkSinkProvider;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code uplink.sink: kafka}. Builds one producer for the node, binds its own metrics into the gateway's registry
+ * and warms the metadata of every mapped topic before the listeners open, since with {@code max.block.ms=0} a
+ * record for a topic without metadata is refused.
+ */
+public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaUplinkSinkProvider.class);
+
+    @Override
+    public String name() {
+        return "kafka";
+    }
+
+    @Override
+    public List<ConfigKey<?>> configKeys() {
+        return KafkaConfigKeys.ALL;
+    }
+
+    @Override
+    public List<String> openPrefixes() {
+        return List.of(KafkaConfigKeys.PRODUCER);
+    }
+
+    @Override
+    public UplinkSink create(ProviderContext context) {
+        KafkaUplinkSettings settings = KafkaUplinkSettings.from(context.config().values());
+        Producer<byte[], byte[]> producer = new KafkaProducer<>(settings.producerProperties("mqttgw-"
+                + context.nodeId()));
+        new KafkaClientMetrics(producer).bindTo(context.meters());
+        KafkaUplinkSink sink = new KafkaUplinkSink(producer, settings.mapping(), settings.maxPendingBytes(),
+                context.nodeId(), context.meters());
+        List<String> missing = warmUp(producer, settings.mapping().kafkaTopics(), settings.warmupTimeout());
+        if (missing.isEmpty()) {
+            LOG.info("Kafka uplink ready: {} ({} rules, default topic {}, acks {}, linger {} ms, {})",
+                    settings.bootstrapServers(), settings.mapping().rules().size(),
+                    settings.mapping().defaultTopic(), settings.acks(),
+                    settings.linger().toMillis(), settings.compression());
+        } else {
+            sink.warmUpFailed("no metadata within " + settings.warmupTimeout().toMillis() + " ms for topics "
+                    + missing + " at " + settings.bootstrapServers());
+        }
+        return sink;
+    }
+
+    /**
+     * Asks for each topic's partitions until all are known or {@code timeout} passes. With {@code max.block.ms=0}
+     * each ask only registers the topic for the next metadata fetch, so this polls. Returns the topics still
+     * missing.
+     */
+    static List<String> warmUp(Producer<byte[], byte[]> producer, Set<String> topics, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        List<String> missing = new ArrayList<>(topics);
+        while (true) {
+            missing.removeIf(topic -> {
+                try {
+                    return !producer.partitionsFor(topic).isEmpty();
+                } catch (TimeoutException e) {
+                    return false;
+                }
+            });
+            if (missing.isEmpty() || System.nanoTime() >= deadline) {
+                return missing;
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return missing;
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+package io.mqttgw.kafka.uplink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mqttgw.core.config.ConfigException;
+import io.mqttgw.core.config.ConfigLoader;
+import io.mqttgw.core.config.ConfigValues;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class KafkaUplinkSettingsTest {
+    @TempDir
+    Path dir;
+
+    private ConfigValues load(String yaml, Properties props) throws Exception {
+        return new ConfigLoader(ConfigLoader.withCoreKeys(KafkaConfigKeys.ALL), List.of(KafkaConfigKeys.PRODUCER),
+                Map.of(), props).load(Files.writeString(dir.resolve("g.yaml"), yaml));
+    }
+
+    private KafkaUplinkSettings settings(String yaml) throws Exception {
+        return KafkaUplinkSettings.from(load(yaml, new Properties()));
+    }
+
+    @Test
+    void buildsProducerPropertiesThatNeverBlockAndPassOthersThrough() throws Exception {
+        Properties sys = new Properties();
+        sys.setProperty("mqttgw.uplink.kafka.producer.max.request.size", "2097152");
+        KafkaUplinkSettings s = KafkaUplinkSettings.from(load("uplink.kafka.bootstrap-servers: k1:9092\n"
+                + "uplink:\n  kafka:\n    producer:\n      max.block.ms: 60000\n      client.rack: r1\n", sys));
+        Properties p = s.producerProperties("mqttgw-n1");
+        assertEquals("0", p.get("max.block.ms"), "the gateway owns max.block.ms");
+        assertEquals("r1", p.get("client.rack"));
+        assertEquals("2097152", p.get("max.request.size"));
+        assertEquals("k1:9092", p.get("bootstrap.servers"));
+        assertEquals("1", p.get("acks"));
+        assertEquals("false", p.get("enable.idempotence"));
+        assertEquals("10", p.get("linger.ms"));
+        assertEquals("lz4", p.get("compression.type"));
+    }
+
+    @Test
+    void turnsIdempotenceOnWithAcksAll() throws Exception {
+        assertEquals("true", settings("uplink.kafka.bootstrap-servers: k\nuplink.kafka.acks: all\n")
+                .producerProperties("c").get("enable.idempotence"));
+    }
+
+    @Test
+    void requiresBootstrapServers() {
+        ConfigException e = assertThrows(ConfigException.class, () -> settings("uplink.kafka.acks: all\n"));
+        assertTrue(e.getMessage().startsWith("uplink.kafka.bootstrap-servers is required"), e.getMessage());
+    }
+
+    @Test
+    void wantsPendingBytesBelowTheProducerBuffer() {
+        ConfigException e = assertThrows(ConfigException.class, () -> settings("uplink.kafka.bootstrap-servers: k\n"
+                + "uplink.kafka.max-pending-bytes: 64MiB\n"));
+        assertTrue(e.getMessage().contains("is not below uplink.kafka.buffer-memory"), e.getMessage());
+    }
+
+    @Test
+    void wantsTheDeliveryTimeoutToCoverLingerAndRequest() {
+        ConfigException e = assertThrows(ConfigException.class, () -> settings("uplink.kafka.bootstrap-servers: k\n"
+                + "uplink.kafka.delivery-timeout: 5s\nuplink.kafka.request-timeout: 10s\n"));
+        assertTrue(e.getMessage().contains("is shorter than uplink.kafka.linger plus uplink.kafka.request-timeout"),
+                e.getMessage());
+    }
+
+    @Test
+    void namesABadTopicRule() {
+        ConfigException e = assertThrows(ConfigException.class, () -> settings("uplink.kafka.bootstrap-servers: k\n"
+                + "uplink.kafka.topic-rules: [\"devices/#/x=t\"]\n"));
+        assertTrue(e.getMessage().startsWith("uplink.kafka.topic-rules"), e.getMessage());
+    }
+
+    @Test
+    void stillRefusesUnknownKeysOutsideTheOpenPrefix() {
+        ConfigException e = assertThrows(ConfigException.class, () -> settings("uplink.kafka.bootstrap-servers: k\n"
+                + "uplink.kafka.lingr: 5ms\n"));
+        assertTrue(e.getMessage().contains("did you mean 'uplink.kafka.linger'"), e.getMessage());
+    }
+}

@@ -1,0 +1,140 @@
+package io.mqttgw.kafka.uplink;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.spi.UplinkMessage;
+import io.mqttgw.core.spi.UplinkRejectedException;
+import io.mqttgw.kafka.mapping.TopicMapping;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.producer.MockProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.errors.RecordTooLargeException;
+import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+
+class KafkaUplinkSinkTest {
+    private final MockProducer<byte[], byte[]> producer = new MockProducer<>(false, null, new ByteArraySerializer(),
+            new ByteArraySerializer());
+    private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
+    private final TopicMapping mapping = TopicMapping.parse(List.of("devices/+/heartbeat=device.heartbeat"),
+            "device.uplink");
+
+    private KafkaUplinkSink sink(long maxPending) {
+        return new KafkaUplinkSink(producer, mapping, maxPending, "node-7", meters);
+    }
+
+    private static UplinkMessage message(String topic, int payloadBytes) {
+        return new UplinkMessage("dev-1", topic, 1, false, new byte[payloadBytes], 1_700_000_000_123L);
+    }
+
+    private static Throwable failure(java.util.concurrent.CompletionStage<Void> stage) {
+        try {
+            stage.toCompletableFuture().get();
+            throw new AssertionError("expected a failed stage");
+        } catch (ExecutionException e) {
+            return e.getCause();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private double failed(String cause) {
+        return meters.get("mqttgw.kafka.records.failed").tag("cause", cause).counter().count();
+    }
+
+    @Test
+    void completesOnlyWhenKafkaAcknowledges() {
+        CompletableFuture<Void> stage = sink(1 << 20).send(message("devices/dev-1/heartbeat", 20))
+                .toCompletableFuture();
+        assertFalse(stage.isDone());
+        producer.completeNext();
+        assertTrue(stage.isDone() && !stage.isCompletedExceptionally());
+        assertEquals(1.0, meters.get("mqttgw.kafka.records.acknowledged").counter().count());
+    }
+
+    @Test
+    void keysByDeviceAndCarriesTheMqttContextInHeaders() {
+        UplinkMessage m = new UplinkMessage("dev-1", "devices/dev-1/heartbeat", 1, false,
+                "hb".getBytes(StandardCharsets.UTF_8), 1_700_000_000_123L);
+        sink(1 << 20).send(m);
+        ProducerRecord<byte[], byte[]> r = producer.history().get(0);
+        assertEquals("device.heartbeat", r.topic());
+        assertArrayEquals("dev-1".getBytes(StandardCharsets.UTF_8), r.key());
+        assertEquals(m.payload(), r.value(), "the payload array is handed over, not copied");
+        assertEquals(1_700_000_000_123L, r.timestamp());
+        assertEquals("devices/dev-1/heartbeat", new String(r.headers().lastHeader("mqtt.topic").value()));
+        assertEquals("1", new String(r.headers().lastHeader("mqtt.qos").value()));
+        assertEquals("dev-1", new String(r.headers().lastHeader("device.id").value()));
+        assertEquals("node-7", new String(r.headers().lastHeader("gateway.node").value()));
+        assertEquals("1700000000123", new String(r.headers().lastHeader("received.at").value()));
+    }
+
+    @Test
+    void refusesAtOnceWhenPendingBytesPassTheBoundAndAcceptsAgainOnceAcknowledged() {
+        KafkaUplinkSink sink = sink(1000);
+        CompletableFuture<Void> first = sink.send(message("a", 600)).toCompletableFuture();
+        Throwable refused = failure(sink.send(message("a", 600)));
+        assertInstanceOf(UplinkRejectedException.class, refused);
+        assertEquals(1, producer.history().size(), "the refused record never reached the producer");
+        assertEquals(1.0, failed("pending_bytes_full"));
+        producer.completeNext();
+        assertTrue(first.isDone());
+        assertEquals(0, sink.pendingBytes());
+        assertFalse(sink.send(message("a", 600)).toCompletableFuture().isCompletedExceptionally());
+    }
+
+    @Test
+    void reportsADeliveryTimeoutAsAFailureNotARefusalAndDegradesHealthUntilTheNextAck() {
+        KafkaUplinkSink sink = sink(1 << 20);
+        var stage = sink.send(message("a", 10));
+        producer.errorNext(new TimeoutException("Expiring 1 record(s)"));
+        assertInstanceOf(TimeoutException.class, failure(stage));
+        assertEquals(1.0, failed("timeout"));
+        assertFalse(sink.health().up());
+        assertTrue(sink.health().detail().contains("timeout"), sink.health().detail());
+        sink.send(message("a", 10));
+        producer.completeNext();
+        assertTrue(sink.health().up());
+    }
+
+    @Test
+    void treatsAMetadataTimeoutDuringSendAsARefusalAndBacksOffThatTopic() {
+        producer.sendException = new TimeoutException("Topic device.uplink not present in metadata after 0 ms.");
+        KafkaUplinkSink sink = sink(1 << 20);
+        assertInstanceOf(UplinkRejectedException.class, failure(sink.send(message("a", 10))));
+        producer.sendException = null;
+        assertInstanceOf(UplinkRejectedException.class, failure(sink.send(message("a", 10))),
+                "within the back-off the producer is not asked again");
+        assertEquals(2.0, failed("metadata_unavailable"));
+        assertEquals(0, producer.history().size());
+        assertFalse(sink.send(message("devices/x/heartbeat", 10)).toCompletableFuture().isCompletedExceptionally(),
+                "other topics are not held back");
+    }
+
+    @Test
+    void countsARecordTooLargeWithoutDegradingHealth() {
+        KafkaUplinkSink sink = sink(1 << 20);
+        var stage = sink.send(message("a", 10));
+        producer.errorNext(new RecordTooLargeException("too large"));
+        failure(stage);
+        assertEquals(1.0, failed("record_too_large"));
+        assertTrue(sink.health().up(), "one device's oversized message says nothing about Kafka");
+    }
+
+    @Test
+    void refusesAfterClose() throws Exception {
+        KafkaUplinkSink sink = sink(1 << 20);
+        sink.close().toCompletableFuture().get();
+        assertInstanceOf(UplinkRejectedException.class, failure(sink.send(message("a", 10))));
+        assertTrue(producer.closed());
+    }
+}
