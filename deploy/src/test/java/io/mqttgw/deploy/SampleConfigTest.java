@@ -19,13 +19,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The distribution's config/gateway.yaml is valid as shipped and lists every key of gateway-core, each commented-out
- * one with its real default, so the sample cannot drift from {@link CoreConfigKeys}. A commented-out setting is a
+ * one with its real default, so the sample cannot drift from {@link CoreConfigKeys} and the providers' keys. A commented-out setting is a
  * line {@code # key: value} (the '#' and one space removed, it is a YAML line); prose comments start otherwise.
  */
 class SampleConfigTest {
     private static final Path SAMPLE = Path.of("src/main/dist/config/gateway.yaml");
     private static final Pattern COMMENTED_SETTING =
-            Pattern.compile("^([ \\t]*)# ([ \\t]*[a-z][a-z0-9-]*:(?:[ \\t].*)?)$", Pattern.MULTILINE);
+            Pattern.compile("^([ \\t]*)# ([ \\t]*[a-z][a-z0-9.-]*:(?:[ \\t].*)?)$", Pattern.MULTILINE);
 
     @TempDir
     Path dir;
@@ -36,13 +36,13 @@ class SampleConfigTest {
     }
 
     @Test
-    void listsEveryCoreKeyAndItsDefault() throws Exception {
+    void listsEveryKeyOfCoreAndTheProvidersWithItsDefault() throws Exception {
         ConfigValues shipped = load(SAMPLE);
         Path uncommented = dir.resolve("gateway.yaml");
         Files.writeString(uncommented, COMMENTED_SETTING.matcher(Files.readString(SAMPLE)).replaceAll("$1$2"));
         ConfigValues all = load(uncommented);
 
-        for (ConfigKey<?> key : CoreConfigKeys.ALL) {
+        for (ConfigKey<?> key : ConfigLoader.withCoreKeys(Providers.discover().configKeys())) {
             assertNotEquals("default", all.source(key), key.name() + " is not in " + SAMPLE);
             if ("default".equals(shipped.source(key)) && key.defaultValue() != null) {
                 assertEquals(key.parser().apply(key.defaultValue()), all.find(key).orElseThrow(),
@@ -52,7 +52,8 @@ class SampleConfigTest {
     }
 
     private static ConfigValues load(Path file) {
-        return new ConfigLoader(ConfigLoader.withCoreKeys(Providers.discover().configKeys()), Map.of(),
+        Providers providers = Providers.discover();
+        return new ConfigLoader(ConfigLoader.withCoreKeys(providers.configKeys()), providers.openPrefixes(), Map.of(),
                 new Properties()).load(file);
     }
 }
