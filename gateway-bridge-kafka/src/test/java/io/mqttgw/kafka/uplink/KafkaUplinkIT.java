@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
 import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.testkit.RawMqttConnection;
+import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.kafka.testkit.KafkaBroker;
@@ -72,9 +72,7 @@ class KafkaUplinkIT {
     }
 
     static Mqtt3AsyncClient device(Gateway gateway, String id) {
-        Mqtt3AsyncClient c = Mqtt3Client.builder().identifier(id).serverHost("127.0.0.1").serverPort(gateway.tlsPort())
-                .sslConfig().trustManagerFactory(pki.trust()).keyManagerFactory(TestPki.keys(pki.device(id)))
-                .applySslConfig().buildAsync();
+        Mqtt3AsyncClient c = TestDevices.mutualTls(pki, gateway.tlsPort(), id).buildAsync();
         c.connect().join();
         return c;
     }

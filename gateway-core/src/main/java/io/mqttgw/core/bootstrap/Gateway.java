@@ -15,6 +15,7 @@ import io.mqttgw.core.protocol.DownlinkDispatcher;
 import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.protocol.SessionServices;
 import io.mqttgw.core.registry.ChannelRegistry;
+import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.ProviderContext;
@@ -101,6 +102,7 @@ public final class Gateway implements AutoCloseable {
             this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
             metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
 
+            routes.start(new LocalRoutes(registry));
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
                     new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource());
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "

@@ -69,7 +69,8 @@ public final class ConnectionContext {
         return sessionOpen;
     }
 
-    void openSession(String clientId, Route route, UplinkMessage will) {
+    /** Marks the session open once CONNECT is accepted; called by the CONNECT phase before registration. */
+    public void openSession(String clientId, Route route, UplinkMessage will) {
         this.clientId = clientId;
         this.route = route;
         this.will = will;

@@ -9,6 +9,10 @@ import java.util.concurrent.CompletionStage;
  * {@link #remove} is fenced: it removes the route only if it still names the same node and epoch.
  */
 public interface RouteStore {
+    /** Called once before the listeners open, with what the store may ask of the node (cross-node takeover). */
+    default void start(RouteEvents events) {
+    }
+
     CompletionStage<Void> put(Route route);
 
     CompletionStage<Void> remove(Route route);

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.MqttClientState;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
 import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.testkit.RawMqttConnection;
+import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import java.nio.file.Path;
@@ -39,9 +39,7 @@ class MalformedInputIT {
     static void start() {
         pki = TestPki.create(dir.resolve("pki"));
         gateway = TestGateway.tls(pki, dir).with("mqtt.max-packet-size", "1KiB").start();
-        bystander = Mqtt3Client.builder().identifier("bystander").serverHost("127.0.0.1")
-                .serverPort(gateway.tlsPort()).sslConfig().trustManagerFactory(pki.trust())
-                .keyManagerFactory(TestPki.keys(pki.device("bystander"))).applySslConfig().buildBlocking();
+        bystander = TestDevices.mutualTls(pki, gateway.tlsPort(), "bystander").buildBlocking();
         bystander.connect();
     }
 

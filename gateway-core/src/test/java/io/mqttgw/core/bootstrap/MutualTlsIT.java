@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.MqttClientState;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
 import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3ConnAckException;
 import com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAckReturnCode;
 import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.testkit.RawMqttConnection;
+import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.core.tls.TlsFailureReason;
@@ -49,13 +49,7 @@ class MutualTlsIT {
     }
 
     static Mqtt3BlockingClient client(String clientId, X509Bundle certificate) {
-        var builder = Mqtt3Client.builder().identifier(clientId).serverHost("127.0.0.1")
-                .serverPort(gateway.tlsPort());
-        var ssl = builder.sslConfig().trustManagerFactory(pki.trust()).handshakeTimeout(5, TimeUnit.SECONDS);
-        if (certificate != null) {
-            ssl = ssl.keyManagerFactory(TestPki.keys(certificate));
-        }
-        return ssl.applySslConfig().buildBlocking();
+        return TestDevices.mutualTls(pki, gateway.tlsPort(), clientId, certificate).buildBlocking();
     }
 
     static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {

@@ -7,10 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
-import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
 import io.mqttgw.core.testkit.ControlledSink;
 import io.mqttgw.core.testkit.RawMqttConnection;
+import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import java.nio.charset.StandardCharsets;
@@ -44,9 +44,7 @@ class UplinkAcknowledgementIT {
     }
 
     static Mqtt3AsyncClient connect(String clientId) {
-        Mqtt3AsyncClient c = Mqtt3Client.builder().identifier(clientId).serverHost("127.0.0.1")
-                .serverPort(gateway.tlsPort()).sslConfig().trustManagerFactory(pki.trust())
-                .keyManagerFactory(TestPki.keys(pki.device(clientId))).applySslConfig().buildAsync();
+        Mqtt3AsyncClient c = TestDevices.mutualTls(pki, gateway.tlsPort(), clientId).buildAsync();
         c.connect().join();
         return c;
     }
