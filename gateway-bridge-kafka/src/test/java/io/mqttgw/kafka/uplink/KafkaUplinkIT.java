@@ -112,7 +112,7 @@ class KafkaUplinkIT {
             }
             acks.add(devices.get(0).publishWith().topic("devices/dev-a/status").qos(MqttQos.AT_LEAST_ONCE)
                     .payload("{\"battery\":97}".getBytes(StandardCharsets.UTF_8)).send());
-            acks.add(devices.get(1).publishWith().topic("fleet/other").qos(MqttQos.AT_LEAST_ONCE)
+            acks.add(devices.get(1).publishWith().topic("devices/dev-b/other").qos(MqttQos.AT_LEAST_ONCE)
                     .payload("x".getBytes(StandardCharsets.UTF_8)).send());
             CompletableFuture.allOf(acks.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 
@@ -137,7 +137,7 @@ class KafkaUplinkIT {
             List<ConsumerRecord<byte[], byte[]>> status = Records.read(broker.bootstrapServers(), "device.status", 1);
             assertEquals("{\"battery\":97}", new String(status.get(0).value(), StandardCharsets.UTF_8));
             List<ConsumerRecord<byte[], byte[]>> other = Records.read(broker.bootstrapServers(), "device.uplink", 1);
-            assertEquals("fleet/other", header(other.get(0), "mqtt.topic"));
+            assertEquals("devices/dev-b/other", header(other.get(0), "mqtt.topic"));
             assertTrue(health(gateway).contains("\"status\":\"UP\""));
             for (Mqtt3AsyncClient d : devices) {
                 d.disconnect().join();
@@ -154,14 +154,14 @@ class KafkaUplinkIT {
             try (RawMqttConnection device = RawMqttConnection.tls(pki.clientContext(pki.device("dev-outage")),
                     gateway.tlsPort())) {
                 assertEquals(0, device.connect("dev-outage", 300));
-                device.send(publishPacket(0x32, utf8("outage/t"), 1, utf8("m1")));
+                device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), 1, utf8("m1")));
                 acknowledged.add(pubackId(device.readPacket()));
 
                 // Kafka slow: the broker is frozen, its connections stay open, nothing is acknowledged
                 broker.freeze();
                 try {
                     for (int id = 2; id <= 30; id++) {
-                        device.send(publishPacket(0x32, utf8("outage/t"), id, utf8("m" + id)));
+                        device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), id, utf8("m" + id)));
                     }
                     assertEquals(0, readAcks(device, acknowledged, 1500), "no PUBACK while Kafka does not answer");
                     await("reading of the device paused at its window of 8",
@@ -177,7 +177,7 @@ class KafkaUplinkIT {
                 broker.kill();
                 try {
                     for (int id = 31; id <= 40; id++) {
-                        device.send(publishPacket(0x32, utf8("outage/t"), id, utf8("m" + id)));
+                        device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), id, utf8("m" + id)));
                     }
                     readAcks(device, acknowledged, 1500);
                 } finally {
@@ -188,7 +188,7 @@ class KafkaUplinkIT {
                 int id = 40;
                 while (acknowledged.stream().noneMatch(a -> a > 40) && System.currentTimeMillis() < deadline) {
                     id++;
-                    device.send(publishPacket(0x32, utf8("outage/t"), id, utf8("m" + id)));
+                    device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), id, utf8("m" + id)));
                     readAcks(device, acknowledged, 200);
                 }
                 assertTrue(acknowledged.stream().anyMatch(a -> a > 40),

@@ -138,6 +138,31 @@ public final class CoreConfigKeys {
             "certificate provider: allow devices that present no certificate (plain TCP listener, benchmarks).",
             bool());
 
+    public static final ConfigKey<List<String>> ACL_PUBLISH = new ConfigKey<>("acl.publish",
+            "devices/{client-id}/#", "comma-separated MQTT topic filters; a level {client-id} is the device's own id",
+            "Topics a device may publish to, unless its authentication answer names its own (acl.publish).",
+            aclFilters());
+    public static final ConfigKey<List<String>> ACL_SUBSCRIBE = new ConfigKey<>("acl.subscribe",
+            "devices/{client-id}/#", "comma-separated MQTT topic filters; a level {client-id} is the device's own id",
+            "Topic filters a device may subscribe within, unless its authentication answer names its own; others get "
+                    + "SUBACK 0x80.", aclFilters());
+    public static final ConfigKey<String> ACL_ON_VIOLATION = new ConfigKey<>("acl.on-violation", "disconnect",
+            "disconnect or ignore", "A PUBLISH outside the ACL closes the connection (disconnect, reason "
+                    + "not_authorized) or is acknowledged and dropped (ignore); both are counted.",
+            oneOf("disconnect", "ignore"));
+
+    private static java.util.function.Function<String, List<String>> aclFilters() {
+        return s -> {
+            List<String> filters = list().apply(s);
+            for (String f : filters) {
+                if (!io.mqttgw.core.protocol.TopicFilters.isValidFilter(f.replace("{client-id}", "x"))) {
+                    throw new IllegalArgumentException("'" + f + "' is not a valid topic filter");
+                }
+            }
+            return filters;
+        };
+    }
+
     public static final ConfigKey<String> ROUTES_PROVIDER = new ConfigKey<>("routes.provider", "memory",
             "the name of a RouteStore provider on the class path", "Where device routes are kept.", nonEmpty());
 
@@ -186,6 +211,7 @@ public final class CoreConfigKeys {
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS,
             IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY,
             AUTH_PROVIDER, AUTH_TIMEOUT, AUTH_ALLOW_WITHOUT_CERTIFICATE,
+            ACL_PUBLISH, ACL_SUBSCRIBE, ACL_ON_VIOLATION,
             ROUTES_PROVIDER,
             UPLINK_SINK, UPLINK_FILE_DIR, UPLINK_FILE_MAX_SIZE, UPLINK_FILE_MAX_FILES, UPLINK_FILE_QUEUE_CAPACITY,
             DOWNLINK_SOURCE,

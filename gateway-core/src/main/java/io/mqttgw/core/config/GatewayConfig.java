@@ -2,6 +2,7 @@ package io.mqttgw.core.config;
 
 import static io.mqttgw.core.config.CoreConfigKeys.*;
 
+import io.mqttgw.core.acl.TopicAcl;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ public record GatewayConfig(
         Mqtt mqtt,
         Identity identity,
         Auth auth,
+        Acl acl,
         String routesProvider,
         String uplinkSink,
         String downlinkSource,
@@ -53,6 +55,10 @@ public record GatewayConfig(
     }
 
     public record Auth(String provider, Duration timeout, boolean allowWithoutCertificate) {
+    }
+
+    /** The default topic ACL and what a PUBLISH outside it does. */
+    public record Acl(TopicAcl defaults, boolean disconnectOnViolation) {
     }
 
     public record Admin(boolean enabled, String bind, int port) {
@@ -93,9 +99,11 @@ public record GatewayConfig(
         Identity identity = new Identity(v.get(IDENTITY_SOURCE),
                 "must-match".equals(v.get(IDENTITY_CLIENT_ID_POLICY)));
         Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));
+        Acl acl = new Acl(new TopicAcl(v.get(ACL_PUBLISH), v.get(ACL_SUBSCRIBE)),
+                "disconnect".equals(v.get(ACL_ON_VIOLATION)));
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
-        return new GatewayConfig(nodeId, server, tls, tcp, mqtt, identity, auth, v.get(ROUTES_PROVIDER),
+        return new GatewayConfig(nodeId, server, tls, tcp, mqtt, identity, auth, acl, v.get(ROUTES_PROVIDER),
                 v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), admin, shutdown, v.get(LOG_LIFECYCLE_RATE), v);
     }
 

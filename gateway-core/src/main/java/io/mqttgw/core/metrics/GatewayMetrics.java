@@ -32,6 +32,8 @@ public final class GatewayMetrics {
     private final Counter uplinkRefused;
     private final Counter uplinkFailed;
     private final Counter takeovers;
+    private final Counter aclDeniedPublish;
+    private final Counter aclDeniedSubscribe;
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -78,6 +80,10 @@ public final class GatewayMetrics {
                 .register(registry);
         uplinkFailed = Counter.builder("mqttgw.uplink.failed")
                 .description("PUBLISHes the sink accepted but failed to deliver").register(registry);
+        aclDeniedPublish = Counter.builder("mqttgw.acl.denied").tag("action", "publish")
+                .description("PUBLISHes and SUBSCRIBE filters outside the device's topic ACL").register(registry);
+        aclDeniedSubscribe = Counter.builder("mqttgw.acl.denied").tag("action", "subscribe")
+                .description("PUBLISHes and SUBSCRIBE filters outside the device's topic ACL").register(registry);
         takeovers = Counter.builder("mqttgw.takeovers")
                 .description("Older connections closed because the same client id connected again").register(registry);
     }
@@ -162,6 +168,14 @@ public final class GatewayMetrics {
 
     public long pausedChannels() {
         return readingPaused.sum();
+    }
+
+    public void aclDenied(boolean publish) {
+        (publish ? aclDeniedPublish : aclDeniedSubscribe).increment();
+    }
+
+    public double aclDenials(boolean publish) {
+        return (publish ? aclDeniedPublish : aclDeniedSubscribe).count();
     }
 
     public void takeover() {

@@ -53,9 +53,9 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), services.metrics());
         this.publish = new UplinkPublishHandler(services.sink(), services.metrics(),
-                services.config().mqtt().maxInflightUplink());
+                services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation());
         this.subscribe = new SubscriptionHandler(services.config().mqtt().maxSubscriptions(),
-                services.config().mqtt().maxQos());
+                services.config().mqtt().maxQos(), services.metrics());
     }
 
     @Override

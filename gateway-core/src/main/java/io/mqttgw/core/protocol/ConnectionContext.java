@@ -1,5 +1,6 @@
 package io.mqttgw.core.protocol;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.Channel;
@@ -23,6 +24,7 @@ public final class ConnectionContext {
     private String clientId;
     private Route route;
     private boolean sessionOpen;
+    private TopicAcl acl;
     private DisconnectReason closeReason;
     private UplinkMessage will;
     private Map<String, Integer> subscriptions;
@@ -69,12 +71,21 @@ public final class ConnectionContext {
         return sessionOpen;
     }
 
-    /** Marks the session open once CONNECT is accepted; called by the CONNECT phase before registration. */
-    public void openSession(String clientId, Route route, UplinkMessage will) {
+    /**
+     * Marks the session open once CONNECT is accepted; called by the CONNECT phase before registration. The ACL is
+     * required, so no path can open a session without one.
+     */
+    public void openSession(String clientId, Route route, UplinkMessage will, TopicAcl acl) {
         this.clientId = clientId;
         this.route = route;
         this.will = will;
+        this.acl = java.util.Objects.requireNonNull(acl, "acl");
         this.sessionOpen = true;
+    }
+
+    /** The topics this session may publish and subscribe to. */
+    public TopicAcl acl() {
+        return acl;
     }
 
     /** The will message to publish when the session ends without DISCONNECT, or null. */

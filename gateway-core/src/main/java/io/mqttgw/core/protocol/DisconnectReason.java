@@ -36,6 +36,8 @@ public enum DisconnectReason {
     INVALID_TOPIC,
     /** Any other decoding failure. */
     MALFORMED_PACKET,
+    /** PUBLISH to a topic outside the device's ACL, with {@code acl.on-violation: disconnect}. */
+    NOT_AUTHORIZED,
     /** The gateway is shutting down. */
     SHUTDOWN,
     /** An unexpected error in the gateway; logged. */

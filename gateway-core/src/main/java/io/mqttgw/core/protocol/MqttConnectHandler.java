@@ -1,5 +1,6 @@
 package io.mqttgw.core.protocol;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.spi.AuthRequest;
 import io.mqttgw.core.spi.AuthResult;
@@ -17,6 +18,8 @@ import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
@@ -186,9 +189,16 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, clientId, returnCode(result.decision()), DisconnectReason.CONNECT_REFUSED);
             return;
         }
+        TopicAcl acl = aclOf(result);
+        if (will != null && !acl.mayPublish(clientId, will.topic())) {
+            services.metrics().aclDenied(true);
+            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
+                    DisconnectReason.CONNECT_REFUSED);
+            return;
+        }
         Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
                 String.valueOf(channel.remoteAddress()));
-        ConnectionContext.of(channel).openSession(clientId, route, will);
+        ConnectionContext.of(channel).openSession(clientId, route, will, acl);
         Channel older = services.registry().register(clientId, channel);
         if (older != null) {
             services.metrics().takeover();
@@ -203,6 +213,22 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         sessionPhase.install(ctx.pipeline(), name, keepAliveSeconds);
         ctx.pipeline().remove(this);
         channel.config().setAutoRead(true);
+    }
+
+    /** The device's own ACL when its authentication answer carries one, else the configured default (shared). */
+    private TopicAcl aclOf(AuthResult result) {
+        String publish = result.attributes().get(AuthResult.ACL_PUBLISH);
+        String subscribe = result.attributes().get(AuthResult.ACL_SUBSCRIBE);
+        if (publish == null && subscribe == null) {
+            return services.config().acl().defaults();
+        }
+        TopicAcl defaults = services.config().acl().defaults();
+        return new TopicAcl(publish == null ? defaults.publishFilters() : split(publish),
+                subscribe == null ? defaults.subscribeFilters() : split(subscribe));
+    }
+
+    private static List<String> split(String filters) {
+        return Arrays.stream(filters.split(",")).map(String::trim).filter(f -> !f.isEmpty()).toList();
     }
 
     private void refuse(ChannelHandlerContext ctx, String clientId, MqttConnectReturnCode code,

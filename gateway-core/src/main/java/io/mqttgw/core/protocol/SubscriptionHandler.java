@@ -1,5 +1,6 @@
 package io.mqttgw.core.protocol;
 
+import io.mqttgw.core.metrics.GatewayMetrics;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -18,7 +19,8 @@ import java.util.Map;
 
 /**
  * SUBSCRIBE and UNSUBSCRIBE: keeps the connection's topic filters (for downlink) in its {@link ConnectionContext}.
- * A filter that is invalid, or one past {@code mqtt.max-subscriptions}, gets the failure code 0x80 in SUBACK; the
+ * A filter that is invalid, outside the device's topic ACL, or past {@code mqtt.max-subscriptions}, gets the failure
+ * code 0x80 in SUBACK; the
  * granted QoS is capped at {@code mqtt.max-qos}. An empty SUBSCRIBE or UNSUBSCRIBE violates MQTT-3.8.3-3 and
  * closes the connection. Stateless, shared; event loop only.
  */
@@ -32,10 +34,12 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
 
     private final int maxSubscriptions;
     private final int maxQos;
+    private final GatewayMetrics metrics;
 
-    public SubscriptionHandler(int maxSubscriptions, int maxQos) {
+    public SubscriptionHandler(int maxSubscriptions, int maxQos, GatewayMetrics metrics) {
         this.maxSubscriptions = maxSubscriptions;
         this.maxQos = maxQos;
+        this.metrics = metrics;
     }
 
     @Override
@@ -55,13 +59,17 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
             return;
         }
-        Map<String, Integer> subscriptions = ConnectionContext.of(ctx.channel()).subscriptions();
+        ConnectionContext context = ConnectionContext.of(ctx.channel());
+        Map<String, Integer> subscriptions = context.subscriptions();
         int[] granted = new int[requested.size()];
         for (int i = 0; i < granted.length; i++) {
             MqttTopicSubscription s = requested.get(i);
             String filter = s.topicFilter();
             boolean known = subscriptions.containsKey(filter);
             if (!TopicFilters.isValidFilter(filter) || (!known && subscriptions.size() >= maxSubscriptions)) {
+                granted[i] = FAILURE;
+            } else if (!context.acl().maySubscribe(context.clientId(), filter)) {
+                metrics.aclDenied(false);
                 granted[i] = FAILURE;
             } else {
                 granted[i] = Math.min(s.qualityOfService().value(), maxQos);

@@ -24,7 +24,9 @@ import java.util.function.BiConsumer;
  * the PUBLISHes arrived; the completion hops back to this channel's event loop. When {@code mqtt.max-inflight-uplink}
  * messages of one connection wait for the sink, reading from that connection stops until half have completed, so a
  * slow sink holds a bounded amount of memory and pushes back on the device through TCP. A message the sink refuses
- * or fails is not acknowledged (the device retransmits). Also completes the QoS 2 flow (PUBREL to PUBCOMP).
+ * or fails is not acknowledged (the device retransmits). A PUBLISH outside the device's topic ACL is counted and
+ * closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow
+ * (PUBREL to PUBCOMP).
  * Stateless (state lives in {@link ConnectionContext}), shared; event loop only.
  */
 @Sharable
@@ -35,12 +37,15 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
     private final UplinkSink sink;
     private final GatewayMetrics metrics;
     private final int maxInflight;
+    private final boolean disconnectOnAclViolation;
     private final BiConsumer<Object, Throwable> countQos0Failure;
 
-    public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight) {
+    public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
+                                boolean disconnectOnAclViolation) {
         this.sink = sink;
         this.metrics = metrics;
         this.maxInflight = maxInflight;
+        this.disconnectOnAclViolation = disconnectOnAclViolation;
         this.countQos0Failure = (ignored, error) -> {
             if (error != null) {
                 metrics.uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
@@ -65,6 +70,11 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         int qos = publish.fixedHeader().qosLevel().value();
         int packetId = publish.variableHeader().packetId();
         ConnectionContext context = ConnectionContext.of(ctx.channel());
+        if (!context.acl().mayPublish(context.clientId(), publish.variableHeader().topicName())) {
+            publish.release();
+            denied(ctx, context, qos, packetId);
+            return;
+        }
         UplinkMessage message;
         try {
             message = new UplinkMessage(context.clientId(), publish.variableHeader().topicName(), qos,
@@ -103,6 +113,24 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
                 loop.execute(() -> complete(channel, acks, pending, error));
             }
         });
+    }
+
+    /** Outside the ACL: close, or acknowledge (in order) and drop, as {@code acl.on-violation} says. */
+    private void denied(ChannelHandlerContext ctx, ConnectionContext context, int qos, int packetId) {
+        metrics.aclDenied(true);
+        if (disconnectOnAclViolation) {
+            DeviceDisconnector.close(ctx.channel(), DisconnectReason.NOT_AUTHORIZED);
+            return;
+        }
+        if (qos > 0) {
+            UplinkAcks acks = context.acks(maxInflight);
+            if (qos == 1 || acks.receiveQos2(packetId)) {
+                acks.add(packetId, qos == 2).state = 1;
+            } else if (!acks.waitingFor(packetId)) {
+                acks.addDuplicateQos2(packetId);
+            }
+            writeReadyAcks(ctx.channel(), acks);
+        }
     }
 
     private void complete(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, Throwable error) {

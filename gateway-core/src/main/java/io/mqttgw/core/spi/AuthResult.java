@@ -2,7 +2,11 @@ package io.mqttgw.core.spi;
 
 import java.util.Map;
 
-/** The answer to an {@link AuthRequest}: a decision and attributes (tenant, allowed topics, ...). */
+/**
+ * The answer to an {@link AuthRequest}: a decision and attributes (tenant, allowed topics, ...). The attributes
+ * {@value #ACL_PUBLISH} and {@value #ACL_SUBSCRIBE} (comma-separated topic filters, {@code {client-id}} allowed) give
+ * the device its own topic ACL instead of the configured one.
+ */
 public record AuthResult(Decision decision, Map<String, String> attributes) {
 
     /** Outcomes, each with the MQTT 3.1.1 CONNACK return code it maps to. */
@@ -12,6 +16,9 @@ public record AuthResult(Decision decision, Map<String, String> attributes) {
         BAD_CREDENTIALS,
         SERVER_UNAVAILABLE
     }
+
+    public static final String ACL_PUBLISH = "acl.publish";
+    public static final String ACL_SUBSCRIBE = "acl.subscribe";
 
     public static final AuthResult ALLOWED = new AuthResult(Decision.ALLOW, Map.of());
 

@@ -221,4 +221,18 @@ class MutualTlsIT {
         }
     }
 
+
+    @Test
+    void closesADeviceThatPublishesOutsideItsOwnTopics() throws Exception {
+        double before = gateway.metrics().disconnects(DisconnectReason.NOT_AUTHORIZED);
+        try (RawMqttConnection raw = RawMqttConnection.tls(pki.clientContext(pki.device("dev-nosy")),
+                gateway.tlsPort())) {
+            assertEquals(0, raw.connect("dev-nosy", 60));
+            raw.send(RawMqttConnection.publishPacket(0x32, RawMqttConnection.utf8("devices/someone-else/cmd"), 1,
+                    new byte[] {1}));
+            assertTrue(raw.closedWithin(3000), "a PUBLISH to another device's topics closes the connection");
+        }
+        awaitTrue("not_authorized counted",
+                () -> gateway.metrics().disconnects(DisconnectReason.NOT_AUTHORIZED) > before);
+    }
 }

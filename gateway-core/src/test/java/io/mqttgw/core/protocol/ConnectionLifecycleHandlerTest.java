@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteStore;
@@ -53,7 +54,7 @@ class ConnectionLifecycleHandlerTest {
 
     private EmbeddedChannel session(String clientId, long epoch, UplinkMessage will) {
         EmbeddedChannel ch = channel();
-        ConnectionContext.of(ch).openSession(clientId, ProtocolFixture.route(clientId, epoch), will);
+        ConnectionContext.of(ch).openSession(clientId, ProtocolFixture.route(clientId, epoch), will, TopicAcl.ALLOW_ALL);
         f.registry.register(clientId, ch);
         return ch;
     }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttMessage;
@@ -30,7 +31,7 @@ class DisconnectHandlerTest {
 
     private ConnectionContext session(EmbeddedChannel channel) {
         ConnectionContext context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), WILL);
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), WILL, TopicAcl.ALLOW_ALL);
         channel.attr(ConnectionContext.KEY).set(context);
         return context;
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
@@ -33,7 +34,7 @@ class DownlinkDispatcherTest {
     void subscribedDevice() {
         ch = new EmbeddedChannel();
         context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null);
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL);
         context.subscriptions().put("cmd/#", 1);
         context.subscriptions().put("cfg/+", 0);
         context.subscriptions().put("ota/firmware", 2);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderResult;
@@ -169,7 +170,7 @@ class InvalidPacketHandlerTest {
 
     @Test
     void closesWithoutConnackOnAnUnsupportedLevelDuringASession() {
-        ConnectionContext.of(ch).openSession("dev-1", ProtocolFixture.route("dev-1", 1), null);
+        ConnectionContext.of(ch).openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL);
         feed(connect("MQTT", 7, "c"));
 
         assertNull(ch.readOutbound(), "no CONNACK inside a session");

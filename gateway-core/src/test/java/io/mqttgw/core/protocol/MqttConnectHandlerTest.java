@@ -17,6 +17,7 @@ import io.mqttgw.core.pipeline.DeviceChannelInitializer;
 import io.mqttgw.core.pipeline.HandlerNames;
 import io.mqttgw.core.protocol.ProtocolFixture.ManualAuthenticator;
 import io.mqttgw.core.spi.AuthRequest;
+import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.TestPki;
@@ -680,5 +681,44 @@ class MqttConnectHandlerTest {
         public boolean awaitTermination(long timeout, TimeUnit unit) {
             return false;
         }
+    }
+
+    @Test
+    void givesTheSessionTheConfiguredAclWithTheDevicesOwnPrefix() {
+        ProtocolFixture f = ProtocolFixture.create(dir, "acl.publish", "devices/{client-id}/#",
+                "acl.subscribe", "devices/{client-id}/#");
+        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ch = f.deviceChannel();
+        send(ch, connect("dev-1"));
+        assertEquals(MqttConnectReturnCode.CONNECTION_ACCEPTED, onlyConnAck(ch));
+        TopicAcl acl = ConnectionContext.of(ch).acl();
+        assertSame(f.config.acl().defaults(), acl, "every device shares the configured ACL");
+        assertTrue(acl.mayPublish("dev-1", "devices/dev-1/telemetry"));
+        assertFalse(acl.mayPublish("dev-1", "devices/dev-2/telemetry"));
+    }
+
+    @Test
+    void takesTheAclFromTheAuthenticationAnswer() {
+        ProtocolFixture f = ProtocolFixture.create(dir);
+        f.auth.immediate = r -> CompletableFuture.completedFuture(new AuthResult(AuthResult.Decision.ALLOW,
+                java.util.Map.of(AuthResult.ACL_PUBLISH, "tenants/acme/{client-id}/#")));
+        ch = f.deviceChannel();
+        send(ch, connect("dev-1"));
+        TopicAcl acl = ConnectionContext.of(ch).acl();
+        assertTrue(acl.mayPublish("dev-1", "tenants/acme/dev-1/up"));
+        assertFalse(acl.mayPublish("dev-1", "devices/dev-1/up"));
+        assertTrue(acl.maySubscribe("dev-1", "anything/#"), "subscribe keeps the configured rule (all, here)");
+    }
+
+    @Test
+    void refusesAWillOutsideTheAcl() {
+        ProtocolFixture f = ProtocolFixture.create(dir, "acl.publish", "devices/{client-id}/#");
+        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ch = f.deviceChannel();
+        send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(60).willFlag(true)
+                .willTopic("devices/dev-2/status").willMessage("gone".getBytes()).willQoS(MqttQoS.AT_LEAST_ONCE)
+                .protocolVersion(MqttVersion.MQTT_3_1_1).build());
+        assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED, onlyConnAck(ch));
+        assertEquals(1.0, f.metrics.aclDenials(true));
     }
 }

@@ -52,9 +52,12 @@ final class ProtocolFixture {
                 SessionServices.newEpochSource());
     }
 
-    /** @param overrides key, value, key, value... applied over {@link TestGateway#tcp} */
+    /**
+     * @param overrides key, value, key, value... applied over {@link TestGateway#tcp}, whose topic ACL here allows
+     *                  every topic (tests of the ACL set it back)
+     */
     static ProtocolFixture create(Path dir, String... overrides) {
-        TestGateway gateway = TestGateway.tcp(dir);
+        TestGateway gateway = TestGateway.tcp(dir).with("acl.publish", "#").with("acl.subscribe", "#");
         for (int i = 0; i < overrides.length; i += 2) {
             gateway.with(overrides[i], overrides[i + 1]);
         }

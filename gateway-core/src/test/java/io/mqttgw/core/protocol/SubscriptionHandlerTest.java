@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
@@ -22,19 +23,38 @@ import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttUnsubscribePayload;
 import java.util.List;
 import java.util.Map;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.metrics.GatewayMetrics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class SubscriptionHandlerTest {
     private EmbeddedChannel ch;
 
+    private final GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+
     private ConnectionContext channel(int maxSubscriptions, int maxQos) {
+        return channel(maxSubscriptions, maxQos, TopicAcl.ALLOW_ALL);
+    }
+
+    private ConnectionContext channel(int maxSubscriptions, int maxQos, TopicAcl acl) {
         ch = new EmbeddedChannel();
         ConnectionContext context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null);
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, acl);
         ch.attr(ConnectionContext.KEY).set(context);
-        ch.pipeline().addLast(new SubscriptionHandler(maxSubscriptions, maxQos));
+        ch.pipeline().addLast(new SubscriptionHandler(maxSubscriptions, maxQos, metrics));
         return context;
+    }
+
+    @Test
+    void refusesFiltersOutsideTheDevicesAcl() {
+        TopicAcl own = new TopicAcl(List.of("devices/{client-id}/#"), List.of("devices/{client-id}/#"));
+        ConnectionContext context = channel(16, 1, own);
+        assertEquals(List.of(1, 0x80, 0x80, 0), subscribe(1, MqttQoS.AT_LEAST_ONCE, "devices/dev-1/commands",
+                MqttQoS.AT_LEAST_ONCE, "devices/+/commands", MqttQoS.AT_MOST_ONCE, "devices/dev-2/commands",
+                MqttQoS.AT_MOST_ONCE, "devices/dev-1/#"));
+        assertEquals(Map.of("devices/dev-1/commands", 1, "devices/dev-1/#", 0), context.subscriptions());
+        assertEquals(2.0, metrics.aclDenials(false));
     }
 
     @AfterEach

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.protocol.ProtocolFixture.ManualSink;
@@ -42,14 +43,45 @@ class UplinkPublishHandlerTest {
     }
 
     private void channel(int maxInflight) {
+        channel(maxInflight, TopicAcl.ALLOW_ALL, true);
+    }
+
+    private void channel(int maxInflight, TopicAcl acl, boolean disconnectOnViolation) {
         if (ch != null) {
             ch.finishAndReleaseAll();
         }
         ch = new EmbeddedChannel();
         ConnectionContext context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null);
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, acl);
         ch.attr(ConnectionContext.KEY).set(context);
-        ch.pipeline().addLast(new UplinkPublishHandler(sink, metrics, maxInflight));
+        ch.pipeline().addLast(new UplinkPublishHandler(sink, metrics, maxInflight, disconnectOnViolation));
+    }
+
+    private static final TopicAcl UP_ONLY = new TopicAcl(java.util.List.of("up/1", "up/3"), java.util.List.of());
+
+    @Test
+    void closesOnAPublishOutsideTheAclWhenTheRuleSaysDisconnect() {
+        channel(32, UP_ONLY, true);
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 2));
+        assertFalse(ch.isOpen());
+        assertEquals(DisconnectReason.NOT_AUTHORIZED, ConnectionContext.of(ch).closeReason());
+        assertEquals(0, sink.size(), "nothing outside the ACL reaches the sink");
+        assertEquals(1.0, metrics.aclDenials(true));
+    }
+
+    @Test
+    void acknowledgesInOrderAndDropsAPublishOutsideTheAclWhenTheRuleSaysIgnore() {
+        channel(32, UP_ONLY, false);
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 1));
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 2));
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 3));
+        assertEquals(2, sink.size(), "only up/1 and up/3 reach the sink");
+        assertEquals(java.util.List.of(), acks(), "up/2's PUBACK waits behind up/1's");
+        sink.next().done().complete(null);
+        assertEquals(java.util.List.of("PUBACK 1", "PUBACK 2"), acks());
+        sink.next().done().complete(null);
+        assertEquals(java.util.List.of("PUBACK 3"), acks());
+        assertTrue(ch.isOpen());
     }
 
     @AfterEach

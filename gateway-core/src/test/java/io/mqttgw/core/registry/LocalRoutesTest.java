@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.spi.Route;
@@ -20,7 +21,7 @@ class LocalRoutesTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         ConnectionContext c = new ConnectionContext("tls");
         ch.attr(ConnectionContext.KEY).set(c);
-        c.openSession(clientId, new Route(clientId, "node-a", epoch, 0, "127.0.0.1:1"), null);
+        c.openSession(clientId, new Route(clientId, "node-a", epoch, 0, "127.0.0.1:1"), null, TopicAcl.ALLOW_ALL);
         registry.register(clientId, ch);
         return ch;
     }

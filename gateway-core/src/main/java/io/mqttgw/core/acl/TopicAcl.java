@@ -1,0 +1,98 @@
+package io.mqttgw.core.acl;
+
+import java.util.List;
+
+/**
+ * The topics a device may publish to and subscribe to, as MQTT topic filters in which a level written
+ * {@code {client-id}} stands for the device's own client id. One instance serves every device that has the same
+ * rules (the configured default), so a connection costs a reference, not a copy. Immutable and thread-safe.
+ */
+public final class TopicAcl {
+    /** The placeholder level for the device's own client id. */
+    public static final String CLIENT_ID = "{client-id}";
+    /** Everything allowed. */
+    public static final TopicAcl ALLOW_ALL = new TopicAcl(List.of("#"), List.of("#"));
+
+    private final List<String> publishFilters;
+    private final List<String> subscribeFilters;
+    private final String[][] publish;
+    private final String[][] subscribe;
+
+    public TopicAcl(List<String> publish, List<String> subscribe) {
+        this.publishFilters = List.copyOf(publish);
+        this.subscribeFilters = List.copyOf(subscribe);
+        this.publish = split(publish);
+        this.subscribe = split(subscribe);
+    }
+
+    public List<String> publishFilters() {
+        return publishFilters;
+    }
+
+    public List<String> subscribeFilters() {
+        return subscribeFilters;
+    }
+
+    private static String[][] split(List<String> filters) {
+        return filters.stream().map(f -> f.split("/", -1)).toArray(String[][]::new);
+    }
+
+    /** Whether {@code clientId} may publish to {@code topic} (a topic name, no wildcards). */
+    public boolean mayPublish(String clientId, String topic) {
+        String[] levels = topic.split("/", -1);
+        for (String[] filter : publish) {
+            if (covers(filter, levels, clientId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether every topic {@code filter} can match is one {@code clientId} may subscribe to. */
+    public boolean maySubscribe(String clientId, String filter) {
+        String[] levels = filter.split("/", -1);
+        for (String[] allowed : subscribe) {
+            if (covers(allowed, levels, clientId)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether {@code allowed} covers {@code wanted} level by level: '#' covers the rest, '+' covers any one level
+     * (a '+' too, but not a '#'), {@code {client-id}} covers only the client id, a word only itself. A wanted
+     * wildcard is covered only by a wildcard, so {@code devices/+/commands} is not within {@code devices/{client-id}/#}.
+     */
+    static boolean covers(String[] allowed, String[] wanted, String clientId) {
+        int i = 0;
+        for (; i < allowed.length; i++) {
+            String a = allowed[i];
+            if ("#".equals(a)) {
+                return !(wanted.length > 0 && wanted[0].startsWith("$")) || i > 0;
+            }
+            if (i >= wanted.length) {
+                return false;
+            }
+            String w = wanted[i];
+            if ("#".equals(w)) {
+                return false;
+            }
+            if ("+".equals(a)) {
+                if (i == 0 && w.startsWith("$")) {
+                    return false;
+                }
+                continue;
+            }
+            if (CLIENT_ID.equals(a) ? !clientId.equals(w) : !a.equals(w)) {
+                return false;
+            }
+        }
+        return i == wanted.length;
+    }
+
+    @Override
+    public String toString() {
+        return "publish " + publishFilters + ", subscribe " + subscribeFilters;
+    }
+}

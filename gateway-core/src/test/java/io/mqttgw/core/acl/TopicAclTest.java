@@ -1,0 +1,51 @@
+package io.mqttgw.core.acl;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class TopicAclTest {
+    private final TopicAcl own = new TopicAcl(List.of("devices/{client-id}/#", "fleet/announce"),
+            List.of("devices/{client-id}/#", "fleet/+/firmware"));
+
+    @ParameterizedTest(name = "{0} may publish to {1}: {2}")
+    @CsvSource({
+        "dev-1, devices/dev-1/telemetry, true",
+        "dev-1, devices/dev-1, true",
+        "dev-1, devices/dev-1/a/b/c, true",
+        "dev-1, devices/dev-2/telemetry, false",
+        "dev-1, devices/dev-10/telemetry, false",
+        "dev-1, devices, false",
+        "dev-1, fleet/announce, true",
+        "dev-1, fleet/announce/x, false",
+        "dev-1, $SYS/devices/dev-1, false"
+    })
+    void permitsPublishingOnlyWhereAFilterMatches(String clientId, String topic, boolean allowed) {
+        assertEquals(allowed, own.mayPublish(clientId, topic));
+    }
+
+    @ParameterizedTest(name = "{0} may subscribe to {1}: {2}")
+    @CsvSource({
+        "dev-1, devices/dev-1/commands, true",
+        "dev-1, devices/dev-1/#, true",
+        "dev-1, devices/dev-1/+/x, true",
+        "dev-1, devices/+/commands, false",
+        "dev-1, devices/#, false",
+        "dev-1, #, false",
+        "dev-1, fleet/a/firmware, true",
+        "dev-1, fleet/+/firmware, true",
+        "dev-1, fleet/#, false",
+        "dev-1, fleet/a/firmware/x, false"
+    })
+    void permitsSubscriptionsOnlyWhollyWithinAFilter(String clientId, String filter, boolean allowed) {
+        assertEquals(allowed, own.maySubscribe(clientId, filter));
+    }
+
+    @ParameterizedTest(name = "allow-all publish to {0}: {1}")
+    @CsvSource({"a/b, true", "$SYS/x, false", "x, true"})
+    void allowAllStillKeepsWildcardsOffDollarTopics(String topic, boolean allowed) {
+        assertEquals(allowed, TopicAcl.ALLOW_ALL.mayPublish("d", topic));
+    }
+}
