@@ -22,6 +22,7 @@ import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.UplinkSink;
+import io.mqttgw.core.tls.CertificateExpiryMeter;
 import io.mqttgw.core.tls.SslContextStore;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.AdaptiveByteBufAllocator;
@@ -101,6 +102,9 @@ public final class Gateway implements AutoCloseable {
                     ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
             this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
             metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
+            if (tls != null) {
+                new CertificateExpiryMeter(registry, config.identity().expiryWarning(), meters);
+            }
 
             routes.start(new LocalRoutes(registry));
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,

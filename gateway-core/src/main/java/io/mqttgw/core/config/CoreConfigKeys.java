@@ -56,6 +56,10 @@ public final class CoreConfigKeys {
     public static final ConfigKey<String> TLS_CA_FILE = new ConfigKey<>("listener.tls.ca-file", null,
             "path to a PEM bundle of CA certificates",
             "CAs that device certificates must chain to; required unless client-auth is none.", nonEmpty());
+    public static final ConfigKey<String> TLS_CRL_FILE = new ConfigKey<>("listener.tls.crl-file", null,
+            "path to a PEM or DER file of CRLs from the device CAs",
+            "Revoked device certificates are refused at the handshake; reloaded with the other TLS files. An issuer "
+                    + "without a current CRL here does not block its devices.", nonEmpty());
     public static final ConfigKey<String> TLS_CLIENT_AUTH = new ConfigKey<>("listener.tls.client-auth", "require",
             "require, optional or none", "Whether devices must present a client certificate.",
             oneOf("require", "optional", "none"));
@@ -126,6 +130,10 @@ public final class CoreConfigKeys {
             "identity.client-id-policy", "must-match", "must-match or use-identity",
             "must-match: the MQTT client id must equal the certificate identity; use-identity: the identity "
                     + "replaces the client id.", oneOf("must-match", "use-identity"));
+
+    public static final ConfigKey<Duration> IDENTITY_EXPIRY_WARNING = new ConfigKey<>("identity.expiry-warning",
+            "30d", "1h to 3650d", "Connected devices whose certificate expires within this are counted in "
+                    + "mqttgw_device_certificates_expiring.", duration(Duration.ofHours(1), Duration.ofDays(3650)));
 
     public static final ConfigKey<String> AUTH_PROVIDER = new ConfigKey<>("auth.provider", "certificate",
             "the name of an Authenticator provider on the class path",
@@ -204,12 +212,12 @@ public final class CoreConfigKeys {
 
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
-            TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
+            TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_RELOAD_INTERVAL,
             TCP_ENABLED, TCP_BIND, TCP_PORT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS,
-            IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY,
+            IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY, IDENTITY_EXPIRY_WARNING,
             AUTH_PROVIDER, AUTH_TIMEOUT, AUTH_ALLOW_WITHOUT_CERTIFICATE,
             ACL_PUBLISH, ACL_SUBSCRIBE, ACL_ON_VIOLATION,
             ROUTES_PROVIDER,

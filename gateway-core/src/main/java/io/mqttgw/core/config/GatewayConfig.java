@@ -39,7 +39,7 @@ public record GatewayConfig(
     }
 
     public record TlsListener(boolean enabled, String bind, int port, Path certFile, Path keyFile, Path caFile,
-                              String clientAuth, List<String> protocols, String engine, Duration handshakeTimeout,
+                              Path crlFile, String clientAuth, List<String> protocols, String engine, Duration handshakeTimeout,
                               int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval) {
     }
 
@@ -51,7 +51,7 @@ public record GatewayConfig(
     }
 
     /** How the device identity is read from the certificate and tied to the MQTT client id. */
-    public record Identity(String source, boolean clientIdMustMatch) {
+    public record Identity(String source, boolean clientIdMustMatch, Duration expiryWarning) {
     }
 
     public record Auth(String provider, Duration timeout, boolean allowWithoutCertificate) {
@@ -86,6 +86,7 @@ public record GatewayConfig(
                 tlsOn ? requiredPath(v, TLS_KEY_FILE) : null,
                 tlsOn && !"none".equals(clientAuth) ? requiredPath(v, TLS_CA_FILE)
                         : v.find(TLS_CA_FILE).map(x -> v.path(TLS_CA_FILE)).orElse(null),
+                v.find(TLS_CRL_FILE).map(x -> v.path(TLS_CRL_FILE)).orElse(null),
                 clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
                 v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL));
         TcpListener tcp = new TcpListener(v.get(TCP_ENABLED), v.get(TCP_BIND), v.get(TCP_PORT));
@@ -97,7 +98,7 @@ public record GatewayConfig(
                 v.get(MQTT_MAX_CLIENT_ID_LENGTH), v.get(MQTT_MAX_INFLIGHT_UPLINK), v.get(MQTT_MAX_SUBSCRIPTIONS),
                 v.get(MQTT_MAX_QOS));
         Identity identity = new Identity(v.get(IDENTITY_SOURCE),
-                "must-match".equals(v.get(IDENTITY_CLIENT_ID_POLICY)));
+                "must-match".equals(v.get(IDENTITY_CLIENT_ID_POLICY)), v.get(IDENTITY_EXPIRY_WARNING));
         Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));
         Acl acl = new Acl(new TopicAcl(v.get(ACL_PUBLISH), v.get(ACL_SUBSCRIBE)),
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));

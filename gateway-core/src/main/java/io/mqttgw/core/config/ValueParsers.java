@@ -10,7 +10,7 @@ import java.util.regex.Pattern;
 
 /** Parsers for the written forms of configuration values; each rejects what it cannot read. */
 public final class ValueParsers {
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
 
     private ValueParsers() {
@@ -69,7 +69,7 @@ public final class ValueParsers {
         };
     }
 
-    /** Durations as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}; bounded inclusive. */
+    /** Durations as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 30d}; bounded inclusive. */
     public static Function<String, Duration> duration(Duration min, Duration max) {
         return s -> {
             Matcher m = DURATION.matcher(s.trim());
@@ -81,7 +81,8 @@ public final class ValueParsers {
                 case "ms" -> Duration.ofMillis(n);
                 case "s" -> Duration.ofSeconds(n);
                 case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofHours(n);
+                case "h" -> Duration.ofHours(n);
+                default -> Duration.ofDays(n);
             };
             if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
                 throw new IllegalArgumentException("out of range");

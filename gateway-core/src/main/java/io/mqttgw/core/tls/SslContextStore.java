@@ -11,6 +11,7 @@ import io.netty.handler.ssl.SslProvider;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -24,7 +25,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The TLS listener's server context, built from PEM files and replaced when their content changes. Event loops
+ * The TLS listener's server context, built from PEM files (and CRLs, when configured) and replaced when their
+ * content changes. Event loops
  * read {@link #current()} (a volatile read) for each new connection; a reload builds the new context on the
  * watcher thread, so new handshakes use the new files and open connections keep theirs. A reload that fails
  * (half-written files, a key that does not match) keeps the previous context and is counted and logged.
@@ -124,14 +126,17 @@ public final class SslContextStore {
                     .clientAuth(clientAuth(config.clientAuth()))
                     .sessionCacheSize(config.sessionCacheSize())
                     .sessionTimeout(config.sessionTimeout().toSeconds());
-            if (config.caFile() != null) {
+            if (config.caFile() != null && config.crlFile() != null) {
+                builder.trustManager(RevocationTrust.of(config.caFile(), config.crlFile()));
+            } else if (config.caFile() != null) {
                 builder.trustManager(config.caFile().toFile());
             }
             return builder.build();
-        } catch (SSLException | IllegalArgumentException e) {
+        } catch (SSLException | IllegalArgumentException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot build the TLS context from listener.tls.cert-file="
                     + config.certFile() + ", listener.tls.key-file=" + config.keyFile() + ", listener.tls.ca-file="
-                    + config.caFile() + ": " + e.getMessage() + " (PEM certificate chain, unencrypted PKCS#8 key)", e);
+                    + config.caFile() + (config.crlFile() == null ? "" : ", listener.tls.crl-file=" + config.crlFile())
+                    + ": " + e.getMessage() + " (PEM certificate chain, unencrypted PKCS#8 key, PEM or DER CRLs)", e);
         }
     }
 
@@ -147,6 +152,9 @@ public final class SslContextStore {
         List<Path> files = new ArrayList<>(List.of(config.certFile(), config.keyFile()));
         if (config.caFile() != null) {
             files.add(config.caFile());
+        }
+        if (config.crlFile() != null) {
+            files.add(config.crlFile());
         }
         try {
             MessageDigest digest = MessageDigest.getInstance("SHA-256");

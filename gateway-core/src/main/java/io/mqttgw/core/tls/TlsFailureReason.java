@@ -7,6 +7,7 @@ import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
+import java.security.cert.CertificateRevokedException;
 import java.util.Locale;
 
 /** Why a TLS handshake failed, read from the exception types in the cause chain (never from message text). */
@@ -17,6 +18,8 @@ public enum TlsFailureReason {
     NOT_TLS,
     /** The client certificate is outside its validity period. */
     CERTIFICATE_EXPIRED,
+    /** The client certificate is listed in a CRL from {@code listener.tls.crl-file}. */
+    CERTIFICATE_REVOKED,
     /** The client certificate did not verify against the trusted CAs. */
     CERTIFICATE_REJECTED,
     /** The peer closed the connection during the handshake. */
@@ -42,6 +45,10 @@ public enum TlsFailureReason {
             }
             if (t instanceof NotSslRecordException) {
                 return NOT_TLS;
+            }
+            if (t instanceof CertificateRevokedException || t instanceof CertPathValidatorException r
+                    && r.getReason() == CertPathValidatorException.BasicReason.REVOKED) {
+                return CERTIFICATE_REVOKED;
             }
             if (t instanceof CertificateExpiredException || t instanceof CertificateNotYetValidException
                     || t instanceof CertPathValidatorException v

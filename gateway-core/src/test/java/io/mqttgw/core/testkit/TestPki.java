@@ -7,6 +7,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Date;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.CRLReason;
+import org.bouncycastle.cert.X509v2CRLBuilder;
+import org.bouncycastle.operator.ContentSigner;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 import java.time.temporal.ChronoUnit;
 import java.net.Socket;
 import java.security.Principal;
@@ -217,6 +223,38 @@ public final class TestPki {
         @Override
         public PrivateKey getPrivateKey(String name) {
             return delegate.getPrivateKey(name);
+        }
+    }
+
+    /** Writes a CRL of the device CA listing {@code revoked} (none: an empty CRL), valid from an hour ago for a week. */
+    public Path writeCrl(Path file, X509Bundle... revoked) {
+        return crlOf(file, ca, revoked);
+    }
+
+    /** Writes a CRL of the untrusted CA only, so the device CA has no CRL in the file. */
+    public Path writeForeignCrl(Path file) {
+        return crlOf(file, otherCa);
+    }
+
+    private Path crlOf(Path file, X509Bundle issuer, X509Bundle... revoked) {
+        try {
+            X509v2CRLBuilder crl = new X509v2CRLBuilder(
+                    X500Name.getInstance(issuer.getCertificate().getSubjectX500Principal().getEncoded()),
+                    Date.from(NOW.minus(1, ChronoUnit.HOURS)));
+            crl.setNextUpdate(Date.from(NOW.plus(7, ChronoUnit.DAYS)));
+            for (X509Bundle r : revoked) {
+                crl.addCRLEntry(r.getCertificate().getSerialNumber(), Date.from(NOW.minus(1, ChronoUnit.MINUTES)),
+                        CRLReason.keyCompromise);
+            }
+            ContentSigner signer = new JcaContentSignerBuilder(rsa ? "SHA256withRSA" : "SHA256withECDSA")
+                    .build(issuer.getKeyPair().getPrivate());
+            String pem = "-----BEGIN X509 CRL-----\n"
+                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(crl.build(signer).getEncoded())
+                    + "\n-----END X509 CRL-----\n";
+            Path tmp = Files.writeString(file.resolveSibling(file.getFileName() + ".tmp"), pem);
+            return Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot write the CRL", e);
         }
     }
 
