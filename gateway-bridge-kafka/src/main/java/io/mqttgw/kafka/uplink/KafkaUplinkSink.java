@@ -202,6 +202,12 @@ public final class KafkaUplinkSink implements UplinkSink {
         return pendingBytes.get();
     }
 
+    /** Bytes awaiting Kafka as a share of {@code uplink.kafka.max-pending-bytes}. */
+    @Override
+    public double pressure() {
+        return (double) pendingBytes.get() / maxPendingBytes;
+    }
+
     /** The stage of one record and the producer's callback for it: one object per record, not two. */
     private final class Delivery extends CompletableFuture<Void> implements Callback {
         private final int cost;

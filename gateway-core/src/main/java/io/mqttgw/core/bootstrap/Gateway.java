@@ -2,6 +2,9 @@ package io.mqttgw.core.bootstrap;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.mqttgw.core.admission.AdmissionControl;
+import io.mqttgw.core.admission.AdmissionGate;
+import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.config.ConfigLoader;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
@@ -9,6 +12,7 @@ import io.mqttgw.core.metrics.AdminServer;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.metrics.NodeMeters;
+import io.mqttgw.core.overload.OverloadMonitor;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
 import io.mqttgw.core.protocol.DeviceDisconnector;
 import io.mqttgw.core.protocol.DownlinkDispatcher;
@@ -18,6 +22,7 @@ import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.DownlinkSource;
+import io.mqttgw.core.spi.OverloadListener;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.spi.RouteStore;
@@ -40,6 +45,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.ServiceLoader;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -67,9 +73,11 @@ public final class Gateway implements AutoCloseable {
     private final DownlinkSource downlink;
     private final SslContextStore tls;
     private final NodeMeters nodeMeters;
-    private final List<Channel> listeners = new ArrayList<>();
-    private Channel tlsListener;
-    private Channel tcpListener;
+    private final List<DeviceListener> listeners = new ArrayList<>();
+    private final AdmissionControl admission;
+    private DeviceListener tlsListener;
+    private DeviceListener tcpListener;
+    private OverloadMonitor overload;
     private AdminServer admin;
     private volatile boolean accepting;
     private boolean closed;
@@ -83,6 +91,8 @@ public final class Gateway implements AutoCloseable {
         // certificate files first: a bad file stops startup before any thread, socket or data file exists
         this.tls = config.tls().enabled() ? new SslContextStore(config.tls(), metrics) : null;
         Transport transport = Transport.choose(config.server().transport());
+        this.admission = new AdmissionControl(config.admission().connectionRate(), config.admission().maxHandshakes(),
+                meters);
         try {
             this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
                     transport.ioHandlerFactory());
@@ -108,19 +118,20 @@ public final class Gateway implements AutoCloseable {
 
             routes.start(new LocalRoutes(registry));
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
-                    new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource());
+                    new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource(), admission);
+            HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
                     config.server().allocator(), config.auth().provider(), config.routesProvider(),
                     config.uplinkSink(), config.downlinkSource());
             if (tls != null) {
-                tlsListener = bind(transport, allocator, config.tls().bind(), config.tls().port(),
-                        new DeviceChannelInitializer("tls", services, tls));
+                tlsListener = listen("tls", transport, allocator, config.tls().bind(), config.tls().port(),
+                        new DeviceChannelInitializer("tls", services, tls, handshakeBudget), true);
                 tls.watch(background);
             }
             if (config.tcp().enabled()) {
-                tcpListener = bind(transport, allocator, config.tcp().bind(), config.tcp().port(),
-                        new DeviceChannelInitializer("tcp", services, null));
+                tcpListener = listen("tcp", transport, allocator, config.tcp().bind(), config.tcp().port(),
+                        new DeviceChannelInitializer("tcp", services, null, null), false);
             }
             if (config.admin().enabled()) {
                 admin = new AdminServer(config.admin().bind(), config.admin().port(), meters, () -> accepting,
@@ -129,6 +140,14 @@ public final class Gateway implements AutoCloseable {
                                 new HealthCheck("downlink", downlink::health)));
             }
             downlink.start(new DownlinkDispatcher(registry, metrics));
+            if (config.overload().enabled()) {
+                List<OverloadListener> reactions = new ArrayList<>();
+                reactions.add(new OverloadReactions(handshakeBudget));
+                ServiceLoader.load(OverloadListener.class, Gateway.class.getClassLoader()).forEach(reactions::add);
+                overload = new OverloadMonitor(config.overload(), ioGroup, admission, sink::pressure,
+                        routes::pressure, reactions, meters);
+                overload.start();
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();
@@ -144,8 +163,9 @@ public final class Gateway implements AutoCloseable {
                     + config.admin().bind() + ":" + config.admin().port() + "): " + e, e);
         }
         accepting = true;
-        LOG.info("node {} ready: tls {}, tcp {}, admin {}", config.nodeId(), describe(tlsListener),
-                describe(tcpListener), admin == null ? "off" : config.admin().bind() + ":" + admin.port());
+        LOG.info("node {} ready: {}, {}, admin {}", config.nodeId(), tlsListener == null ? "tls off" : tlsListener,
+                tcpListener == null ? "tcp off" : tcpListener,
+                admin == null ? "off" : config.admin().bind() + ":" + admin.port());
     }
 
     /** Starts a node; returns when its listeners are bound. */
@@ -163,44 +183,94 @@ public final class Gateway implements AutoCloseable {
                 providers.openPrefixes(), environment, systemProperties).load(file));
     }
 
-    private Channel bind(Transport transport, ByteBufAllocator allocator, String host, int port,
-                         DeviceChannelInitializer initializer) throws InterruptedException {
+    private DeviceListener listen(String name, Transport transport, ByteBufAllocator allocator, String host, int port,
+                                  DeviceChannelInitializer initializer, boolean tlsListener)
+            throws InterruptedException {
         GatewayConfig.Server s = config.server();
-        Channel ch = new ServerBootstrap()
+        ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptGroup, ioGroup)
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, s.backlog())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.ALLOCATOR, allocator)
+                .handler(new AdmissionGate(admission, tlsListener, config.admission().rejectDelay().toMillis()))
                 .childOption(ChannelOption.ALLOCATOR, allocator)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(s.writeBufferLowWaterMark(), s.writeBufferHighWaterMark()))
-                .childHandler(initializer)
-                .bind(host, port).sync().channel();
-        listeners.add(ch);
-        return ch;
+                .childHandler(initializer);
+        DeviceListener listener = new DeviceListener(name, bootstrap, host, port);
+        listener.bind();
+        listeners.add(listener);
+        return listener;
     }
 
-    private static String describe(Channel listener) {
-        return listener == null ? "off" : String.valueOf(listener.localAddress());
+    /**
+     * The built-in reactions to overload: close the listening ports and fail {@code /health} so the balancer sends
+     * new devices elsewhere, refuse CONNECTs, pause handshakes; all undone on recovery. Runs on the monitor thread.
+     */
+    private final class OverloadReactions implements OverloadListener {
+        private final HandshakeBudgetHandler handshakeBudget;
+
+        OverloadReactions(HandshakeBudgetHandler handshakeBudget) {
+            this.handshakeBudget = handshakeBudget;
+        }
+
+        @Override
+        public void onOverloadChange(boolean overloaded, List<String> signalsOver, Map<String, Double> values) {
+            GatewayConfig.Overload o = config.overload();
+            admission.refuseConnects(overloaded && o.refuseConnects());
+            if (o.pauseHandshakes()) {
+                admission.pauseHandshakes(overloaded);
+                handshakeBudget.pauseHandshakes(overloaded);
+            }
+            if (o.closeListeners()) {
+                setListenersOpen(!overloaded);
+            }
+        }
+    }
+
+    private synchronized void setListenersOpen(boolean open) {
+        if (closed) {
+            return;
+        }
+        accepting = open;
+        for (DeviceListener l : listeners) {
+            if (open) {
+                try {
+                    l.bind();
+                } catch (Exception e) {
+                    // Netty's sync() rethrows a bind failure undeclared; the next recovery tries again
+                    LOG.error("cannot re-open listener {} after overload: {}", l, e.toString());
+                    accepting = false;
+                }
+            } else {
+                l.unbind();
+            }
+        }
+        LOG.warn("listeners {}: {}", open ? "re-opened" : "closed for overload", listeners);
+    }
+
+    /** Whether the node is overloaded now (the monitor's view). */
+    public boolean overloaded() {
+        return overload != null && overload.overloaded();
+    }
+
+    public AdmissionControl admission() {
+        return admission;
     }
 
     public int tlsPort() {
-        return port(tlsListener);
+        return tlsListener == null ? -1 : tlsListener.port();
     }
 
     public int tcpPort() {
-        return port(tcpListener);
+        return tcpListener == null ? -1 : tcpListener.port();
     }
 
     public int adminPort() {
         return admin == null ? -1 : admin.port();
-    }
-
-    private static int port(Channel listener) {
-        return listener == null ? -1 : ((InetSocketAddress) listener.localAddress()).getPort();
     }
 
     public GatewayConfig config() {
@@ -239,8 +309,11 @@ public final class Gateway implements AutoCloseable {
         long deadline = System.nanoTime() + config.shutdown().timeout().toNanos();
         LOG.info("shutting down node {}: {} sessions to close at {}/s", config.nodeId(), registry.size(),
                 config.shutdown().closeRatePerSecond());
-        for (Channel l : listeners) {
-            l.close().awaitUninterruptibly();
+        if (overload != null) {
+            overload.close();
+        }
+        for (DeviceListener l : listeners) {
+            l.unbind();
         }
         if (tls != null) {
             tls.stopWatching();

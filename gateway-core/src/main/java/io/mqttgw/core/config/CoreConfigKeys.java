@@ -200,6 +200,61 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Integer> ADMIN_PORT = new ConfigKey<>("admin.port", "9090",
             "0 to 65535; 0 picks a free port", "Port of the admin HTTP listener.", intRange(0, PORT_MAX));
 
+    public static final ConfigKey<Integer> ADMISSION_CONNECTION_RATE = new ConfigKey<>("admission.connection-rate",
+            "5000", "0 (no limit) to 1000000", "New connections a second the node accepts (a token bucket with a "
+                    + "second's burst); the rest are closed after a random delay.", intRange(0, 1_000_000));
+    public static final ConfigKey<Integer> ADMISSION_MAX_HANDSHAKES = new ConfigKey<>("admission.max-handshakes",
+            "1000", "0 (no limit) to 1000000", "TLS handshakes in progress at once (the crypto budget); past it new "
+                    + "connections are closed after a random delay.", intRange(0, 1_000_000));
+    public static final ConfigKey<Duration> ADMISSION_REJECT_DELAY = new ConfigKey<>("admission.reject-delay", "1s",
+            "0s to 1m", "A turned-away connection is closed after a random delay up to this, so retries spread out.",
+            duration(Duration.ZERO, Duration.ofMinutes(1)));
+
+    public static final ConfigKey<Boolean> OVERLOAD_ENABLED = new ConfigKey<>("overload.enabled", "true",
+            "true or false", "Run the overload monitor and its reactions.", bool());
+    public static final ConfigKey<Duration> OVERLOAD_INTERVAL = new ConfigKey<>("overload.interval", "250ms",
+            "10ms to 10s", "How often the overload monitor samples.",
+            duration(Duration.ofMillis(10), Duration.ofSeconds(10)));
+    public static final ConfigKey<Duration> OVERLOAD_RECOVERY_HOLD = new ConfigKey<>("overload.recovery-hold", "5s",
+            "0s to 10m", "Every signal must stay below its exit threshold this long before the node leaves overload.",
+            duration(Duration.ZERO, Duration.ofMinutes(10)));
+    public static final ConfigKey<Duration> OVERLOAD_LAG = new ConfigKey<>("overload.event-loop-lag", "500ms",
+            "0s (off) to 1m", "Overloaded when a task waits this long on an I/O event loop.",
+            duration(Duration.ZERO, Duration.ofMinutes(1)));
+    public static final ConfigKey<Duration> OVERLOAD_LAG_EXIT = new ConfigKey<>("overload.event-loop-lag-exit",
+            "100ms", "0s to 1m, at most overload.event-loop-lag", "Event-loop lag below which that signal is back.",
+            duration(Duration.ZERO, Duration.ofMinutes(1)));
+    public static final ConfigKey<Integer> OVERLOAD_HEAP = new ConfigKey<>("overload.heap-after-gc", "90",
+            "0 (off) to 100 percent", "Overloaded when the old generation is this full after a GC.", intRange(0, 100));
+    public static final ConfigKey<Integer> OVERLOAD_HEAP_EXIT = new ConfigKey<>("overload.heap-after-gc-exit", "75",
+            "0 to 100 percent, at most overload.heap-after-gc", "Heap after GC below which that signal is back.",
+            intRange(0, 100));
+    public static final ConfigKey<Integer> OVERLOAD_DIRECT = new ConfigKey<>("overload.direct-memory", "90",
+            "0 (off) to 100 percent", "Overloaded when this share of the direct-memory limit is in use.",
+            intRange(0, 100));
+    public static final ConfigKey<Integer> OVERLOAD_DIRECT_EXIT = new ConfigKey<>("overload.direct-memory-exit", "75",
+            "0 to 100 percent, at most overload.direct-memory", "Direct memory below which that signal is back.",
+            intRange(0, 100));
+    public static final ConfigKey<Integer> OVERLOAD_HANDSHAKE_RATE = new ConfigKey<>("overload.handshake-rate", "0",
+            "0 (off) to 10000000 a second", "Overloaded when TLS handshakes start this fast.", intRange(0, 10_000_000));
+    public static final ConfigKey<Integer> OVERLOAD_HANDSHAKE_RATE_EXIT = new ConfigKey<>(
+            "overload.handshake-rate-exit", "0", "0 to 10000000 a second, at most overload.handshake-rate",
+            "Handshake rate below which that signal is back.", intRange(0, 10_000_000));
+    public static final ConfigKey<Integer> OVERLOAD_QUEUES = new ConfigKey<>("overload.queue-pressure", "95",
+            "0 (off) to 100 percent", "Overloaded when the uplink sink's or route store's bound is this full.",
+            intRange(0, 100));
+    public static final ConfigKey<Integer> OVERLOAD_QUEUES_EXIT = new ConfigKey<>("overload.queue-pressure-exit", "50",
+            "0 to 100 percent, at most overload.queue-pressure", "Queue fill below which that signal is back.",
+            intRange(0, 100));
+    public static final ConfigKey<Boolean> OVERLOAD_CLOSE_LISTENERS = new ConfigKey<>("overload.close-listeners",
+            "true", "true or false", "While overloaded, close the listening ports and fail /health, so the balancer "
+                    + "sends new devices to other nodes; reopen on recovery.", bool());
+    public static final ConfigKey<Boolean> OVERLOAD_REFUSE_CONNECTS = new ConfigKey<>("overload.refuse-connects",
+            "true", "true or false", "While overloaded, answer CONNECT with CONNACK server unavailable after a random "
+                    + "delay up to admission.reject-delay.", bool());
+    public static final ConfigKey<Boolean> OVERLOAD_PAUSE_HANDSHAKES = new ConfigKey<>("overload.pause-handshakes",
+            "true", "true or false", "While overloaded, stop reading connections still in their TLS handshake.", bool());
+
     public static final ConfigKey<Integer> SHUTDOWN_CLOSE_RATE = new ConfigKey<>("shutdown.close-rate", "2000",
             "1 to 10000000", "Connections closed per second during a graceful shutdown.", intRange(1, 10_000_000));
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = new ConfigKey<>("shutdown.timeout", "60s",
@@ -224,6 +279,11 @@ public final class CoreConfigKeys {
             UPLINK_SINK, UPLINK_FILE_DIR, UPLINK_FILE_MAX_SIZE, UPLINK_FILE_MAX_FILES, UPLINK_FILE_QUEUE_CAPACITY,
             DOWNLINK_SOURCE,
             ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT,
+            ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_REJECT_DELAY,
+            OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,
+            OVERLOAD_HEAP_EXIT, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT, OVERLOAD_HANDSHAKE_RATE,
+            OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_CLOSE_LISTENERS,
+            OVERLOAD_REFUSE_CONNECTS, OVERLOAD_PAUSE_HANDSHAKES,
             SHUTDOWN_CLOSE_RATE, SHUTDOWN_TIMEOUT,
             LOG_LIFECYCLE_RATE);
 }

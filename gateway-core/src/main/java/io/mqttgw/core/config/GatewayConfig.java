@@ -3,6 +3,8 @@ package io.mqttgw.core.config;
 import static io.mqttgw.core.config.CoreConfigKeys.*;
 
 import io.mqttgw.core.acl.TopicAcl;
+import io.mqttgw.core.overload.OverloadDetector;
+import io.mqttgw.core.overload.OverloadMonitor;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -26,6 +28,8 @@ public record GatewayConfig(
         String uplinkSink,
         String downlinkSource,
         Admin admin,
+        Admission admission,
+        Overload overload,
         Shutdown shutdown,
         int lifecycleLogRate,
         ConfigValues values) {
@@ -67,6 +71,16 @@ public record GatewayConfig(
     public record Shutdown(int closeRatePerSecond, Duration timeout) {
     }
 
+    /** New connections a second (0: no limit), TLS handshakes at once (0: no limit), and the turn-away delay. */
+    public record Admission(int connectionRate, int maxHandshakes, Duration rejectDelay) {
+    }
+
+    /** The overload monitor: signal thresholds with hysteresis and which reactions are on. */
+    public record Overload(boolean enabled, Duration interval, Duration recoveryHold,
+                           List<OverloadDetector.Threshold> thresholds, boolean closeListeners, boolean refuseConnects,
+                           boolean pauseHandshakes) {
+    }
+
     /** Builds the snapshot and checks rules that span keys; each failure names the keys and the fix. */
     public static GatewayConfig from(ConfigValues v) {
         String nodeId = v.get(NODE_ID).isEmpty() ? hostName() : v.get(NODE_ID);
@@ -104,8 +118,37 @@ public record GatewayConfig(
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
+        Admission admission = new Admission(v.get(ADMISSION_CONNECTION_RATE), v.get(ADMISSION_MAX_HANDSHAKES),
+                v.get(ADMISSION_REJECT_DELAY));
+        Overload overload = new Overload(v.get(OVERLOAD_ENABLED), v.get(OVERLOAD_INTERVAL),
+                v.get(OVERLOAD_RECOVERY_HOLD), List.of(
+                        threshold(v, OverloadMonitor.EVENT_LOOP_LAG, OVERLOAD_LAG, OVERLOAD_LAG_EXIT,
+                                d -> d.toNanos() / 1e9),
+                        threshold(v, OverloadMonitor.HEAP_AFTER_GC, OVERLOAD_HEAP, OVERLOAD_HEAP_EXIT, p -> p / 100.0),
+                        threshold(v, OverloadMonitor.DIRECT_MEMORY, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT,
+                                p -> p / 100.0),
+                        threshold(v, OverloadMonitor.HANDSHAKE_RATE, OVERLOAD_HANDSHAKE_RATE,
+                                OVERLOAD_HANDSHAKE_RATE_EXIT, r -> (double) r),
+                        threshold(v, OverloadMonitor.UPLINK_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
+                                p -> p / 100.0),
+                        threshold(v, OverloadMonitor.ROUTES_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
+                                p -> p / 100.0)),
+                v.get(OVERLOAD_CLOSE_LISTENERS), v.get(OVERLOAD_REFUSE_CONNECTS), v.get(OVERLOAD_PAUSE_HANDSHAKES));
         return new GatewayConfig(nodeId, server, tls, tcp, mqtt, identity, auth, acl, v.get(ROUTES_PROVIDER),
-                v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), admin, shutdown, v.get(LOG_LIFECYCLE_RATE), v);
+                v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), admin, admission, overload, shutdown,
+                v.get(LOG_LIFECYCLE_RATE), v);
+    }
+
+    /** A signal's thresholds; the exit one must not be above the entry one (then the signal could never settle). */
+    private static <T extends Comparable<T>> OverloadDetector.Threshold threshold(ConfigValues v, String signal,
+            ConfigKey<T> enter, ConfigKey<T> exit, java.util.function.Function<T, Double> unit) {
+        T in = v.get(enter);
+        T out = v.get(exit);
+        double enterValue = unit.apply(in);
+        if (enterValue > 0 && out.compareTo(in) > 0) {
+            throw v.invalid(exit, "is above " + enter.name() + " (" + in + ")");
+        }
+        return new OverloadDetector.Threshold(signal, enterValue, unit.apply(out));
     }
 
     private static Path requiredPath(ConfigValues v, ConfigKey<String> key) {

@@ -83,6 +83,11 @@ public final class JsonLinesFileSink implements UplinkSink {
     }
 
     @Override
+    public double pressure() {
+        return (double) queue.size() / (queue.size() + queue.remainingCapacity());
+    }
+
+    @Override
     public CompletionStage<Void> send(UplinkMessage message) {
         if (closing) {
             return CompletableFuture.failedFuture(new UplinkRejectedException("file sink closed"));

@@ -1,5 +1,6 @@
 package io.mqttgw.core.pipeline;
 
+import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.metrics.TrafficMeterHandler;
 import io.mqttgw.core.protocol.ChannelErrorHandler;
 import io.mqttgw.core.protocol.ConnectionContext;
@@ -43,11 +44,18 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     private final UplinkPublishHandler publish;
     private final SubscriptionHandler subscribe;
 
-    /** @param tls the listener's TLS contexts, or null for plain TCP */
-    public DeviceChannelInitializer(String listener, SessionServices services, SslContextStore tls) {
+    private final HandshakeBudgetHandler handshakeBudget;
+
+    /**
+     * @param tls             the listener's TLS contexts, or null for plain TCP
+     * @param handshakeBudget gives admitted TLS connections' handshake slots back; null for plain TCP
+     */
+    public DeviceChannelInitializer(String listener, SessionServices services, SslContextStore tls,
+                                    HandshakeBudgetHandler handshakeBudget) {
         this.listener = listener;
         this.services = services;
         this.tls = tls;
+        this.handshakeBudget = handshakeBudget;
         this.traffic = new TrafficMeterHandler(services.metrics());
         this.lifecycle = new ConnectionLifecycleHandler(services);
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
@@ -60,11 +68,15 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
 
     @Override
     protected void initChannel(Channel ch) {
-        ch.attr(ConnectionContext.KEY).set(new ConnectionContext(listener));
+        ConnectionContext context = new ConnectionContext(listener);
+        ch.attr(ConnectionContext.KEY).set(context);
         ChannelPipeline p = ch.pipeline();
         p.addLast(HandlerNames.TRAFFIC, traffic);
         p.addLast(HandlerNames.LIFECYCLE, lifecycle);
         if (tls != null) {
+            // the admission gate gave every TLS connection it let through a handshake slot
+            context.holdHandshakeSlot(true);
+            p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             SslHandler ssl = tls.current().newHandler(ch.alloc());
             ssl.setHandshakeTimeoutMillis(services.config().tls().handshakeTimeout().toMillis());
             p.addLast(HandlerNames.TLS, ssl);

@@ -7,6 +7,8 @@ public final class HandlerNames {
 
     public static final String TRAFFIC = "traffic";
     public static final String LIFECYCLE = "lifecycle";
+    /** Gives the TLS handshake slot back; removes itself once the handshake ends. */
+    public static final String HANDSHAKE_BUDGET = "handshakeBudget";
     public static final String TLS = "tls";
     public static final String TLS_HANDSHAKE = "tlsHandshake";
     public static final String MQTT_DECODER = "mqttDecoder";

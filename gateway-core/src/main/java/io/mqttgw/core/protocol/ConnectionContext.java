@@ -24,6 +24,7 @@ public final class ConnectionContext {
     private String clientId;
     private Route route;
     private boolean sessionOpen;
+    private boolean handshakeSlot;
     private TopicAcl acl;
     private DisconnectReason closeReason;
     private UplinkMessage will;
@@ -37,6 +38,15 @@ public final class ConnectionContext {
 
     public static ConnectionContext of(Channel channel) {
         return channel.attr(KEY).get();
+    }
+
+    /** Whether this connection holds one of the node's TLS handshake slots (admission control). */
+    public boolean holdsHandshakeSlot() {
+        return handshakeSlot;
+    }
+
+    public void holdHandshakeSlot(boolean value) {
+        this.handshakeSlot = value;
     }
 
     /** {@code tls} or {@code tcp}. */

@@ -38,6 +38,8 @@ public enum DisconnectReason {
     MALFORMED_PACKET,
     /** PUBLISH to a topic outside the device's ACL, with {@code acl.on-violation: disconnect}. */
     NOT_AUTHORIZED,
+    /** CONNECT refused while the node is overloaded (CONNACK server unavailable). */
+    OVERLOADED,
     /** The gateway is shutting down. */
     SHUTDOWN,
     /** An unexpected error in the gateway; logged. */

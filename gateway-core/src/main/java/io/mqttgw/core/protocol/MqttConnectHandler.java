@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -94,6 +95,15 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
         MqttConnectVariableHeader header = connect.variableHeader();
         MqttConnectPayload payload = connect.payload();
+        if (services.admission().refuseConnects()) {
+            // overloaded: refuse, after a random delay so the devices' retries spread out
+            ctx.channel().config().setAutoRead(false);
+            long max = services.config().admission().rejectDelay().toMillis();
+            ctx.executor().schedule(() -> refuse(ctx, payload.clientIdentifier(),
+                    MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, DisconnectReason.OVERLOADED),
+                    max <= 0 ? 0 : ThreadLocalRandom.current().nextLong(max + 1), TimeUnit.MILLISECONDS);
+            return;
+        }
         if (header.version() == MqttVersion.MQTT_5.protocolLevel()) {
             // the decoder switched the channel's codec to MQTT 5, so the answer is an MQTT 5 CONNACK with the
             // MQTT 5 reason code for this case (0x01 is not one)

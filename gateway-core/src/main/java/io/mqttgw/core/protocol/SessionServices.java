@@ -1,5 +1,6 @@
 package io.mqttgw.core.protocol;
 
+import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
@@ -12,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /** What the protocol handlers work with; one instance per gateway node, shared by all channels. */
 public record SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
                               Authenticator authenticator, RouteStore routes, UplinkSink sink, EventLog events,
-                              AtomicLong epochs) {
+                              AtomicLong epochs, AdmissionControl admission) {
 
     /** Epochs start at the node's start time in microseconds, so they also increase across restarts. */
     public static AtomicLong newEpochSource() {

@@ -23,6 +23,11 @@ public interface RouteStore {
         return HealthStatus.UP;
     }
 
+    /** How full the store's queue is, 0 to 1; an overload signal. */
+    default double pressure() {
+        return 0;
+    }
+
     /** Flushes what is queued and releases resources; the stage completes when done. */
     default CompletionStage<Void> close() {
         return java.util.concurrent.CompletableFuture.completedFuture(null);

@@ -15,6 +15,11 @@ public interface UplinkSink {
         return HealthStatus.UP;
     }
 
+    /** How full the sink's bound is, 0 to 1 (its queue or bytes awaiting delivery); an overload signal. */
+    default double pressure() {
+        return 0;
+    }
+
     /** Delivers what was accepted and releases resources; the stage completes when flushed. */
     default CompletionStage<Void> close() {
         return java.util.concurrent.CompletableFuture.completedFuture(null);

@@ -37,7 +37,7 @@ class ConnectionLifecycleHandlerTest {
     void services() {
         f = ProtocolFixture.create(dir);
         services = new SessionServices(f.config, f.metrics, f.registry, f.auth, routes, f.sink, new EventLog(100),
-                SessionServices.newEpochSource());
+                SessionServices.newEpochSource(), f.services.admission());
     }
 
     @AfterEach

@@ -1,5 +1,6 @@
 package io.mqttgw.core.protocol;
 
+import io.mqttgw.core.admission.AdmissionControl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.defaults.InMemoryRouteStore;
@@ -49,7 +50,7 @@ final class ProtocolFixture {
     private ProtocolFixture(GatewayConfig config) {
         this.config = config;
         this.services = new SessionServices(config, metrics, registry, auth, routes, sink, new EventLog(1000),
-                SessionServices.newEpochSource());
+                SessionServices.newEpochSource(), new AdmissionControl(0, 0, new SimpleMeterRegistry()));
     }
 
     /**
@@ -66,7 +67,7 @@ final class ProtocolFixture {
 
     /** A device channel on the plain TCP listener's pipeline, exactly as the gateway assembles it. */
     EmbeddedChannel deviceChannel() {
-        return new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null));
+        return new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null, null));
     }
 
     double counter(String name) {

@@ -9,7 +9,8 @@ import java.util.Properties;
 
 /**
  * Configuration for a gateway started inside a test: every listener on 127.0.0.1 with an ephemeral port, the test
- * PKI, files under the test's directory, short timeouts so the test stops by itself. {@link #with} overrides a key.
+ * PKI, files under the test's directory, short timeouts so the test stops by itself, and an event-loop lag threshold
+ * a loaded CI machine will not reach by accident. {@link #with} overrides a key.
  */
 public final class TestGateway {
     private final Properties properties = new Properties();
@@ -33,7 +34,8 @@ public final class TestGateway {
                 .with("admin.bind", "127.0.0.1")
                 .with("admin.port", "0")
                 .with("uplink.file.dir", dir.resolve("uplink").toString())
-                .with("shutdown.timeout", "2s");
+                .with("shutdown.timeout", "2s")
+                .with("overload.event-loop-lag", "5s");
     }
 
     /** Only the plain TCP listener; devices need no certificate. */
@@ -49,7 +51,8 @@ public final class TestGateway {
                 .with("admin.bind", "127.0.0.1")
                 .with("admin.port", "0")
                 .with("uplink.file.dir", dir.resolve("uplink").toString())
-                .with("shutdown.timeout", "2s");
+                .with("shutdown.timeout", "2s")
+                .with("overload.event-loop-lag", "5s");
     }
 
     public TestGateway with(String key, String value) {

@@ -1,0 +1,194 @@
+package io.mqttgw.core.overload;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.core.admission.AdmissionControl;
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.spi.OverloadListener;
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.internal.PlatformDependent;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryPoolMXBean;
+import java.lang.management.MemoryType;
+import java.lang.management.MemoryUsage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.DoubleSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Samples the node on its own thread ({@code overload-monitor}) every {@code overload.interval}: event-loop lag (how
+ * long a probe task waits on each I/O loop), heap occupancy after the last GC, direct memory, TLS handshakes in
+ * progress and started per second, and how full the uplink sink's and route store's bounds are. An
+ * {@link OverloadDetector} turns the samples into a level; listeners hear of every change. Each sample is a gauge
+ * ({@code mqttgw_overload_signal{signal}}), and the level is {@code mqttgw_overload_level}.
+ */
+public final class OverloadMonitor implements AutoCloseable {
+    public static final String EVENT_LOOP_LAG = "event_loop_lag_seconds";
+    public static final String HEAP_AFTER_GC = "heap_after_gc_ratio";
+    public static final String DIRECT_MEMORY = "direct_memory_ratio";
+    public static final String HANDSHAKES = "handshakes_in_progress";
+    public static final String HANDSHAKE_RATE = "handshakes_per_second";
+    public static final String UPLINK_PRESSURE = "uplink_pressure";
+    public static final String ROUTES_PRESSURE = "routes_pressure";
+
+    private static final Logger LOG = LoggerFactory.getLogger(OverloadMonitor.class);
+
+    private final GatewayConfig.Overload config;
+    private final EventExecutor[] loops;
+    private final AtomicLongArray probeSubmittedAt;
+    private final AtomicLongArray probeLag;
+    private final AdmissionControl admission;
+    private final DoubleSupplier uplinkPressure;
+    private final DoubleSupplier routesPressure;
+    private final List<OverloadListener> listeners;
+    private final OverloadDetector detector;
+    private final Map<String, Double> last = new ConcurrentHashMap<>();
+    private final List<MemoryPoolMXBean> oldGenerations = new ArrayList<>();
+    private final Counter transitions;
+    private final ScheduledExecutorService thread;
+    private long lastHandshakes;
+    private long lastSampleNanos;
+
+    public OverloadMonitor(GatewayConfig.Overload config, EventLoopGroup ioGroup, AdmissionControl admission,
+                           DoubleSupplier uplinkPressure, DoubleSupplier routesPressure,
+                           List<OverloadListener> listeners, MeterRegistry meters) {
+        this.config = config;
+        List<EventExecutor> executors = new ArrayList<>();
+        ioGroup.forEach(executors::add);
+        this.loops = executors.toArray(EventExecutor[]::new);
+        this.probeSubmittedAt = new AtomicLongArray(loops.length);
+        this.probeLag = new AtomicLongArray(loops.length);
+        this.admission = admission;
+        this.uplinkPressure = uplinkPressure;
+        this.routesPressure = routesPressure;
+        this.listeners = List.copyOf(listeners);
+        this.detector = new OverloadDetector(config.thresholds(), config.recoveryHold().toNanos());
+        for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
+            // the pool that holds what survives: after a GC, its occupancy is the live set
+            if (pool.getType() == MemoryType.HEAP && pool.isCollectionUsageThresholdSupported()
+                    && (pool.getName().contains("Old") || pool.getName().contains("Tenured"))) {
+                oldGenerations.add(pool);
+            }
+        }
+        for (String signal : List.of(EVENT_LOOP_LAG, HEAP_AFTER_GC, DIRECT_MEMORY, HANDSHAKES, HANDSHAKE_RATE,
+                UPLINK_PRESSURE, ROUTES_PRESSURE)) {
+            last.put(signal, Double.NaN);
+            Gauge.builder("mqttgw.overload.signal", last, m -> m.getOrDefault(signal, Double.NaN))
+                    .tag("signal", signal).description("The overload monitor's last sample of each signal")
+                    .register(meters);
+        }
+        Gauge.builder("mqttgw.overload.level", detector, d -> d.overloaded() ? 1 : 0)
+                .description("1 while the node is overloaded").register(meters);
+        this.transitions = Counter.builder("mqttgw.overload.transitions")
+                .description("Times the node entered or left overload").register(meters);
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "overload-monitor");
+            t.setDaemon(true);
+            return t;
+        });
+        this.lastSampleNanos = System.nanoTime();
+        this.lastHandshakes = admission.handshakesStarted();
+    }
+
+    public void start() {
+        long ms = config.interval().toMillis();
+        thread.scheduleAtFixedRate(this::sampleSafely, ms, ms, TimeUnit.MILLISECONDS);
+    }
+
+    private void sampleSafely() {
+        try {
+            sample();
+        } catch (RuntimeException e) {
+            LOG.warn("overload sample failed", e);
+        }
+    }
+
+    void sample() {
+        long now = System.nanoTime();
+        Map<String, Double> samples = new LinkedHashMap<>();
+        samples.put(EVENT_LOOP_LAG, eventLoopLagNanos(now) / 1e9);
+        samples.put(HEAP_AFTER_GC, heapAfterGc());
+        long usedDirect = PlatformDependent.usedDirectMemory();
+        samples.put(DIRECT_MEMORY, usedDirect < 0 ? Double.NaN : (double) usedDirect / PlatformDependent.maxDirectMemory());
+        samples.put(HANDSHAKES, (double) admission.handshakesInProgress());
+        long started = admission.handshakesStarted();
+        double seconds = Math.max(1e-3, (now - lastSampleNanos) / 1e9);
+        samples.put(HANDSHAKE_RATE, (started - lastHandshakes) / seconds);
+        lastHandshakes = started;
+        lastSampleNanos = now;
+        samples.put(UPLINK_PRESSURE, uplinkPressure.getAsDouble());
+        samples.put(ROUTES_PRESSURE, routesPressure.getAsDouble());
+        last.putAll(samples);
+        if (detector.update(samples, now)) {
+            transitions.increment();
+            boolean overloaded = detector.overloaded();
+            List<String> over = detector.signalsOver();
+            if (overloaded) {
+                LOG.warn("node overloaded ({}): {}", String.join(", ", over), samples);
+            } else {
+                LOG.warn("node recovered from overload: {}", samples);
+            }
+            for (OverloadListener listener : listeners) {
+                try {
+                    listener.onOverloadChange(overloaded, over, Map.copyOf(samples));
+                } catch (RuntimeException e) {
+                    LOG.warn("overload listener {} failed", listener.getClass().getName(), e);
+                }
+            }
+        }
+    }
+
+    /** The longest a probe task has waited on any I/O loop: a finished probe's wait, or a pending one's so far. */
+    private long eventLoopLagNanos(long now) {
+        long worst = 0;
+        for (int i = 0; i < loops.length; i++) {
+            long submitted = probeSubmittedAt.get(i);
+            if (submitted != 0) {
+                worst = Math.max(worst, now - submitted);
+                continue;
+            }
+            worst = Math.max(worst, probeLag.get(i));
+            int loop = i;
+            probeSubmittedAt.set(i, now);
+            loops[i].execute(() -> {
+                probeLag.set(loop, System.nanoTime() - probeSubmittedAt.get(loop));
+                probeSubmittedAt.set(loop, 0);
+            });
+        }
+        return worst;
+    }
+
+    private double heapAfterGc() {
+        double worst = Double.NaN;
+        for (MemoryPoolMXBean pool : oldGenerations) {
+            MemoryUsage usage = pool.getCollectionUsage();
+            if (usage == null) {
+                continue;
+            }
+            long max = usage.getMax() > 0 ? usage.getMax() : Runtime.getRuntime().maxMemory();
+            double ratio = (double) usage.getUsed() / max;
+            worst = Double.isNaN(worst) ? ratio : Math.max(worst, ratio);
+        }
+        return worst;
+    }
+
+    public boolean overloaded() {
+        return detector.overloaded();
+    }
+
+    @Override
+    public void close() {
+        thread.shutdownNow();
+    }
+}

@@ -1,0 +1,91 @@
+package io.mqttgw.core.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mqttgw.core.testkit.RawMqttConnection;
+import io.mqttgw.core.testkit.TestGateway;
+import io.mqttgw.core.testkit.TestPki;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A flood of handshakes past overload.handshake-rate: the node closes its port and fails /health while existing
+ * devices keep their PINGRESPs, and reopens once the flood is over.
+ */
+class OverloadIT {
+    @TempDir
+    Path dir;
+
+    static void await(String what, BooleanSupplier condition, long millis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + millis;
+        while (!condition.getAsBoolean()) {
+            if (System.currentTimeMillis() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    static boolean portOpen(int port) {
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static int health(Gateway gateway) {
+        try {
+            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
+                    + gateway.adminPort() + "/health")).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+        } catch (Exception e) {
+            return -1;
+        }
+    }
+
+    @Test
+    void closesThePortUnderAHandshakeFloodKeepsHeartbeatsAndReopens() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = TestGateway.tls(pki, dir)
+                .with("overload.handshake-rate", "15").with("overload.handshake-rate-exit", "3")
+                .with("overload.interval", "100ms").with("overload.recovery-hold", "1s").start();
+             RawMqttConnection steady = RawMqttConnection.tls(pki.clientContext(pki.device("dev-steady")),
+                     gateway.tlsPort())) {
+            assertEquals(0, steady.connect("dev-steady", 60));
+            int port = gateway.tlsPort();
+            SSLContext flood = pki.clientContext(pki.device("dev-flood"));
+
+            long until = System.currentTimeMillis() + 3000;
+            while (!gateway.overloaded() && System.currentTimeMillis() < until) {
+                try (RawMqttConnection c = RawMqttConnection.tls(flood, port)) {
+                    c.socket().setSoLinger(true, 0);
+                } catch (IOException closedAlready) {
+                    // the port closes under the flood
+                }
+            }
+            assertTrue(gateway.overloaded(), "the handshake flood overloads the node");
+            await("listening port closed", () -> !portOpen(port), 2000);
+            await("/health fails so the balancer looks elsewhere", () -> health(gateway) == 503, 2000);
+            assertTrue(gateway.metrics().registry().get("mqttgw.overload.level").gauge().value() == 1.0);
+
+            steady.send(new byte[] {(byte) 0xC0, 0});
+            assertEquals((byte) 0xD0, steady.readPacket()[0], "an existing device still gets its PINGRESP");
+
+            await("port reopened after recovery", () -> portOpen(port), 10_000);
+            await("/health back to 200", () -> health(gateway) == 200, 2000);
+            try (RawMqttConnection again = RawMqttConnection.tls(pki.clientContext(pki.device("dev-after")), port)) {
+                assertEquals(0, again.connect("dev-after", 60));
+            }
+        }
+    }
+}

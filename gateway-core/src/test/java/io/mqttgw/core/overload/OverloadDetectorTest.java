@@ -1,0 +1,57 @@
+package io.mqttgw.core.overload;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class OverloadDetectorTest {
+    private static final long SECOND = 1_000_000_000L;
+    private final OverloadDetector detector = new OverloadDetector(List.of(
+            new OverloadDetector.Threshold("lag", 0.5, 0.1),
+            new OverloadDetector.Threshold("heap", 0.9, 0.75),
+            new OverloadDetector.Threshold("off", 0, 0)), 5 * SECOND);
+
+    @Test
+    void entersAtTheEntryThresholdOfAnySignal() {
+        assertFalse(detector.update(Map.of("lag", 0.49, "heap", 0.5), 0));
+        assertTrue(detector.update(Map.of("lag", 0.2, "heap", 0.9), SECOND));
+        assertTrue(detector.overloaded());
+        assertEquals(List.of("heap"), detector.signalsOver());
+    }
+
+    @Test
+    void staysOverloadedUntilEverySignalIsBelowItsExitThresholdForTheHoldTime() {
+        detector.update(Map.of("lag", 0.6), 0);
+        assertFalse(detector.update(Map.of("lag", 0.3), SECOND), "between exit and entry: still over");
+        assertFalse(detector.update(Map.of("lag", 0.05), 2 * SECOND), "below exit, hold starts");
+        assertFalse(detector.update(Map.of("lag", 0.05), 6 * SECOND));
+        assertTrue(detector.update(Map.of("lag", 0.05), 7 * SECOND), "five seconds below exit: recovered");
+        assertFalse(detector.overloaded());
+    }
+
+    @Test
+    void restartsTheHoldWhenASignalComesBack() {
+        detector.update(Map.of("lag", 0.6), 0);
+        detector.update(Map.of("lag", 0.05), SECOND);
+        detector.update(Map.of("lag", 0.7), 3 * SECOND);
+        assertFalse(detector.update(Map.of("lag", 0.05), 4 * SECOND));
+        assertFalse(detector.update(Map.of("lag", 0.05), 8 * SECOND), "the hold restarted at 4 s");
+        assertTrue(detector.update(Map.of("lag", 0.05), 9 * SECOND));
+    }
+
+    @Test
+    void ignoresSignalsThatAreOffOrNotSampled() {
+        assertFalse(detector.update(Map.of("off", 1e9, "heap", Double.NaN), 0));
+        assertFalse(detector.overloaded());
+    }
+
+    @Test
+    void refusesAnExitThresholdAboveTheEntry() {
+        assertThrows(IllegalArgumentException.class, () -> new OverloadDetector.Threshold("x", 0.5, 0.6));
+    }
+}
