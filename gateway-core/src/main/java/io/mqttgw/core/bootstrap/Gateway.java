@@ -126,12 +126,14 @@ public final class Gateway implements AutoCloseable {
                     config.uplinkSink(), config.downlinkSource());
             if (tls != null) {
                 tlsListener = listen("tls", transport, allocator, config.tls().bind(), config.tls().port(),
-                        new DeviceChannelInitializer("tls", services, tls, handshakeBudget), true);
+                        new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
+                                config.tls().proxyProtocol()), true);
                 tls.watch(background);
             }
             if (config.tcp().enabled()) {
                 tcpListener = listen("tcp", transport, allocator, config.tcp().bind(), config.tcp().port(),
-                        new DeviceChannelInitializer("tcp", services, null, null), false);
+                        new DeviceChannelInitializer("tcp", services, null, null, config.tcp().proxyProtocol()),
+                        false);
             }
             if (config.admin().enabled()) {
                 admin = new AdminServer(config.admin().bind(), config.admin().port(), meters, () -> accepting,

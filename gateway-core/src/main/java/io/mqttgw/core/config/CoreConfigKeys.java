@@ -97,6 +97,23 @@ public final class CoreConfigKeys {
                 return d;
             });
 
+    public static final ConfigKey<Boolean> TLS_PROXY_PROTOCOL = new ConfigKey<>("listener.tls.proxy-protocol",
+            "false", "true or false", "Require a PROXY protocol header (v1 or v2, before TLS) on every connection of "
+                    + "the TLS listener, from proxy-protocol.trusted-sources only.", bool());
+    public static final ConfigKey<Boolean> TCP_PROXY_PROTOCOL = new ConfigKey<>("listener.tcp.proxy-protocol",
+            "false", "true or false", "Require a PROXY protocol header on every connection of the TCP listener.",
+            bool());
+    public static final ConfigKey<List<String>> PROXY_TRUSTED = new ConfigKey<>("proxy-protocol.trusted-sources",
+            "127.0.0.1/32,::1/128", "comma-separated IP addresses or CIDR ranges",
+            "Balancers allowed to send a PROXY header; connections from elsewhere are closed (untrusted_proxy).", s -> {
+                List<String> v = list().apply(s);
+                io.mqttgw.core.proxy.TrustedSources.parse(v);
+                return v;
+            });
+    public static final ConfigKey<Duration> PROXY_HEADER_TIMEOUT = new ConfigKey<>("proxy-protocol.header-timeout",
+            "5s", "100ms to 1m", "A connection that sends no PROXY header in this time is closed.",
+            duration(Duration.ofMillis(100), Duration.ofMinutes(1)));
+
     public static final ConfigKey<Boolean> TCP_ENABLED = new ConfigKey<>("listener.tcp.enabled", "false",
             "true or false", "Serve plain MQTT over TCP (TLS terminated at the balancer, or benchmarks).", bool());
     public static final ConfigKey<String> TCP_BIND = new ConfigKey<>("listener.tcp.bind", "0.0.0.0",
@@ -269,7 +286,7 @@ public final class CoreConfigKeys {
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_RELOAD_INTERVAL,
-            TCP_ENABLED, TCP_BIND, TCP_PORT,
+            TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS,
             IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY, IDENTITY_EXPIRY_WARNING,

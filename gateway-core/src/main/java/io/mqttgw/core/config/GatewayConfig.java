@@ -5,6 +5,7 @@ import static io.mqttgw.core.config.CoreConfigKeys.*;
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.overload.OverloadDetector;
 import io.mqttgw.core.overload.OverloadMonitor;
+import io.mqttgw.core.proxy.TrustedSources;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -20,6 +21,7 @@ public record GatewayConfig(
         Server server,
         TlsListener tls,
         TcpListener tcp,
+        ProxyProtocol proxyProtocol,
         Mqtt mqtt,
         Identity identity,
         Auth auth,
@@ -44,10 +46,15 @@ public record GatewayConfig(
 
     public record TlsListener(boolean enabled, String bind, int port, Path certFile, Path keyFile, Path caFile,
                               Path crlFile, String clientAuth, List<String> protocols, String engine, Duration handshakeTimeout,
-                              int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval) {
+                              int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval,
+                              boolean proxyProtocol) {
     }
 
-    public record TcpListener(boolean enabled, String bind, int port) {
+    public record TcpListener(boolean enabled, String bind, int port, boolean proxyProtocol) {
+    }
+
+    /** Who may send PROXY headers, and how long a connection may take to send one. */
+    public record ProxyProtocol(TrustedSources trustedSources, Duration headerTimeout) {
     }
 
     public record Mqtt(Duration connectTimeout, int maxPacketSize, int maxClientIdLength, int maxInflightUplink,
@@ -102,8 +109,12 @@ public record GatewayConfig(
                         : v.find(TLS_CA_FILE).map(x -> v.path(TLS_CA_FILE)).orElse(null),
                 v.find(TLS_CRL_FILE).map(x -> v.path(TLS_CRL_FILE)).orElse(null),
                 clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
-                v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL));
-        TcpListener tcp = new TcpListener(v.get(TCP_ENABLED), v.get(TCP_BIND), v.get(TCP_PORT));
+                v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL),
+                v.get(TLS_PROXY_PROTOCOL));
+        TcpListener tcp = new TcpListener(v.get(TCP_ENABLED), v.get(TCP_BIND), v.get(TCP_PORT),
+                v.get(TCP_PROXY_PROTOCOL));
+        ProxyProtocol proxyProtocol = new ProxyProtocol(TrustedSources.parse(v.get(PROXY_TRUSTED)),
+                v.get(PROXY_HEADER_TIMEOUT));
         if (!tls.enabled() && !tcp.enabled()) {
             throw new ConfigException("no listener is enabled: set " + TLS_ENABLED.name() + " or "
                     + TCP_ENABLED.name() + " to true");
@@ -134,7 +145,7 @@ public record GatewayConfig(
                         threshold(v, OverloadMonitor.ROUTES_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
                                 p -> p / 100.0)),
                 v.get(OVERLOAD_CLOSE_LISTENERS), v.get(OVERLOAD_REFUSE_CONNECTS), v.get(OVERLOAD_PAUSE_HANDSHAKES));
-        return new GatewayConfig(nodeId, server, tls, tcp, mqtt, identity, auth, acl, v.get(ROUTES_PROVIDER),
+        return new GatewayConfig(nodeId, server, tls, tcp, proxyProtocol, mqtt, identity, auth, acl, v.get(ROUTES_PROVIDER),
                 v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), admin, admission, overload, shutdown,
                 v.get(LOG_LIFECYCLE_RATE), v);
     }

@@ -23,6 +23,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.mqttgw.core.proxy.ProxyHeaderHandler;
+import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslHandler;
 
@@ -45,13 +47,16 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     private final SubscriptionHandler subscribe;
 
     private final HandshakeBudgetHandler handshakeBudget;
+    private final boolean proxyProtocol;
 
     /**
      * @param tls             the listener's TLS contexts, or null for plain TCP
      * @param handshakeBudget gives admitted TLS connections' handshake slots back; null for plain TCP
+     * @param proxyProtocol   whether a PROXY header comes first on every connection
      */
     public DeviceChannelInitializer(String listener, SessionServices services, SslContextStore tls,
-                                    HandshakeBudgetHandler handshakeBudget) {
+                                    HandshakeBudgetHandler handshakeBudget, boolean proxyProtocol) {
+        this.proxyProtocol = proxyProtocol;
         this.listener = listener;
         this.services = services;
         this.tls = tls;
@@ -69,10 +74,17 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     @Override
     protected void initChannel(Channel ch) {
         ConnectionContext context = new ConnectionContext(listener);
+        context.remoteAddress(ch.remoteAddress());
         ch.attr(ConnectionContext.KEY).set(context);
         ChannelPipeline p = ch.pipeline();
         p.addLast(HandlerNames.TRAFFIC, traffic);
         p.addLast(HandlerNames.LIFECYCLE, lifecycle);
+        if (proxyProtocol) {
+            var proxy = services.config().proxyProtocol();
+            p.addLast(HandlerNames.PROXY_DECODER, new HAProxyMessageDecoder());
+            p.addLast(HandlerNames.PROXY_HEADER, new ProxyHeaderHandler(proxy.trustedSources(),
+                    proxy.headerTimeout().toMillis()));
+        }
         if (tls != null) {
             // the admission gate gave every TLS connection it let through a handshake slot
             context.holdHandshakeSlot(true);

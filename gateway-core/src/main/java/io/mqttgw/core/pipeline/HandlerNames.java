@@ -7,6 +7,9 @@ public final class HandlerNames {
 
     public static final String TRAFFIC = "traffic";
     public static final String LIFECYCLE = "lifecycle";
+    /** PROXY protocol header decoder and reader (listeners behind a balancer); both leave after the header. */
+    public static final String PROXY_DECODER = "proxyDecoder";
+    public static final String PROXY_HEADER = "proxyHeader";
     /** Gives the TLS handshake slot back; removes itself once the handshake ends. */
     public static final String HANDSHAKE_BUDGET = "handshakeBudget";
     public static final String TLS = "tls";

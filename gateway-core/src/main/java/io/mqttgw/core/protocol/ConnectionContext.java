@@ -5,6 +5,7 @@ import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import java.net.SocketAddress;
 import java.security.cert.X509Certificate;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -19,6 +20,7 @@ public final class ConnectionContext {
     public static final AttributeKey<ConnectionContext> KEY = AttributeKey.valueOf("mqttgw.connection");
 
     private final String listener;
+    private SocketAddress remoteAddress;
     private String certificateIdentity;
     private X509Certificate certificate;
     private String clientId;
@@ -49,7 +51,16 @@ public final class ConnectionContext {
         this.handshakeSlot = value;
     }
 
-    /** {@code tls} or {@code tcp}. */
+    /** The device's address: the peer's, or the one a trusted proxy's PROXY header names. */
+    public SocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    public void remoteAddress(SocketAddress address) {
+        this.remoteAddress = address;
+    }
+
+    /** {@code tcp} or {@code tls}. */
     public String listener() {
         return listener;
     }

@@ -40,6 +40,10 @@ public enum DisconnectReason {
     NOT_AUTHORIZED,
     /** CONNECT refused while the node is overloaded (CONNACK server unavailable). */
     OVERLOADED,
+    /** A listener with PROXY protocol got a connection from an address not in proxy-protocol.trusted-sources. */
+    UNTRUSTED_PROXY,
+    /** No valid PROXY header within proxy-protocol.header-timeout. */
+    PROXY_PROTOCOL_ERROR,
     /** The gateway is shutting down. */
     SHUTDOWN,
     /** An unexpected error in the gateway; logged. */

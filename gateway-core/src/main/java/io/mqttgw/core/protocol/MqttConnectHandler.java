@@ -157,7 +157,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                     payload.willMessageInBytes(), 0L);
         }
         AuthRequest request = new AuthRequest(clientId, payload.userName(), payload.passwordInBytes(),
-                context.certificateIdentity(), context.certificate(), ctx.channel().remoteAddress(),
+                context.certificateIdentity(), context.certificate(), context.remoteAddress(),
                 context.listener());
         ctx.channel().config().setAutoRead(false);
         CompletionStage<AuthResult> stage;
@@ -207,7 +207,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
-                String.valueOf(channel.remoteAddress()));
+                String.valueOf(ConnectionContext.of(channel).remoteAddress()));
         ConnectionContext.of(channel).openSession(clientId, route, will, acl);
         Channel older = services.registry().register(clientId, channel);
         if (older != null) {
@@ -218,7 +218,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(MqttMessageBuilders.connAck()
                 .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(false).build());
         services.metrics().connectAnswered(MqttConnectReturnCode.CONNECTION_ACCEPTED);
-        services.events().connected(clientId, channel.remoteAddress(), ConnectionContext.of(channel).listener());
+        services.events().connected(clientId, ConnectionContext.of(channel).remoteAddress(), ConnectionContext.of(channel).listener());
 
         sessionPhase.install(ctx.pipeline(), name, keepAliveSeconds);
         ctx.pipeline().remove(this);
@@ -244,7 +244,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private void refuse(ChannelHandlerContext ctx, String clientId, MqttConnectReturnCode code,
                         DisconnectReason reason) {
         services.metrics().connectAnswered(code);
-        services.events().refused(clientId, ctx.channel().remoteAddress(), code);
+        services.events().refused(clientId, ConnectionContext.of(ctx.channel()).remoteAddress(), code);
         DeviceDisconnector.closeAfter(ctx.channel(), InvalidPacketHandler.refusal(code), reason);
     }
 

@@ -238,7 +238,7 @@ class MqttConnectHandlerTest {
     void decidesOnTheChannelsEventLoopWhenTheAuthenticatorAnswersOnAnotherThread() throws Exception {
         ProtocolFixture f = ProtocolFixture.create(dir);
         OwnedExecutor loop = new OwnedExecutor();
-        DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null);
+        DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null, false);
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
         ch.pipeline().addLast(HandlerNames.LIFECYCLE, new ConnectionLifecycleHandler(f.services));
@@ -338,7 +338,7 @@ class MqttConnectHandlerTest {
         // without the flow-control handler nothing holds the packets that follow CONNECT: they must not slip past
         ProtocolFixture f = ProtocolFixture.create(dir);
         f.sink.immediate = m -> CompletableFuture.completedFuture(null);
-        DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null);
+        DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null, false);
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
         ch.pipeline().addLast(HandlerNames.LIFECYCLE, new ConnectionLifecycleHandler(f.services));

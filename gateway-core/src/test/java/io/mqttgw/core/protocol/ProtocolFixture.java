@@ -67,7 +67,7 @@ final class ProtocolFixture {
 
     /** A device channel on the plain TCP listener's pipeline, exactly as the gateway assembles it. */
     EmbeddedChannel deviceChannel() {
-        return new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null, null));
+        return new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null, null, false));
     }
 
     double counter(String name) {
