@@ -204,3 +204,28 @@ fi
 if ! grep -q 'node .* stopped' "$WORK/gateway.out"; then
   echo "note: the final 'node ... stopped' log line was not written before the JVM halted"
 fi
+
+step "every JVM profile starts a JVM, with the options the launcher resolves for it"
+for profile in g1-small g1-large zgc; do
+  java_home="${JAVA_HOME:-}"
+  if [ "$profile" = zgc ]; then
+    # generational ZGC needs Java 21+: use one from /usr/lib/jvm when the default is older
+    java_home=""
+    for candidate in ${JAVA_HOME:-} /usr/lib/jvm/*; do
+      [ -x "$candidate/bin/java" ] || continue
+      version="$("$candidate/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1 || true)"
+      if [ -n "$version" ] && [ "$version" -ge 21 ]; then java_home="$candidate"; break; fi
+    done
+    if [ -z "$java_home" ]; then
+      echo "note: no Java 21+ on this machine; the zgc profile was not started"
+      continue
+    fi
+  fi
+  # small sizes so three JVMs with AlwaysPreTouch start quickly on a CI machine
+  mapfile -t options < <(JAVA_HOME="$java_home" GATEWAY_HEAP=64m GATEWAY_DIRECT=32m GATEWAY_LOG_DIR="$WORK/jvm-$profile" \
+    "$GATEWAY" jvm-options "$profile" | grep -v -e '^-cp$' -e '/lib/\*$')
+  printf '%s\n' "${options[@]}" | grep -qx -- '-Xmx64m' || fail "$profile: no -Xmx64m among the resolved options"
+  java_bin="${java_home:+$java_home/bin/}java"
+  "$java_bin" "${options[@]}" -version >"$WORK/jvm-$profile.out" 2>&1 \
+    || fail "the $profile profile does not start a JVM: $(tail -5 "$WORK/jvm-$profile.out")"
+done
