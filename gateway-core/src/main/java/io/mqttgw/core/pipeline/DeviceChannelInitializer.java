@@ -88,10 +88,11 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         if (tls != null) {
             // the admission gate gave every TLS connection it let through a handshake slot
             context.holdHandshakeSlot(true);
-            p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             SslHandler ssl = tls.current().newHandler(ch.alloc());
             ssl.setHandshakeTimeoutMillis(services.config().tls().handshakeTimeout().toMillis());
             p.addLast(HandlerNames.TLS, ssl);
+            // after the TLS handler: its handshake-completion event travels only towards the tail
+            p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             p.addLast(HandlerNames.TLS_HANDSHAKE, tlsHandshake);
         }
         p.addLast(HandlerNames.MQTT_DECODER, new MqttDecoder(services.config().mqtt().maxPacketSize(),

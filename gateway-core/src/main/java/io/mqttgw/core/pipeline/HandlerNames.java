@@ -10,9 +10,9 @@ public final class HandlerNames {
     /** PROXY protocol header decoder and reader (listeners behind a balancer); both leave after the header. */
     public static final String PROXY_DECODER = "proxyDecoder";
     public static final String PROXY_HEADER = "proxyHeader";
-    /** Gives the TLS handshake slot back; removes itself once the handshake ends. */
-    public static final String HANDSHAKE_BUDGET = "handshakeBudget";
     public static final String TLS = "tls";
+    /** Gives the TLS handshake slot back; removes itself once the handshake ends. After TLS: it needs its event. */
+    public static final String HANDSHAKE_BUDGET = "handshakeBudget";
     public static final String TLS_HANDSHAKE = "tlsHandshake";
     public static final String MQTT_DECODER = "mqttDecoder";
     public static final String MQTT_ENCODER = "mqttEncoder";

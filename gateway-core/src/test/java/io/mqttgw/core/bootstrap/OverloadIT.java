@@ -88,4 +88,26 @@ class OverloadIT {
             }
         }
     }
+
+    @Test
+    void givesHandshakeSlotsBackSoMoreDevicesThanTheBudgetStayConnected() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = TestGateway.tls(pki, dir).with("admission.max-handshakes", "5").start()) {
+            java.util.List<RawMqttConnection> devices = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 10; i++) {
+                    RawMqttConnection d = RawMqttConnection.tls(pki.clientContext(pki.device("dev-" + i)),
+                            gateway.tlsPort());
+                    devices.add(d);
+                    assertEquals(0, d.connect("dev-" + i, 60));
+                }
+                assertEquals(10, gateway.registry().size(), "ten sessions with a budget of five handshakes");
+                assertEquals(0, gateway.admission().handshakesInProgress(), "every slot came back after its handshake");
+            } finally {
+                for (RawMqttConnection d : devices) {
+                    d.close();
+                }
+            }
+        }
+    }
 }
