@@ -1,2 +1,2 @@
-/** The simulated-device client and the JMH benchmarks (issue 7; not built yet). */
+/** The gateway's benchmarking tools: the simulated-device client ({@code sim}) and JMH benchmarks ({@code jmh}). */
 package io.mqttgw.bench;

@@ -1,0 +1,7 @@
+package io.mqttgw.bench.sim.config;
+
+import java.time.Duration;
+
+/** Reconnect delays: exponential from {@code base}, capped at {@code max}, with full jitter. */
+public record BackoffPolicy(Duration base, Duration max) {
+}

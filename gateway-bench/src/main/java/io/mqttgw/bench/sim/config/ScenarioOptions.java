@@ -1,0 +1,17 @@
+package io.mqttgw.bench.sim.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Scenario timing and load: how long to hold, the publish rate and QoS, the storm's drop fraction and backoff,
+ * bounds on ramp and recovery (every phase ends by itself), where reports go and the worker JVMs' flags.
+ */
+public record ScenarioOptions(Duration hold, Duration duration, int publishRate, int publishQos, int publishBytes,
+                             double dropFraction, BackoffPolicy backoff, Duration recoverTimeout, Duration rampTimeout,
+                             Duration settle, Path outDir, List<String> workerJvmOptions) {
+    public ScenarioOptions {
+        workerJvmOptions = List.copyOf(workerJvmOptions);
+    }
+}

@@ -1,0 +1,73 @@
+package io.mqttgw.bench.sim.device;
+
+import io.netty.channel.EventLoop;
+import io.netty.util.internal.PlatformDependent;
+import java.util.Queue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Admission of connection attempts: a token bucket at the ramp rate for first connections, and a cap on attempts
+ * between TCP connect and CONNACK for all of them (reconnects skip the bucket, as real devices do, but not the
+ * cap, which protects the client's own CPU). Devices are queued from any thread; one task on {@code loop} every
+ * 5 ms starts at most a bounded number of them, each on its own event loop through {@code start}.
+ */
+final class Connector {
+    private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final int MAX_STARTS_PER_TICK = 20_000;
+
+    private final Queue<Device> queue = PlatformDependent.newMpscQueue();
+    private final FleetStats stats;
+    private final double ratePerSecond;
+    private final int maxInFlight;
+    private final Consumer<Device> start;
+    private ScheduledFuture<?> task;
+    private double tokens;
+    private long lastTick;
+
+    Connector(FleetStats stats, int ratePerSecond, int maxInFlight, Consumer<Device> start) {
+        this.stats = stats;
+        this.ratePerSecond = ratePerSecond;
+        this.maxInFlight = maxInFlight;
+        this.start = start;
+    }
+
+    void startTicking(EventLoop loop) {
+        lastTick = System.nanoTime();
+        task = loop.scheduleAtFixedRate(this::tick, 0, TICK_NANOS, TimeUnit.NANOSECONDS);
+    }
+
+    void stop() {
+        if (task != null) {
+            task.cancel(false);
+        }
+        queue.clear();
+    }
+
+    void enqueue(Device device) {
+        queue.add(device);
+    }
+
+    private void tick() {
+        long now = System.nanoTime();
+        double burst = Math.max(1.0, ratePerSecond / 50.0);
+        tokens = Math.min(burst, tokens + ratePerSecond * (now - lastTick) / 1e9);
+        lastTick = now;
+        for (int started = 0; started < MAX_STARTS_PER_TICK && stats.connecting.get() < maxInFlight; started++) {
+            Device next = queue.peek();
+            if (next == null) {
+                return;
+            }
+            if (!next.everConnected) {
+                if (tokens < 1) {
+                    return;
+                }
+                tokens -= 1;
+            }
+            queue.poll();
+            stats.connecting.incrementAndGet();
+            next.loop.execute(() -> start.accept(next));
+        }
+    }
+}

@@ -1,0 +1,52 @@
+package io.mqttgw.bench.sim.device;
+
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
+import java.util.concurrent.ScheduledFuture;
+
+/**
+ * One simulated device: about a hundred bytes of state, confined to its event loop ({@link #loop}); the only
+ * cross-thread field is {@link #certificateRequested}, written by the TLS key manager before the handshake
+ * completes on that loop. Its single timer (traffic, PINGREQ or reconnect) runs {@link #run} on the loop.
+ */
+public final class Device implements Runnable {
+    enum State { IDLE, QUEUED, CONNECTING, CONNECTED, WAITING }
+
+    final int index;
+    final String clientId;
+    final EventLoop loop;
+    private final DeviceFleet fleet;
+
+    State state = State.IDLE;
+    Channel channel;
+    ScheduledFuture<?> timer;
+    int attempt;
+    long connectStartNanos;
+    boolean failureCounted;
+    boolean dropping;
+    boolean everConnected;
+    volatile boolean certificateRequested;
+    int nextPacketId;
+    int pendingPacketId;
+    long pendingSentNanos;
+    long nextHeartbeat;
+    long nextStatus;
+    long nextPing;
+
+    Device(int index, String clientId, EventLoop loop, DeviceFleet fleet) {
+        this.index = index;
+        this.clientId = clientId;
+        this.loop = loop;
+        this.fleet = fleet;
+    }
+
+    int nextPacketId() {
+        nextPacketId = nextPacketId >= 65_535 ? 1 : nextPacketId + 1;
+        return nextPacketId;
+    }
+
+    @Override
+    public void run() {
+        fleet.onTimer(this);
+    }
+}

@@ -1,0 +1,395 @@
+package io.mqttgw.bench.sim.device;
+
+import io.mqttgw.bench.sim.config.FleetOptions;
+import io.mqttgw.bench.sim.config.GatewayTarget;
+import io.mqttgw.bench.sim.config.ScenarioOptions;
+import io.mqttgw.bench.sim.config.TrafficProfile;
+import io.mqttgw.bench.sim.pki.ClientTls;
+import io.netty.bootstrap.Bootstrap;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollSocketChannel;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttEncoder;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttPublishMessage;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The devices of one process: devices {@code first} to {@code first + count - 1} of the run, spread over a few
+ * event loops (epoll where available, else NIO), each device pinned to one loop. Owns the ramp
+ * ({@link Connector}), reconnects with {@link FullJitterBackoff}, the traffic ({@link Traffic}), the storm drop
+ * and the publish-rate driver. Per device it keeps one {@link Device}, its channel and at most one scheduled task;
+ * handlers are shared. Public methods may be called from any thread; device state changes only on its loop.
+ */
+public final class DeviceFleet implements AutoCloseable {
+    static final AttributeKey<Device> DEVICE = AttributeKey.valueOf("bench.device");
+    private static final int MAX_PACKET = 1024 * 1024;
+
+    private final FleetOptions options;
+    private final TrafficProfile profile;
+    private final FleetStats stats = new FleetStats();
+    private final EventLoopGroup group;
+    private final EventLoop[] loops;
+    private final Bootstrap[] bootstraps;
+    private final List<List<Device>> devicesByLoop = new ArrayList<>();
+    private final Device[] devices;
+    private final InetSocketAddress remote;
+    private final List<InetAddress> sources;
+    private final FullJitterBackoff backoff;
+    private final Connector connector;
+    private final Traffic traffic;
+    private final ByteBuf payload;
+    private final boolean epoll;
+    private final List<ScheduledFuture<?>> publishTasks = new ArrayList<>();
+    private volatile boolean stopping;
+
+    /**
+     * @param tls the worker's client TLS context; its key manager looks credentials up by client id
+     * @param first index of this fleet's first device in the whole run
+     */
+    public DeviceFleet(FleetOptions options, TrafficProfile profile, ScenarioOptions run, GatewayTarget target,
+                       ClientTls tls, int first, int count) {
+        this.options = options;
+        this.profile = profile;
+        this.epoll = Epoll.isAvailable();
+        this.group = new MultiThreadIoEventLoopGroup(options.ioThreads(), new DefaultThreadFactory("bench-io", true),
+                epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
+        this.loops = new EventLoop[options.ioThreads()];
+        this.bootstraps = new Bootstrap[loops.length];
+        this.remote = new InetSocketAddress(target.host(), target.port());
+        this.sources = options.sources().addresses();
+        this.backoff = new FullJitterBackoff(run.backoff());
+        int payloadBytes = Math.max(run.publishBytes(), Math.max(profile.heartbeatBytes(), profile.statusBytes()));
+        byte[] random = new byte[payloadBytes];
+        ThreadLocalRandom.current().nextBytes(random);
+        this.payload = Unpooled.directBuffer(payloadBytes).writeBytes(random);
+        this.traffic = new Traffic(profile, stats, payload);
+        DeviceHandler handler = new DeviceHandler(this);
+        ChannelInitializer<SocketChannel> initializer = new ChannelInitializer<>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+                Device d = ch.attr(DEVICE).get();
+                SslHandler ssl = tls.newHandler(ch.alloc(), d.clientId);
+                ssl.setHandshakeTimeoutMillis(options.connectTimeout().toMillis());
+                ch.pipeline().addLast("tls", ssl).addLast("mqttDecoder", new MqttDecoder(MAX_PACKET))
+                        .addLast("mqttEncoder", MqttEncoder.INSTANCE).addLast("device", handler);
+            }
+        };
+        var it = group.iterator();
+        for (int i = 0; i < loops.length; i++) {
+            loops[i] = (EventLoop) it.next();
+            Bootstrap b = new Bootstrap().group(loops[i])
+                    .channel(epoll ? EpollSocketChannel.class : NioSocketChannel.class)
+                    .option(ChannelOption.TCP_NODELAY, true)
+                    .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) options.connectTimeout().toMillis())
+                    .handler(initializer);
+            if (epoll && !sources.isEmpty()) {
+                // the port is then picked at connect time per 4-tuple, so each source address gives ~28k ports
+                // per destination instead of ~28k in total
+                b.option(EpollChannelOption.IP_BIND_ADDRESS_NO_PORT, true);
+            }
+            bootstraps[i] = b;
+            devicesByLoop.add(new ArrayList<>());
+        }
+        this.devices = new Device[count];
+        for (int i = 0; i < count; i++) {
+            int loop = i % loops.length;
+            devices[i] = new Device(first + i, options.clientId(first + i), loops[loop], this);
+            devicesByLoop.get(loop).add(devices[i]);
+        }
+        this.connector = new Connector(stats, options.rampRate(), options.maxHandshakes(), this::connect);
+    }
+
+    public FleetStats stats() {
+        return stats;
+    }
+
+    public String transport() {
+        return epoll ? "epoll" : "nio";
+    }
+
+    /** Starts the ramp: every device is queued, the connector admits them at the ramp rate. */
+    public void start() {
+        for (Device d : devices) {
+            d.state = Device.State.QUEUED;
+            connector.enqueue(d);
+        }
+        connector.startTicking(loops[0]);
+    }
+
+    /** Marks the device whose TLS key manager was asked for a certificate (a full handshake, not a resumed one). */
+    public void certificateRequested(int localIndex) {
+        if (localIndex >= 0 && localIndex < devices.length) {
+            devices[localIndex].certificateRequested = true;
+        }
+    }
+
+    private void connect(Device d) {
+        if (stopping) {
+            stats.connecting.decrementAndGet();
+            d.state = Device.State.IDLE;
+            return;
+        }
+        d.state = Device.State.CONNECTING;
+        d.failureCounted = false;
+        d.certificateRequested = false;
+        d.connectStartNanos = System.nanoTime();
+        Bootstrap b = bootstraps[(d.index - devices[0].index) % loops.length].clone().attr(DEVICE, d);
+        ChannelFuture f = sources.isEmpty() ? b.connect(remote)
+                : b.connect(remote, new InetSocketAddress(sources.get(d.index % sources.size()), 0));
+        d.channel = f.channel();
+        f.addListener((ChannelFutureListener) future -> {
+            if (!future.isSuccess()) {
+                onFailure(d, FailureReasons.of(future.cause()));
+                onClosed(d, future.channel());
+            }
+        });
+    }
+
+    void onHandshake(Device d, Channel ch) {
+        if (d.certificateRequested) {
+            stats.handshakesFull.increment();
+        } else {
+            stats.handshakesResumed.increment();
+        }
+        ch.writeAndFlush(MqttMessageBuilders.connect().clientId(d.clientId).protocolVersion(MqttVersion.MQTT_3_1_1)
+                .cleanSession(true).keepAlive(profile.keepAliveSeconds()).build(), ch.voidPromise());
+    }
+
+    void onConnAck(Device d, MqttConnAckMessage ack) {
+        if (d.state != Device.State.CONNECTING) {
+            return;
+        }
+        MqttConnectReturnCode code = ack.variableHeader().connectReturnCode();
+        if (code != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
+            onFailure(d, "connack_" + code.name().toLowerCase().replace("connection_refused_", "refused_"));
+            d.channel.close();
+            return;
+        }
+        d.state = Device.State.CONNECTED;
+        d.attempt = 0;
+        d.everConnected = true;
+        stats.connecting.decrementAndGet();
+        stats.connected.incrementAndGet();
+        stats.connacks.increment();
+        stats.connectLatencyNanos(System.nanoTime() - d.connectStartNanos);
+        Channel ch = d.channel;
+        ch.writeAndFlush(MqttMessageBuilders.subscribe().messageId(d.nextPacketId())
+                .addSubscription(MqttQoS.AT_LEAST_ONCE, "devices/" + d.clientId + "/commands").build(),
+                ch.voidPromise());
+        traffic.start(d);
+    }
+
+    void onPubAck(Device d, int packetId) {
+        stats.acked.increment();
+        if (packetId == d.pendingPacketId) {
+            stats.ackLatencyNanos(System.nanoTime() - d.pendingSentNanos);
+            d.pendingPacketId = 0;
+        }
+    }
+
+    void onSubAck() {
+        stats.subscribed.increment();
+    }
+
+    void onDownlink(Device d, MqttMessage m) {
+        if (m instanceof MqttPublishMessage p && p.fixedHeader().qosLevel() == MqttQoS.AT_LEAST_ONCE && d.channel != null) {
+            d.channel.writeAndFlush(new MqttMessage(
+                    new MqttFixedHeader(MqttMessageType.PUBACK, false, MqttQoS.AT_MOST_ONCE, false, 2),
+                    MqttMessageIdVariableHeader.from(p.variableHeader().packetId())), d.channel.voidPromise());
+        }
+    }
+
+    /** Counts a failed attempt once, by its first reason; failures after CONNACK are counted as disconnects. */
+    void onFailure(Device d, String reason) {
+        if (d != null && d.state == Device.State.CONNECTING && !d.failureCounted) {
+            d.failureCounted = true;
+            stats.failure(reason);
+        }
+    }
+
+    void onClosed(Device d, Channel ch) {
+        if (d == null || d.channel != ch) {
+            return;
+        }
+        d.channel = null;
+        if (d.timer != null) {
+            d.timer.cancel(false);
+            d.timer = null;
+        }
+        d.pendingPacketId = 0;
+        if (d.state == Device.State.CONNECTING) {
+            stats.connecting.decrementAndGet();
+            if (!d.failureCounted) {
+                stats.failure("closed_before_connack");
+            }
+        } else if (d.state == Device.State.CONNECTED) {
+            stats.connected.decrementAndGet();
+            if (!d.dropping) {
+                stats.unexpectedDisconnects.increment();
+            }
+        } else {
+            return;
+        }
+        d.dropping = false;
+        if (stopping) {
+            d.state = Device.State.IDLE;
+            return;
+        }
+        d.state = Device.State.WAITING;
+        d.timer = d.loop.schedule(d, backoff.delayNanos(d.attempt++), TimeUnit.NANOSECONDS);
+    }
+
+    void onTimer(Device d) {
+        d.timer = null;
+        if (d.state == Device.State.WAITING && !stopping) {
+            d.state = Device.State.QUEUED;
+            connector.enqueue(d);
+        } else if (d.state == Device.State.CONNECTED && d.channel != null) {
+            traffic.onTimer(d);
+        }
+    }
+
+    /**
+     * Closes {@code fraction} of the connected devices at once (a TCP close without DISCONNECT, as when a network
+     * path fails); they reconnect with backoff. Returns how many were dropped.
+     */
+    public int drop(double fraction) {
+        int total = 0;
+        for (int i = 0; i < loops.length; i++) {
+            List<Device> mine = devicesByLoop.get(i);
+            try {
+                total += loops[i].submit(() -> {
+                    List<Device> connected = new ArrayList<>();
+                    for (Device d : mine) {
+                        if (d.state == Device.State.CONNECTED) {
+                            connected.add(d);
+                        }
+                    }
+                    Collections.shuffle(connected);
+                    int n = (int) Math.round(fraction * connected.size());
+                    for (int k = 0; k < n; k++) {
+                        Device d = connected.get(k);
+                        d.dropping = true;
+                        stats.dropped.increment();
+                        d.channel.close();
+                    }
+                    return n;
+                }).get(30, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                throw new IllegalStateException("drop did not complete on " + loops[i], e);
+            }
+        }
+        return total;
+    }
+
+    /**
+     * Publishes {@code ratePerSecond} messages a second, spread round-robin over connected devices, until
+     * {@link #stopPublishing}. One 10 ms task per event loop over that loop's devices.
+     */
+    public void startPublishing(double ratePerSecond, int qos, int bytes) {
+        double perLoop = ratePerSecond / loops.length;
+        for (int i = 0; i < loops.length; i++) {
+            List<Device> mine = devicesByLoop.get(i);
+            RateDriver driver = new RateDriver(mine, perLoop, qos, bytes);
+            publishTasks.add(loops[i].scheduleAtFixedRate(driver, 10, 10, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    public void stopPublishing() {
+        publishTasks.forEach(t -> t.cancel(false));
+        publishTasks.clear();
+    }
+
+    /** Budget-based publisher over one loop's devices; runs on that loop. */
+    private final class RateDriver implements Runnable {
+        private final List<Device> mine;
+        private final double perSecond;
+        private final int qos;
+        private final int bytes;
+        private long last = System.nanoTime();
+        private double budget;
+        private int cursor;
+
+        RateDriver(List<Device> mine, double perSecond, int qos, int bytes) {
+            this.mine = mine;
+            this.perSecond = perSecond;
+            this.qos = qos;
+            this.bytes = bytes;
+        }
+
+        @Override
+        public void run() {
+            long now = System.nanoTime();
+            budget = Math.min(budget + perSecond * (now - last) / 1e9, Math.max(1, perSecond));
+            last = now;
+            int size = mine.size();
+            for (int probes = 0; budget >= 1 && probes < size; probes++) {
+                Device d = mine.get(cursor);
+                cursor = cursor + 1 == size ? 0 : cursor + 1;
+                if (d.state == Device.State.CONNECTED && d.channel != null) {
+                    traffic.publish(d, d.channel, "/telemetry", bytes, qos, now);
+                    d.channel.flush();
+                    budget -= 1;
+                }
+            }
+        }
+    }
+
+    /** Stops reconnecting, closes every connection and the event loops; waits at most about 15 s. */
+    @Override
+    public void close() {
+        stopping = true;
+        stopPublishing();
+        connector.stop();
+        for (int i = 0; i < loops.length; i++) {
+            List<Device> mine = devicesByLoop.get(i);
+            loops[i].execute(() -> {
+                for (Device d : mine) {
+                    if (d.timer != null) {
+                        d.timer.cancel(false);
+                        d.timer = null;
+                    }
+                    if (d.channel != null) {
+                        d.channel.close();
+                    }
+                }
+            });
+        }
+        group.shutdownGracefully(100, 5_000, TimeUnit.MILLISECONDS).awaitUninterruptibly(15, TimeUnit.SECONDS);
+        payload.release();
+    }
+}

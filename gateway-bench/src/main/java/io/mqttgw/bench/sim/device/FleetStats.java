@@ -1,0 +1,72 @@
+package io.mqttgw.bench.sim.device;
+
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Counters of one fleet, written by its event loops and read once a second by the reporter: gauges (connected,
+ * connecting), cumulative counters, and two interval latency recorders (PUBLISH to PUBACK, connect start to
+ * CONNACK), in microseconds. Thread-safe (adders, atomics, HdrHistogram recorders).
+ */
+public final class FleetStats {
+    /** Latencies above this (in microseconds) are clamped, so one stuck message cannot resize a histogram. */
+    public static final long MAX_MICROS = 600_000_000L;
+
+    final AtomicInteger connected = new AtomicInteger();
+    final AtomicInteger connecting = new AtomicInteger();
+    final LongAdder handshakesFull = new LongAdder();
+    final LongAdder handshakesResumed = new LongAdder();
+    final LongAdder connacks = new LongAdder();
+    final LongAdder published = new LongAdder();
+    final LongAdder publishedQos1 = new LongAdder();
+    final LongAdder acked = new LongAdder();
+    final LongAdder pings = new LongAdder();
+    final LongAdder dropped = new LongAdder();
+    final LongAdder unexpectedDisconnects = new LongAdder();
+    final LongAdder subscribed = new LongAdder();
+    private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
+    private final Recorder ackLatency = new Recorder(3);
+    private final Recorder connectLatency = new Recorder(3);
+
+    void failure(String reason) {
+        failures.computeIfAbsent(reason, r -> new LongAdder()).increment();
+    }
+
+    void ackLatencyNanos(long nanos) {
+        ackLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
+    }
+
+    void connectLatencyNanos(long nanos) {
+        connectLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
+    }
+
+    public int connected() {
+        return connected.get();
+    }
+
+    public int connecting() {
+        return connecting.get();
+    }
+
+    /** Cumulative values since the fleet started, and the latencies since the previous snapshot. */
+    public Snapshot snapshot() {
+        Map<String, Long> f = new TreeMap<>();
+        failures.forEach((k, v) -> f.put(k, v.sum()));
+        return new Snapshot(connected.get(), connecting.get(), handshakesFull.sum(), handshakesResumed.sum(),
+                connacks.sum(), f, published.sum(), publishedQos1.sum(), acked.sum(), pings.sum(), dropped.sum(),
+                unexpectedDisconnects.sum(), subscribed.sum(), ackLatency.getIntervalHistogram(),
+                connectLatency.getIntervalHistogram());
+    }
+
+    /** A point-in-time reading; counters are cumulative, the histograms cover the last interval. */
+    public record Snapshot(int connected, int connecting, long handshakesFull, long handshakesResumed, long connacks,
+                           Map<String, Long> failures, long published, long publishedQos1, long acked, long pings,
+                           long dropped, long unexpectedDisconnects, long subscribed, Histogram ackLatency,
+                           Histogram connectLatency) {
+    }
+}

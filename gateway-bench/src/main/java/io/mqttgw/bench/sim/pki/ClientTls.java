@@ -1,0 +1,70 @@
+package io.mqttgw.bench.sim.pki;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslSessionContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import javax.net.ssl.SSLException;
+
+/**
+ * The one client TLS context of a worker: OpenSSL (BoringSSL) engine, TLS 1.3 and 1.2, trusting the CA of the
+ * gateway's server certificate, presenting each device's certificate through {@link DeviceKeyManager}.
+ *
+ * <p>Every handler is created with the device's client id as peer host and the gateway's port, because the client
+ * session cache is keyed by host and port: one entry per device, so a reconnecting device resumes its own session
+ * (with its own identity), never another device's. Since the peer host is then not the gateway's name, host name
+ * verification is off; the server's chain is still verified against the CA. SNI carries the client id. The cache
+ * holds {@code sessionCacheSize} sessions; with resumption off it is disabled. Thread-safe (netty contexts are).
+ */
+public final class ClientTls {
+    private final SslContext context;
+    private final int port;
+
+    private ClientTls(SslContext context, int port) {
+        this.context = context;
+        this.port = port;
+    }
+
+    public static ClientTls create(Path serverCa, Function<String, DeviceCredential> credentials,
+                                   Consumer<String> certificateRequested, int port, boolean resume,
+                                   int sessionCacheSize) throws SSLException {
+        List<byte[]> der;
+        try {
+            der = Pem.blocks(Files.readString(serverCa), "CERTIFICATE");
+        } catch (IOException e) {
+            throw new SSLException("cannot read the server CA file " + serverCa + ": " + e.getMessage(), e);
+        }
+        if (der.isEmpty()) {
+            throw new SSLException("no certificate in the server CA file " + serverCa);
+        }
+        X509Certificate[] cas = der.stream().map(Pem::certificate).toArray(X509Certificate[]::new);
+        SslContext context = SslContextBuilder.forClient()
+                .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                .protocols("TLSv1.3", "TLSv1.2")
+                .keyManager(new DeviceKeyManager(credentials, certificateRequested))
+                .trustManager(cas)
+                .endpointIdentificationAlgorithm(null)
+                .sessionCacheSize(sessionCacheSize)
+                .sessionTimeout(3600)
+                .build();
+        if (!resume && context.sessionContext() instanceof OpenSslSessionContext sessions) {
+            sessions.setSessionCacheEnabled(false);
+        }
+        return new ClientTls(context, port);
+    }
+
+    /** A handler for {@code clientId}'s connection; offers the device's cached session when resumption is on. */
+    public SslHandler newHandler(ByteBufAllocator alloc, String clientId) {
+        return context.newHandler(alloc, clientId, port);
+    }
+}

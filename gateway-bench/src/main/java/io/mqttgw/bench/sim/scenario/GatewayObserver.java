@@ -1,0 +1,140 @@
+package io.mqttgw.bench.sim.scenario;
+
+import io.mqttgw.bench.sim.config.GatewayTarget;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Reads the gateway from outside: is its MQTT port reachable, its /metrics, its CPU time and RSS from
+ * {@code /proc/<pid>}, and a full GC through {@code jcmd <pid> GC.run} before memory is read (so heap is live data,
+ * not garbage). Every call has a timeout. Used from the coordinator thread.
+ */
+final class GatewayObserver {
+    private static final double CLOCK_TICKS = 100.0;
+
+    private final GatewayTarget target;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+
+    GatewayObserver(GatewayTarget target) {
+        this.target = target;
+    }
+
+    /** Null when a TCP connection to the MQTT port succeeds, else why not. */
+    String unreachable() {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(target.host(), target.port()), 3000);
+            return null;
+        } catch (IOException e) {
+            return "gateway " + target.host() + ":" + target.port() + " is unreachable (" + e.getMessage()
+                    + "); start it first or fix --host/--port";
+        }
+    }
+
+    /** Null when /metrics answers (or no admin endpoint was given), else why not. */
+    String metricsUnavailable() {
+        if (!target.hasMetrics()) {
+            return null;
+        }
+        try {
+            fetch();
+            return null;
+        } catch (IOException e) {
+            return "gateway metrics " + target.metrics() + " unavailable (" + e.getMessage()
+                    + "); fix --admin or pass --admin none";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "interrupted";
+        }
+    }
+
+    private String fetch() throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(target.metrics()).timeout(Duration.ofSeconds(10))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() != 200) {
+            throw new IOException("HTTP " + r.statusCode());
+        }
+        return r.body();
+    }
+
+    /** Runs a full GC in the gateway (when its pid is known); true when jcmd succeeded. */
+    boolean gc() {
+        if (!target.hasPid()) {
+            return false;
+        }
+        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+        try {
+            Process p = new ProcessBuilder(jcmd, Long.toString(target.pid()), "GC.run").redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                return false;
+            }
+            return p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** CPU seconds (user + system) of the gateway from /proc, or NaN. */
+    double procCpuSeconds() {
+        if (!target.hasPid()) {
+            return Double.NaN;
+        }
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(target.pid()), "stat"));
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            // fields after the command: state(3) ... utime(14) stime(15); index 0 here is field 3
+            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
+    }
+
+    /** A snapshot; with {@code gcFirst}, a full GC runs before the metrics are read. */
+    GatewaySnapshot snapshot(String label, double t, boolean gcFirst) {
+        boolean gcRun = gcFirst && gc();
+        if (gcRun) {
+            sleep(500);
+        }
+        double cpu = procCpuSeconds();
+        PrometheusText m = PrometheusText.parse("");
+        if (target.hasMetrics()) {
+            try {
+                m = PrometheusText.parse(fetch());
+            } catch (IOException e) {
+                System.err.println("warning: cannot read gateway metrics: " + e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (Double.isNaN(cpu)) {
+            cpu = m.sum("process_cpu_time_ns_total") / 1e9;
+        }
+        double direct = m.sum("jvm_buffer_memory_used_bytes", "id=\"direct\"");
+        return new GatewaySnapshot(label, t, m.sum("mqttgw_connections_open"), m.sum("mqttgw_channels_open"),
+                m.sum("mqttgw_process_resident_memory_bytes"), m.sum("jvm_memory_used_bytes", "area=\"heap\""),
+                direct, m.sum("mqttgw_netty_direct_memory_used_bytes"), cpu,
+                m.sum("mqttgw_tls_handshakes_total", "session=\"new\""),
+                m.sum("mqttgw_tls_handshakes_total", "session=\"resumed\""), m.sum("mqttgw_publish_in_total"),
+                m.sum("mqttgw_disconnects_total"), gcRun ? 1 : 0);
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,373 @@
+package io.mqttgw.bench.sim.scenario;
+
+import io.mqttgw.bench.sim.config.BenchOptions;
+import io.mqttgw.bench.sim.config.Scenario;
+import io.mqttgw.bench.sim.pki.BenchPki;
+import io.mqttgw.bench.sim.worker.WorkerCommand;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Runs one scenario from the coordinator thread: checks the gateway, starts the workers, ramps, reads the gateway
+ * before and after (with a GC), runs the scenario's phase, stops the workers. Every wait is bounded by an option
+ * ({@code --ramp-timeout}, {@code --hold}, {@code --duration}, {@code --recover-timeout}).
+ */
+public final class ScenarioRunner {
+    private final BenchOptions options;
+    private final PrintStream out;
+    private final Timeline timeline = new Timeline();
+    private final GatewayObserver gateway;
+    private final List<GatewaySnapshot> snapshots = new ArrayList<>();
+    private final List<WorkerLink> links = new ArrayList<>();
+    private final Map<String, Object> summary = new LinkedHashMap<>();
+    private final List<String> problems = new ArrayList<>();
+    private long nextTick;
+
+    public ScenarioRunner(BenchOptions options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+        this.gateway = new GatewayObserver(options.target());
+    }
+
+    public RunResult run() throws ScenarioException, IOException, InterruptedException {
+        String why = gateway.unreachable();
+        if (why == null) {
+            why = gateway.metricsUnavailable();
+        }
+        if (why != null) {
+            throw new ScenarioException(why);
+        }
+        BenchPki.open(options.fleet().pkiDir(), options.fleet().algorithm());
+        if (!Files.isReadable(options.fleet().serverCa())) {
+            throw new ScenarioException("server CA file " + options.fleet().serverCa() + " is not readable");
+        }
+        Files.createDirectories(options.run().outDir());
+        int devices = options.fleet().devices();
+        summary.put("scenario", options.scenario().name().toLowerCase());
+        summary.put("started", Instant.now().toString());
+        summary.put("options", new java.util.TreeMap<>(options.given()));
+        summary.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(),
+                "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
+                "os", System.getProperty("os.name") + " " + System.getProperty("os.version")));
+        summary.put("devices", devices);
+        summary.put("client", Map.of(
+                "transport", io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio",
+                "tls", io.netty.handler.ssl.OpenSsl.isAvailable() ? io.netty.handler.ssl.OpenSsl.versionString() : "jdk",
+                "certificates", options.fleet().certMode().name().toLowerCase() + "/"
+                        + options.fleet().algorithm().name().toLowerCase(),
+                "resume", options.fleet().resume()));
+        snapshots.add(gateway.snapshot("before", timeline.seconds(), true));
+        try {
+            startWorkers();
+            boolean rampOk = ramp(devices);
+            sleepTicking(options.run().settle(), devices);
+            GatewaySnapshot afterRamp = gateway.snapshot("after-ramp", timeline.seconds(), true);
+            snapshots.add(afterRamp);
+            summary.put("memoryPerConnection", perConnection(snapshots.get(0), afterRamp));
+            if (rampOk) {
+                switch (options.scenario()) {
+                    case PUBLISH -> publish(devices);
+                    case STORM -> storm(devices);
+                    default -> hold(devices);
+                }
+            }
+        } finally {
+            timeline.phase("stop");
+            stopWorkers();
+        }
+        summary.put("gateway", snapshots.stream().map(GatewaySnapshot::toMap).toList());
+        summary.put("problems", problems);
+        summary.put("ok", problems.isEmpty());
+        return new RunResult(problems.isEmpty(), summary, timeline.samples(), timeline.marks(), snapshots);
+    }
+
+    private void startWorkers() throws ScenarioException, IOException, InterruptedException {
+        int workers = options.fleet().workers();
+        if (workers == 0) {
+            links.add(new InProcessWorkerLink(options, timeline::accept));
+        } else {
+            List<String> args = new ArrayList<>();
+            args.add(options.scenario().name().toLowerCase());
+            options.given().forEach((k, v) -> {
+                args.add("--" + k);
+                args.add(v);
+            });
+            for (int i = 0; i < workers; i++) {
+                links.add(new ProcessWorkerLink(i, workers, options.run().workerJvmOptions(), args,
+                        options.run().outDir(), timeline::accept));
+            }
+        }
+        summary.put("workers", workers);
+        out.println("starting " + Math.max(1, workers) + (workers == 0 ? " in-process worker" : " worker process(es)")
+                + " for " + options.fleet().devices() + " devices (certificates are issued on first use)");
+        for (WorkerLink link : links) {
+            if (!link.awaitReady(options.run().rampTimeout())) {
+                throw new ScenarioException("worker not ready: " + link.error());
+            }
+        }
+    }
+
+    private boolean ramp(int devices) throws InterruptedException, ScenarioException {
+        timeline.phase("ramp");
+        links.forEach(l -> l.send(WorkerCommand.start()));
+        long start = System.nanoTime();
+        long deadline = start + options.run().rampTimeout().toNanos();
+        Timeline.Totals t = timeline.totals();
+        while (t.connected() < devices && System.nanoTime() < deadline) {
+            tick(devices);
+            t = timeline.totals();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Histogram connect = timeline.phaseConnectLatency();
+        Map<String, Object> ramp = new LinkedHashMap<>();
+        ramp.put("seconds", seconds);
+        ramp.put("connected", t.connected());
+        ramp.put("handshakesFull", t.handshakesFull());
+        ramp.put("handshakesResumed", t.handshakesResumed());
+        ramp.put("failures", t.failures());
+        ramp.put("connectsPerSecond", t.connected() / Math.max(seconds, 1e-3));
+        ramp.put("connectLatencyMs", percentiles(connect));
+        ramp.put("clientRssBytes", t.clientRssBytes());
+        ramp.put("clientRssBytesPerDevice", t.clientRssBytes() / (double) Math.max(1, t.connected()));
+        summary.put("ramp", ramp);
+        if (t.connected() < devices) {
+            problems.add("ramp reached " + t.connected() + " of " + devices + " devices in "
+                    + options.run().rampTimeout().toSeconds() + " s; failures " + t.failures());
+            return false;
+        }
+        return true;
+    }
+
+    private void hold(int devices) throws InterruptedException, ScenarioException {
+        timeline.phase("hold");
+        Timeline.Totals before = timeline.totals();
+        GatewaySnapshot first = gateway.snapshot("hold-start", timeline.seconds(), false);
+        snapshots.add(first);
+        long end = System.nanoTime() + options.run().hold().toNanos();
+        long nextScrape = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < end) {
+            tick(devices);
+            if (options.scenario() == Scenario.SOAK && System.nanoTime() - nextScrape >= 0) {
+                snapshots.add(gateway.snapshot("soak", timeline.seconds(), false));
+                nextScrape += Duration.ofSeconds(60).toNanos();
+            }
+        }
+        GatewaySnapshot last = gateway.snapshot("hold-end", timeline.seconds(), true);
+        snapshots.add(last);
+        Timeline.Totals after = timeline.totals();
+        Map<String, Object> hold = new LinkedHashMap<>();
+        hold.put("seconds", options.run().hold().toSeconds());
+        hold.put("profile", options.profile().enabled() ? "field" : "idle");
+        hold.put("timeScale", options.profile().timeScale());
+        hold.put("connectedAtEnd", after.connected());
+        hold.put("published", after.published() - before.published());
+        hold.put("publishedQos1", after.publishedQos1() - before.publishedQos1());
+        hold.put("acked", after.acked() - before.acked());
+        hold.put("pings", after.pings() - before.pings());
+        hold.put("unexpectedDisconnects", after.unexpectedDisconnects() - before.unexpectedDisconnects());
+        hold.put("ackLatencyMs", percentiles(timeline.phaseAckLatency()));
+        double cpu = last.cpuSeconds() - first.cpuSeconds();
+        double wall = last.t() - first.t();
+        hold.put("gatewayCpuSeconds", cpu);
+        hold.put("gatewayCpuCoresAverage", cpu / Math.max(wall, 1e-3));
+        double msgs = last.publishIn() - first.publishIn();
+        hold.put("gatewayPublishIn", msgs);
+        hold.put("gatewayCpuMicrosPerMessage", msgs > 0 ? cpu / msgs * 1e6 : Double.NaN);
+        hold.put("rssDriftBytes", last.rssBytes() - first.rssBytes());
+        hold.put("heapAfterGcDriftBytes", last.heapUsedBytes() - snapshots.get(1).heapUsedBytes());
+        summary.put("hold", hold);
+        if (after.unexpectedDisconnects() > before.unexpectedDisconnects()) {
+            problems.add((after.unexpectedDisconnects() - before.unexpectedDisconnects())
+                    + " devices were disconnected while holding");
+        }
+    }
+
+    private void publish(int devices) throws InterruptedException, ScenarioException {
+        Timeline.Totals before = timeline.totals();
+        GatewaySnapshot first = gateway.snapshot("publish-start", timeline.seconds(), false);
+        snapshots.add(first);
+        timeline.phase("publish");
+        int qos = options.run().publishQos();
+        for (WorkerLink link : links) {
+            link.send(WorkerCommand.publish((double) options.run().publishRate() / links.size(), qos,
+                    options.run().publishBytes()));
+        }
+        sleepTicking(options.run().duration(), devices);
+        links.forEach(l -> l.send(WorkerCommand.stopPublishing()));
+        timeline.continuePhase("drain");
+        long drainEnd = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        Timeline.Totals after = timeline.totals();
+        while (System.nanoTime() < drainEnd) {
+            tick(devices);
+            after = timeline.totals();
+            if (qos == 0 || after.acked() - before.acked() >= after.publishedQos1() - before.publishedQos1()) {
+                tick(devices);
+                after = timeline.totals();
+                break;
+            }
+        }
+        GatewaySnapshot last = gateway.snapshot("publish-end", timeline.seconds(), false);
+        snapshots.add(last);
+        long sent = after.published() - before.published();
+        long sentQos1 = after.publishedQos1() - before.publishedQos1();
+        long acked = after.acked() - before.acked();
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("targetRate", options.run().publishRate());
+        p.put("qos", qos);
+        p.put("payloadBytes", options.run().publishBytes());
+        p.put("seconds", options.run().duration().toSeconds());
+        p.put("published", sent);
+        p.put("publishedQos1", sentQos1);
+        p.put("acked", acked);
+        p.put("achievedRate", sent / (double) options.run().duration().toSeconds());
+        p.put("ackLatencyMs", percentiles(timeline.phaseAckLatency()));
+        double cpu = last.cpuSeconds() - first.cpuSeconds();
+        double msgs = last.publishIn() - first.publishIn();
+        p.put("gatewayCpuSeconds", cpu);
+        p.put("gatewayPublishIn", msgs);
+        p.put("gatewayCpuMicrosPerMessage", msgs > 0 ? cpu / msgs * 1e6 : Double.NaN);
+        summary.put("publish", p);
+        if (qos == 1 && acked < sentQos1) {
+            problems.add((sentQos1 - acked) + " of " + sentQos1 + " QoS 1 PUBLISHes were not acknowledged");
+        }
+        if (after.unexpectedDisconnects() > before.unexpectedDisconnects()) {
+            problems.add((after.unexpectedDisconnects() - before.unexpectedDisconnects())
+                    + " devices were disconnected while publishing");
+        }
+    }
+
+    private void storm(int devices) throws InterruptedException, ScenarioException {
+        sleepTicking(Duration.ofSeconds(2), devices);
+        Timeline.Totals before = timeline.totals();
+        GatewaySnapshot first = gateway.snapshot("storm-start", timeline.seconds(), false);
+        snapshots.add(first);
+        timeline.phase("storm");
+        long start = System.nanoTime();
+        links.forEach(l -> l.send(WorkerCommand.drop(options.run().dropFraction())));
+        long deadline = start + options.run().recoverTimeout().toNanos();
+        Timeline.Totals t = before;
+        // wait until the drop shows in the reports, then until everyone is back
+        while (System.nanoTime() < deadline && t.dropped() == before.dropped() && options.run().dropFraction() > 0) {
+            tick(devices);
+            t = timeline.totals();
+        }
+        while (System.nanoTime() < deadline && t.connected() < before.connected()) {
+            tick(devices);
+            t = timeline.totals();
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        sleepTicking(Duration.ofSeconds(2), devices);
+        GatewaySnapshot last = gateway.snapshot("storm-end", timeline.seconds(), false);
+        snapshots.add(last);
+        Timeline.Totals after = timeline.totals();
+        Map<String, Object> s = new LinkedHashMap<>();
+        s.put("dropFraction", options.run().dropFraction());
+        s.put("connectedBefore", before.connected());
+        s.put("dropped", after.dropped() - before.dropped());
+        s.put("recovered", t.connected() >= before.connected());
+        s.put("secondsToRecover", seconds);
+        s.put("collateralDisconnects", after.unexpectedDisconnects() - before.unexpectedDisconnects());
+        s.put("failedAttempts", diff(after.failures(), before.failures()));
+        s.put("clientHandshakesFull", after.handshakesFull() - before.handshakesFull());
+        s.put("clientHandshakesResumed", after.handshakesResumed() - before.handshakesResumed());
+        s.put("resumeOffered", options.fleet().resume());
+        double cpu = last.cpuSeconds() - first.cpuSeconds();
+        double newHs = last.handshakesNew() - first.handshakesNew();
+        double resumedHs = last.handshakesResumed() - first.handshakesResumed();
+        s.put("gatewayHandshakesNew", newHs);
+        s.put("gatewayHandshakesResumed", resumedHs);
+        s.put("gatewayCpuSeconds", cpu);
+        s.put("gatewayCpuMillisPerHandshake", newHs + resumedHs > 0 ? cpu / (newHs + resumedHs) * 1e3 : Double.NaN);
+        s.put("handshakesPerSecond", (newHs + resumedHs) / Math.max(seconds, 1e-3));
+        s.put("connectLatencyMs", percentiles(timeline.phaseConnectLatency()));
+        summary.put("storm", s);
+        if (t.connected() < before.connected()) {
+            problems.add("storm: only " + t.connected() + " of " + before.connected() + " back after "
+                    + options.run().recoverTimeout().toSeconds() + " s");
+        }
+    }
+
+    private static Map<String, Long> diff(Map<String, Long> after, Map<String, Long> before) {
+        Map<String, Long> d = new java.util.TreeMap<>();
+        after.forEach((k, v) -> {
+            long x = v - before.getOrDefault(k, 0L);
+            if (x != 0) {
+                d.put(k, x);
+            }
+        });
+        return d;
+    }
+
+    private static Map<String, Object> perConnection(GatewaySnapshot before, GatewaySnapshot after) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        double n = after.connectionsOpen() - before.connectionsOpen();
+        m.put("connections", n);
+        m.put("rssBytes", (after.rssBytes() - before.rssBytes()) / n);
+        m.put("heapAfterGcBytes", (after.heapUsedBytes() - before.heapUsedBytes()) / n);
+        m.put("directBufferBytes", (after.directBufferBytes() - before.directBufferBytes()) / n);
+        m.put("nettyDirectBytes", (after.nettyDirectBytes() - before.nettyDirectBytes()) / n);
+        m.put("gcBeforeRead", after.gcRun() > 0 && before.gcRun() > 0);
+        return m;
+    }
+
+    private static Map<String, Object> percentiles(Histogram h) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("count", h.getTotalCount());
+        m.put("p50", Timeline.millis(h, 50));
+        m.put("p90", Timeline.millis(h, 90));
+        m.put("p99", Timeline.millis(h, 99));
+        m.put("p999", Timeline.millis(h, 99.9));
+        m.put("max", h.getTotalCount() == 0 ? Double.NaN : h.getMaxValue() / 1000.0);
+        return m;
+    }
+
+    private void sleepTicking(Duration d, int devices) throws InterruptedException, ScenarioException {
+        long end = System.nanoTime() + d.toNanos();
+        while (System.nanoTime() < end) {
+            tick(devices);
+        }
+    }
+
+    /** Waits for the next whole second of the run's clock, then samples and prints the live line; fails if a worker died. */
+    private void tick(int devices) throws InterruptedException, ScenarioException {
+        long now = System.nanoTime();
+        if (nextTick == 0 || nextTick - now > 2_000_000_000L || now - nextTick > 2_000_000_000L) {
+            nextTick = now + 1_000_000_000L;
+        }
+        long wait = nextTick - now;
+        if (wait > 0) {
+            Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+        }
+        nextTick += 1_000_000_000L;
+        for (WorkerLink l : links) {
+            if (l.error() != null && l instanceof ProcessWorkerLink) {
+                throw new ScenarioException("worker failed: " + l.error());
+            }
+        }
+        out.println(LiveLine.format(timeline.tick(), devices));
+    }
+
+    private void stopWorkers() {
+        List<Thread> closers = new ArrayList<>();
+        for (WorkerLink l : links) {
+            Thread t = new Thread(l::close, "close-worker");
+            t.start();
+            closers.add(t);
+        }
+        for (Thread t : closers) {
+            try {
+                t.join(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.mqttgw.bench.sim.worker;
+
+import io.mqttgw.bench.sim.config.BenchOptions;
+import io.mqttgw.bench.sim.config.OptionsParser;
+import io.mqttgw.bench.sim.config.Scenario;
+import io.mqttgw.bench.sim.json.Json;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Entry point of a worker process, started by the coordinator with the run's options plus
+ * {@code --worker-index}/{@code --worker-count}. Prints {@code ready}, then one stats line a second; executes
+ * commands from stdin on the main thread; stops on {@code stop}, on end of stdin (the coordinator is gone) or after
+ * the sum of the scenario's time bounds plus an hour at the latest. Diagnostics go to stderr.
+ */
+public final class WorkerMain {
+    private WorkerMain() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
+        BenchOptions options = OptionsParser.parse(Scenario.valueOf(args[0].toUpperCase()),
+                Arrays.asList(args).subList(1, args.length));
+        int index = options.workerIndex();
+        try (WorkerRuntime runtime = new WorkerRuntime(options, index, options.workerCount(),
+                n -> System.err.println("worker " + index + ": " + n + " device certificates ready"))) {
+            out.println(Json.write(message("ready", index, Map.of("devices", runtime.devices(),
+                    "transport", runtime.transport()))));
+            BlockingQueue<String> commands = new LinkedBlockingQueue<>();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = in.readLine()) != null) {
+                        commands.add(line);
+                    }
+                } catch (Exception e) {
+                    System.err.println("worker " + index + ": stdin failed: " + e);
+                }
+                commands.add("stop");
+            }, "worker-stdin");
+            reader.setDaemon(true);
+            reader.start();
+            // the coordinator normally says stop long before; this bounds a worker whose coordinator hangs
+            long deadline = System.nanoTime() + options.run().rampTimeout().toNanos() + options.run().hold().toNanos()
+                    + options.run().duration().toNanos() + options.run().recoverTimeout().toNanos()
+                    + TimeUnit.HOURS.toNanos(1);
+            long nextReport = System.nanoTime();
+            while (System.nanoTime() < deadline) {
+                String line = commands.poll(Math.max(1, nextReport - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (line != null) {
+                    WorkerCommand command;
+                    try {
+                        command = WorkerCommand.parse(line);
+                    } catch (IllegalArgumentException e) {
+                        out.println(Json.write(message("error", index, Map.of("message", e.getMessage()))));
+                        continue;
+                    }
+                    if (command.verb().equals("stop")) {
+                        break;
+                    }
+                    int dropped = command.applyTo(runtime);
+                    if (command.verb().equals("drop")) {
+                        out.println(Json.write(message("dropped", index, Map.of("count", dropped))));
+                    }
+                }
+                if (System.nanoTime() - nextReport >= 0) {
+                    out.println(runtime.report().toJson());
+                    nextReport += TimeUnit.SECONDS.toNanos(1);
+                }
+            }
+            out.println(runtime.report().toJson());
+        } catch (Exception e) {
+            out.println(Json.write(message("error", index, Map.of("message", String.valueOf(e)))));
+            e.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    private static Map<String, Object> message(String type, int worker, Map<String, Object> rest) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("type", type);
+        m.put("worker", worker);
+        m.putAll(rest);
+        return m;
+    }
+}
