@@ -125,7 +125,6 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                     DisconnectReason.CONNECT_REFUSED);
             return;
         }
-        long epoch = services.epochs().incrementAndGet();
         String clientId = requested;
         GatewayConfig.Identity policy = services.config().identity();
         if (context.certificate() != null) {
@@ -143,7 +142,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
         } else if (requested.isEmpty()) {
-            clientId = "auto-" + services.config().nodeId() + "-" + Long.toString(epoch, 36);
+            clientId = "auto-" + services.config().nodeId() + "-"
+                    + Long.toString(services.epochs().incrementAndGet(), 36);
         }
         UplinkMessage will = null;
         if (header.isWillFlag()) {
@@ -168,14 +168,14 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         }
         String finalClientId = clientId;
         UplinkMessage finalWill = will;
-        Runnable onTimeout = () -> decide(ctx, finalClientId, epoch, finalWill, header.keepAliveTimeSeconds(),
+        Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill, header.keepAliveTimeSeconds(),
                 AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE));
         authTimeout = ctx.executor().schedule(onTimeout, services.config().auth().timeout().toMillis(),
                 TimeUnit.MILLISECONDS);
         stage.whenComplete((result, error) -> {
             AuthResult r = error != null || result == null
                     ? AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE) : result;
-            Runnable decision = () -> decide(ctx, finalClientId, epoch, finalWill, header.keepAliveTimeSeconds(), r);
+            Runnable decision = () -> decide(ctx, finalClientId, finalWill, header.keepAliveTimeSeconds(), r);
             if (ctx.executor().inEventLoop()) {
                 decision.run();
             } else {
@@ -184,7 +184,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private void decide(ChannelHandlerContext ctx, String clientId, long epoch, UplinkMessage will,
+    private void decide(ChannelHandlerContext ctx, String clientId, UplinkMessage will,
                         int keepAliveSeconds, AuthResult result) {
         if (decided) {
             return;
@@ -206,6 +206,9 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                     DisconnectReason.CONNECT_REFUSED);
             return;
         }
+        // the epoch is taken here, where the session is registered, so epoch order is registration order even when
+        // two CONNECTs of one client id finish authentication out of order
+        long epoch = services.epochs().incrementAndGet();
         Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
                 String.valueOf(ConnectionContext.of(channel).remoteAddress()));
         ConnectionContext.of(channel).openSession(clientId, route, will, acl);
