@@ -1,2 +1,2 @@
-/** The route table in Redis, a {@code RouteStore} found by ServiceLoader (issue 4; not built yet). */
+/** The route table in Redis: {@code routes.provider: redis}, a {@code RouteStore} found by ServiceLoader. */
 package io.mqttgw.routing;

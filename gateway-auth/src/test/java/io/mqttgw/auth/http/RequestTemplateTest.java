@@ -1,0 +1,64 @@
+package io.mqttgw.auth.http;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mqttgw.core.spi.AuthRequest;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class RequestTemplateTest {
+    private static final List<String> ALL_FIELDS = List.of("client-id", "username", "password",
+            "certificate-identity", "certificate-fingerprint", "remote-address", "listener");
+    private final AuthRequest request = new AuthRequest("dev 1/ä", "bob", "p\"w".getBytes(StandardCharsets.UTF_8),
+            "dev 1/ä", null, new InetSocketAddress("127.0.0.1", 40001), "tls");
+
+    @Test
+    void replacesUrlPlaceholdersUrlEncoded() {
+        RequestTemplate t = RequestTemplate.parse("http://auth:8080/devices/{client-id}/auth?fp={certificate-fingerprint}"
+                + "&l={listener}&u={username}", "GET", Map.of(), List.of());
+        assertEquals("http://auth:8080/devices/dev%201%2F%C3%A4/auth?fp=abc&l=tls&u=bob", t.url(request, "abc"));
+        assertFalse(t.hasBody());
+        assertEquals("http://auth:8080/devices/dev%201%2F%C3%A4/auth?fp=&l=tls&u=bob", t.url(request, null));
+    }
+
+    @Test
+    void writesEveryFieldIntoTheBodyByDefault() {
+        RequestTemplate t = RequestTemplate.parse("https://auth/check", "POST", Map.of("X-Key", "k"), ALL_FIELDS);
+        assertEquals("{\"clientId\":\"dev 1/ä\",\"username\":\"bob\",\"password\":\"p\\\"w\","
+                + "\"certificateIdentity\":\"dev 1/ä\",\"certificateFingerprint\":\"ff\","
+                + "\"remoteAddress\":\"127.0.0.1:40001\",\"listener\":\"tls\"}", t.body(request, "ff"));
+        assertTrue(t.hasBody());
+        assertEquals(Map.of("X-Key", "k"), t.headers());
+    }
+
+    @Test
+    void renamesAndLeavesOutFieldsAsConfigured() {
+        RequestTemplate t = RequestTemplate.parse("http://a/", "PUT", Map.of(), List.of("client-id=clientid",
+                "certificate-fingerprint=sha256"));
+        assertEquals("{\"clientid\":\"dev 1/ä\",\"sha256\":null}", t.body(request, null));
+    }
+
+    @Test
+    void refusesUnknownPlaceholdersFieldsAndNonHttpUrls() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://a/{device}",
+                "POST", Map.of(), List.of())).getMessage().contains("{device}"));
+        assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://a/{password}", "POST",
+                Map.of(), List.of()), "no password in URLs");
+        assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://a/{client-id", "POST",
+                Map.of(), List.of()));
+        assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("ftp://a/", "POST", Map.of(),
+                List.of()));
+        assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("auth/check", "POST", Map.of(),
+                List.of()));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://a/", "POST",
+                Map.of(), List.of("client-id", "serial"))).getMessage().contains("serial"));
+        assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://a/", "POST", Map.of(),
+                List.of("client-id=x", "username=x")));
+    }
+}

@@ -1,0 +1,195 @@
+package io.mqttgw.routing.redis;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteEvents;
+import io.mqttgw.core.spi.RouteStore;
+import io.mqttgw.routing.route.RouteOp;
+import io.mqttgw.routing.route.RouteQueue;
+import io.mqttgw.routing.takeover.TakeoverSubscription;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The route table in Redis. {@link #put} and {@link #remove} run on event loops and only enqueue: O(1), lock-free,
+ * never waiting. When {@code routes.redis.queue-capacity} operations wait, a new one is dropped: its stage fails
+ * with {@link RouteQueueFullException}, it is counted ({@code result="dropped"}), {@code /health} says DEGRADED and,
+ * once Redis keeps up again, this node's routes are resynchronised from its live sessions, so the table converges.
+ * Everything that talks to Redis runs on one flusher thread ({@link RouteFlusher}) and the Redis client's own event
+ * loops; takeover messages from other nodes arrive on the latter.
+ */
+public final class RedisRouteStore implements RouteStore {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisRouteStore.class);
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final RedisRouteSettings settings;
+    private final String nodeId;
+    private final Duration shutdownTimeout;
+    private final RedissonClient client;
+    private final RouteKeys keys;
+    private final RouteQueue queue;
+    private final RouteTableMetrics metrics;
+    private final RouteFlusher flusher;
+    private final AtomicLong lastDropLogged = new AtomicLong();
+    private final AtomicLong unloggedDrops = new AtomicLong();
+    private TakeoverSubscription subscription;
+    private CompletableFuture<Void> closed;
+
+    public RedisRouteStore(RedisRouteSettings settings, String nodeId, Duration shutdownTimeout,
+                           RedissonClient client, MeterRegistry meters) {
+        this.settings = settings;
+        this.nodeId = nodeId;
+        this.shutdownTimeout = shutdownTimeout;
+        this.client = client;
+        this.keys = new RouteKeys(settings.keyPrefix());
+        this.queue = new RouteQueue(settings.queueCapacity());
+        this.metrics = new RouteTableMetrics(meters, queue::size, this::pendingOperations);
+        String runId = nodeId + "/" + ProcessHandle.current().pid() + "/" + System.currentTimeMillis();
+        this.flusher = new RouteFlusher(settings, nodeId, runId, client, queue, metrics);
+    }
+
+    @Override
+    public synchronized void start(RouteEvents events) {
+        if (flusher.started()) {
+            throw new IllegalStateException("route store already started");
+        }
+        subscription = new TakeoverSubscription(client, keys.takeoverChannel(nodeId), events,
+                metrics.takeoversReceived);
+        // subscribed from the flusher once Redis answered: the client connects lazily, and its first call blocks
+        flusher.start(events, subscription::ensure);
+    }
+
+    @Override
+    public CompletionStage<Void> put(Route route) {
+        return enqueue(RouteOp.put(route));
+    }
+
+    @Override
+    public CompletionStage<Void> remove(Route route) {
+        return enqueue(RouteOp.delete(route));
+    }
+
+    private RouteOp enqueue(RouteOp op) {
+        int n = queue.offer(op);
+        if (n < 0) {
+            (op.kind() == RouteOp.Kind.PUT ? metrics.putDropped : metrics.deleteDropped).increment();
+            flusher.overflowed();
+            logDrop();
+            op.completeExceptionally(RouteQueueFullException.INSTANCE);
+        } else if (n == 1 || n % settings.batchSize() == 0) {
+            flusher.wake();
+        }
+        return op;
+    }
+
+    private void logDrop() {
+        long now = System.nanoTime();
+        long last = lastDropLogged.get();
+        if ((last == 0 || now - last >= LOG_INTERVAL_NANOS) && lastDropLogged.compareAndSet(last, now)) {
+            long more = unloggedDrops.getAndSet(0);
+            LOG.warn("route queue full ({} operations wait for Redis): dropping route operations{}; this node's "
+                    + "routes are resynchronised once Redis keeps up", queue.capacity(),
+                    more > 0 ? " (" + more + " more since the last report)" : "");
+        } else {
+            unloggedDrops.incrementAndGet();
+        }
+    }
+
+    /**
+     * One {@code HGETALL}; completes on the Redis client's thread. Fails at once until Redis first answered the
+     * flusher, since the lazily connecting client would otherwise make this caller wait for the connection.
+     */
+    @Override
+    public CompletionStage<Optional<Route>> lookup(String clientId) {
+        if (!flusher.connected()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("redis route table not connected yet"));
+        }
+        return client.<String, String>getMap(keys.route(clientId), StringCodec.INSTANCE).readAllMapAsync()
+                .thenApply(fields -> toRoute(clientId, fields));
+    }
+
+    static Optional<Route> toRoute(String clientId, Map<String, String> fields) {
+        String node = fields.get("node");
+        String epoch = fields.get("epoch");
+        if (node == null || epoch == null) {
+            return Optional.empty();
+        }
+        String connectedAt = fields.get("connected_at");
+        return Optional.of(new Route(clientId, node, Long.parseLong(epoch),
+                connectedAt == null ? 0 : Long.parseLong(connectedAt), fields.getOrDefault("remote", "")));
+    }
+
+    @Override
+    public HealthStatus health() {
+        long since = flusher.failingSinceNanos();
+        if (since != 0) {
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - since);
+            return HealthStatus.degraded("redis: " + flusher.lastError() + " for " + seconds + " s; "
+                    + (queue.size() + flusher.pendingOperations()) + " route operations waiting");
+        }
+        if (flusher.connected() && subscription != null && !subscription.subscribed()) {
+            return HealthStatus.degraded("takeover channel " + keys.takeoverChannel(nodeId) + " not subscribed");
+        }
+        if (flusher.overflowPending()) {
+            return HealthStatus.degraded("route queue was full: " + flusher.droppedSinceResync()
+                    + " route operations dropped; resync of this node's routes pending");
+        }
+        return HealthStatus.UP;
+    }
+
+    /**
+     * Flushes what is queued, deletes this node's remaining routes, heartbeat and membership in pipelines, then
+     * stops the Redis client. Gives up after {@code shutdown.timeout} (operations not stored are counted as
+     * abandoned; the heartbeat then expires and other nodes remove the routes).
+     */
+    @Override
+    public synchronized CompletionStage<Void> close() {
+        if (closed != null) {
+            return closed;
+        }
+        CompletableFuture<Void> flushed;
+        if (flusher.started()) {
+            flusher.close(System.nanoTime() + shutdownTimeout.toNanos());
+            flushed = flusher.closed;
+        } else {
+            flushed = CompletableFuture.completedFuture(null);
+        }
+        closed = flushed.thenRunAsync(() -> {
+            if (subscription != null) {
+                subscription.close();
+            }
+            client.shutdown(0, 2, TimeUnit.SECONDS);
+        }, task -> {
+            Thread t = new Thread(task, "redis-route-close");
+            t.setDaemon(true);
+            t.start();
+        });
+        return closed;
+    }
+
+    /** How full the queue is, 0 to 1: an overload signal for the node. */
+    @Override
+    public double pressure() {
+        return Math.min(1.0, queue.size() / (double) queue.capacity());
+    }
+
+    /** Operations the flusher holds (coalesced) and Redis has not yet stored; read by a gauge when scraped. */
+    private int pendingOperations() {
+        return flusher.pendingOperations();
+    }
+
+    /** Operations queued by event loops and not yet taken by the flusher. */
+    public int queued() {
+        return queue.size();
+    }
+}

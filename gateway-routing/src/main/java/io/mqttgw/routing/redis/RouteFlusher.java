@@ -1,0 +1,602 @@
+package io.mqttgw.routing.redis;
+
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteEvents;
+import io.mqttgw.routing.route.RouteCoalescer;
+import io.mqttgw.routing.route.RouteOp;
+import io.mqttgw.routing.route.RouteQueue;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.ScoredEntry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one background thread between the queue and Redis. It takes what the event loops queued when a batch is full
+ * ({@code batch-size}) or its oldest operation has waited {@code flush-interval}, coalesces per device, and sends
+ * pipelines one at a time. A failed pipeline is kept and sent again after a full-jitter backoff; while Redis is down
+ * the queue keeps taking operations up to its bound. Between flushes it refreshes the node's heartbeat, resynchronises
+ * this node's routes when they may have drifted (startup, recovery, queue overflow, heartbeat key lost), and removes
+ * the routes of dead nodes, each in chunks of {@code batch-size} so flushes are never held up long.
+ */
+final class RouteFlusher implements Runnable {
+    private static final Logger LOG = LoggerFactory.getLogger(RouteFlusher.class);
+    private static final long NONE = Long.MIN_VALUE;
+
+    private final RedisRouteSettings settings;
+    private final String nodeId;
+    private final String runId;
+    private final RouteKeys keys;
+    private final RedissonClient client;
+    private final RouteQueue queue;
+    private final RouteTableMetrics metrics;
+    private final RouteBatches batches;
+    private final FullJitterBackoff backoff;
+    private final RouteCoalescer coalescer = new RouteCoalescer();
+    private final long intervalNanos;
+    private final long heartbeatNanos;
+    final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+    private volatile RouteEvents events;
+    private volatile Runnable onHealthy = () -> { };
+    private volatile Thread thread;
+    private volatile boolean closing;
+    private volatile long closeDeadlineNanos;
+    /** When Redis started failing (System.nanoTime), 0 while it answers. */
+    private volatile long failingSinceNanos;
+    private volatile String lastError = "";
+    /** Set by event loops when the queue overflowed; cleared when the resync that repairs it starts. */
+    private volatile boolean overflowed;
+    private final AtomicLong droppedSinceResync = new AtomicLong();
+    private volatile int pendingOperations;
+    /** Redis answered once: the client is connected, and calls from other threads no longer wait for it. */
+    private volatile boolean connected;
+
+    private boolean resyncWanted = true;
+    private Resync resync;
+    private DeadNodeCleanup cleanup;
+    private int attempt;
+    private long retryAtNanos = NONE;
+    private long batchDeadlineNanos = NONE;
+    private long nextHeartbeatNanos = System.nanoTime();
+    private long heartbeats;
+    private long lastDuplicateWarningNanos;
+
+    RouteFlusher(RedisRouteSettings settings, String nodeId, String runId, RedissonClient client, RouteQueue queue,
+                 RouteTableMetrics metrics) {
+        this.settings = settings;
+        this.nodeId = nodeId;
+        this.runId = runId;
+        this.keys = new RouteKeys(settings.keyPrefix());
+        this.client = client;
+        this.queue = queue;
+        this.metrics = metrics;
+        this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
+        this.backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
+        this.intervalNanos = settings.flushInterval().toNanos();
+        this.heartbeatNanos = settings.heartbeatInterval().toNanos();
+    }
+
+    void start(RouteEvents events, Runnable onHealthy) {
+        this.events = events;
+        this.onHealthy = onHealthy;
+        Thread t = new Thread(this, "redis-route-flusher");
+        t.setDaemon(true);
+        thread = t;
+        t.start();
+    }
+
+    boolean started() {
+        return thread != null;
+    }
+
+    /** Event loops: the queue just got its first operation or a full batch. */
+    void wake() {
+        Thread t = thread;
+        if (t != null) {
+            LockSupport.unpark(t);
+        }
+    }
+
+    /** Event loops: an operation was dropped because the queue was full. */
+    void overflowed() {
+        overflowed = true;
+        droppedSinceResync.incrementAndGet();
+    }
+
+    void close(long deadlineNanos) {
+        closeDeadlineNanos = deadlineNanos;
+        closing = true;
+        wake();
+    }
+
+    long failingSinceNanos() {
+        return failingSinceNanos;
+    }
+
+    String lastError() {
+        return lastError;
+    }
+
+    boolean overflowPending() {
+        return overflowed || droppedSinceResync.get() > 0;
+    }
+
+    long droppedSinceResync() {
+        return droppedSinceResync.get();
+    }
+
+    boolean connected() {
+        return connected;
+    }
+
+    int pendingOperations() {
+        return pendingOperations;
+    }
+
+    @Override
+    public void run() {
+        try {
+            loop();
+        } catch (Throwable t) {
+            LOG.error("route flusher stopped by an unexpected error; routes are no longer written", t);
+            failingSinceNanos = System.nanoTime();
+            lastError = "flusher stopped: " + t;
+        } finally {
+            IllegalStateException error = new IllegalStateException("route store closed before Redis took it");
+            long[] abandoned = new long[1];
+            java.util.function.Consumer<RouteOp> count = op -> {
+                (op.kind() == RouteOp.Kind.PUT ? metrics.putAbandoned : metrics.deleteAbandoned).increment();
+                abandoned[0]++;
+            };
+            coalescer.failAll(error, count);
+            RouteOp op;
+            while ((op = queue.poll()) != null) {
+                count.accept(op);
+                op.completeExceptionally(error);
+            }
+            if (abandoned[0] > 0) {
+                LOG.warn("route store closed with {} route operations not stored in Redis", abandoned[0]);
+            }
+            pendingOperations = 0;
+            closed.complete(null);
+        }
+    }
+
+    private void loop() {
+        while (true) {
+            long now = System.nanoTime();
+            boolean stopping = closing;
+            if (batchDeadlineNanos == NONE && (queue.size() > 0 || !coalescer.isEmpty())) {
+                batchDeadlineNanos = now + intervalNanos;
+            }
+            boolean mayTalk = retryAtNanos == NONE || now - retryAtNanos >= 0;
+            boolean due = batchDeadlineNanos != NONE
+                    && (stopping || now - batchDeadlineNanos >= 0 || queue.size() >= settings.batchSize());
+            if (due && mayTalk) {
+                flushPending();
+                now = System.nanoTime();
+                batchDeadlineNanos = queue.size() == 0 && coalescer.isEmpty() ? NONE : now + intervalNanos;
+                mayTalk = retryAtNanos == NONE;
+            }
+            if (mayTalk && !stopping && coalescer.isEmpty()) {
+                if (now - nextHeartbeatNanos >= 0) {
+                    heartbeat();
+                } else if (resync == null && (resyncWanted || overflowed)) {
+                    startResync();
+                } else if (resync != null) {
+                    resyncStep();
+                } else if (cleanup != null) {
+                    cleanupStep();
+                }
+            }
+            if (stopping) {
+                if (queue.size() == 0 && coalescer.isEmpty() && mayTalk) {
+                    finish();
+                    return;
+                }
+                if (now - closeDeadlineNanos >= 0) {
+                    LOG.warn("route store gives up at shutdown: Redis did not take {} operations ({})",
+                            coalescer.operations() + queue.size(), lastError);
+                    return;
+                }
+            }
+            park(now);
+        }
+    }
+
+    private void park(long now) {
+        if (busy()) {
+            return;
+        }
+        long until;
+        if (retryAtNanos != NONE) {
+            until = retryAtNanos;
+        } else if (batchDeadlineNanos != NONE) {
+            until = earliest(nextHeartbeatNanos, batchDeadlineNanos);
+        } else {
+            until = nextHeartbeatNanos;
+        }
+        if (closing) {
+            until = earliest(until, now + TimeUnit.MILLISECONDS.toNanos(50));
+        }
+        long wait = until - now;
+        if (wait > 0) {
+            LockSupport.parkNanos(this, wait);
+        }
+    }
+
+    /** Work that can go on at once: a resync or cleanup chunk with Redis answering and nothing due to flush. */
+    private boolean busy() {
+        return retryAtNanos == NONE && coalescer.isEmpty() && !closing
+                && (resync != null || cleanup != null || resyncWanted || overflowed);
+    }
+
+    private static long earliest(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+
+    // ---- flushing
+
+    private void drain() {
+        int limit = queue.capacity();
+        RouteOp op;
+        while (coalescer.devices() < limit && (op = queue.poll()) != null) {
+            switch (coalescer.add(op)) {
+                case SUPERSEDED -> metrics.putCoalesced.increment();
+                case CANCELLED -> {
+                    metrics.putCoalesced.increment();
+                    metrics.deleteCoalesced.increment();
+                }
+                default -> { }
+            }
+        }
+        pendingOperations = coalescer.operations();
+    }
+
+    /** Sends everything pending, batch by batch, taking newly queued operations in between; stops at a failure. */
+    private void flushPending() {
+        drain();
+        while (!coalescer.isEmpty()) {
+            List<Map.Entry<String, RouteCoalescer.Pending>> devices = coalescer.peek(settings.batchSize());
+            if (!sendBatch(devices)) {
+                return;
+            }
+            coalescer.remove(devices);
+            devices.forEach(e -> e.getValue().complete());
+            if (resync != null) {
+                devices.forEach(e -> resync.touched.add(e.getKey()));
+            }
+            drain();
+        }
+    }
+
+    private boolean sendBatch(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
+        long start = System.nanoTime();
+        try {
+            RBatch batch = batches.begin();
+            List<RFuture<Long>> deletes = new ArrayList<>(devices.size());
+            List<RFuture<Long>> puts = new ArrayList<>(devices.size());
+            for (Map.Entry<String, RouteCoalescer.Pending> e : devices) {
+                RouteCoalescer.Pending p = e.getValue();
+                deletes.add(p.delete() == null ? null : batches.delete(batch, e.getKey(), p.delete().epoch()));
+                puts.add(p.put() == null ? null : batches.put(batch, p.put().route(), false));
+            }
+            batches.execute(batch);
+            metrics.flushLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
+            metrics.batchSize.record(devices.size());
+            for (int i = 0; i < devices.size(); i++) {
+                if (deletes.get(i) != null) {
+                    long r = RouteBatches.result(deletes.get(i));
+                    (r == 1L ? metrics.deleteDeleted : metrics.deleteFenced).increment();
+                }
+                if (puts.get(i) != null) {
+                    long r = RouteBatches.result(puts.get(i));
+                    (r == RouteScripts.PUT_TOOK_OVER ? metrics.putTakeover
+                            : r == RouteScripts.PUT_STALE ? metrics.putStale : metrics.putWritten).increment();
+                }
+            }
+            succeeded();
+            return true;
+        } catch (Exception e) {
+            failed("pipeline of " + devices.size() + " devices", e);
+            return false;
+        }
+    }
+
+    private void succeeded() {
+        if (!connected) {
+            connected = true;
+            onHealthy.run();
+        }
+        if (failingSinceNanos != 0) {
+            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - failingSinceNanos);
+            LOG.info("Redis answers again after {} s; resynchronising this node's routes", seconds);
+            failingSinceNanos = 0;
+            // Redis may have lost data while it was away: a resync under way works from a stale picture
+            resync = null;
+            resyncWanted = true;
+            onHealthy.run();
+        }
+        attempt = 0;
+        retryAtNanos = NONE;
+    }
+
+    private void failed(String what, Exception e) {
+        metrics.batchFailures.increment();
+        long now = System.nanoTime();
+        attempt++;
+        retryAtNanos = now + backoff.delayNanos(attempt);
+        lastError = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        if (failingSinceNanos == 0) {
+            failingSinceNanos = now;
+            LOG.warn("Redis route table: {} failed ({}); retrying with backoff, {} operations waiting", what,
+                    lastError, coalescer.operations() + queue.size());
+        } else {
+            LOG.debug("Redis route table: {} failed again (attempt {}): {}", what, attempt, lastError);
+        }
+    }
+
+    // ---- heartbeat and dead nodes
+
+    private void heartbeat() {
+        nextHeartbeatNanos = System.nanoTime() + heartbeatNanos;
+        try {
+            RBatch batch = batches.begin();
+            RFuture<String> old = batches.heartbeat(batch, runId, settings.nodeTtl());
+            batch.getSet(keys.nodes(), StringCodec.INSTANCE).addAsync(nodeId);
+            batches.execute(batch);
+            String previous = RouteBatches.result(old);
+            if (heartbeats > 0 && previous == null) {
+                LOG.warn("heartbeat key {} was gone (Redis lost data, or this node stalled past routes.redis.node-ttl);"
+                        + " resynchronising this node's routes", keys.alive(nodeId));
+                resyncWanted = true;
+            } else if (previous != null && !previous.equals(runId) && heartbeats > 0) {
+                long now = System.nanoTime();
+                if (now - lastDuplicateWarningNanos > TimeUnit.MINUTES.toNanos(1) || lastDuplicateWarningNanos == 0) {
+                    lastDuplicateWarningNanos = now;
+                    LOG.warn("another gateway process writes routes as node {} ({}): node.id must be unique",
+                            nodeId, previous);
+                }
+            }
+            heartbeats++;
+            succeeded();
+            onHealthy.run();
+        } catch (Exception e) {
+            failed("heartbeat", e);
+            return;
+        }
+        if (settings.deadNodeCleanup() && cleanup == null) {
+            findDeadNode();
+        }
+    }
+
+    private void findDeadNode() {
+        try {
+            Set<String> nodes = batches.await(client.<String>getSet(keys.nodes(), StringCodec.INSTANCE)
+                    .readAllAsync());
+            nodes.remove(nodeId);
+            if (nodes.isEmpty()) {
+                return;
+            }
+            RBatch batch = batches.begin();
+            Map<String, RFuture<Long>> alive = new HashMap<>();
+            for (String node : nodes) {
+                alive.put(node, batch.getKeys().countExistsAsync(keys.alive(node)));
+            }
+            batches.execute(batch);
+            for (Map.Entry<String, RFuture<Long>> e : alive.entrySet()) {
+                if (RouteBatches.result(e.getValue()) == 0L && lock(e.getKey())) {
+                    LOG.info("node {} is dead (no heartbeat key {}); removing its routes", e.getKey(),
+                            keys.alive(e.getKey()));
+                    cleanup = new DeadNodeCleanup(e.getKey());
+                    return;
+                }
+            }
+        } catch (Exception e) {
+            failed("dead-node check", e);
+        }
+    }
+
+    private boolean lock(String node) throws Exception {
+        return batches.await(client.<String>getBucket(keys.cleanupLock(node), StringCodec.INSTANCE)
+                .setIfAbsentAsync(runId, settings.nodeTtl()));
+    }
+
+    /** Removes one chunk of a dead node's routes, fenced by its epochs, while its heartbeat stays missing. */
+    private void cleanupStep() {
+        DeadNodeCleanup c = cleanup;
+        try {
+            List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
+                    .<String>getScoredSortedSet(keys.nodeRoutes(c.node), StringCodec.INSTANCE)
+                    .entryRangeAsync(0, settings.batchSize() - 1)));
+            long alive = batches.await(client.getKeys().countExistsAsync(keys.alive(c.node)));
+            if (alive > 0) {
+                LOG.info("node {} is alive again; leaving its routes to it ({} removed)", c.node, c.removed);
+                cleanup = null;
+                succeeded();
+                return;
+            }
+            if (chunk.isEmpty()) {
+                RBatch batch = batches.begin();
+                batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(c.node);
+                batch.getBucket(keys.cleanupLock(c.node), StringCodec.INSTANCE).deleteAsync();
+                batches.execute(batch);
+                metrics.deadNodes.increment();
+                LOG.info("removed {} routes of dead node {}", c.removed, c.node);
+                cleanup = null;
+                succeeded();
+                return;
+            }
+            RBatch batch = batches.begin();
+            List<RFuture<Long>> results = new ArrayList<>(chunk.size());
+            for (ScoredEntry<String> e : chunk) {
+                results.add(batches.delete(batch, c.node, e.getValue(), (long) e.getScore().doubleValue()));
+            }
+            batches.execute(batch);
+            long removed = results.stream().filter(r -> RouteBatches.result(r) == 1L).count();
+            c.removed += removed;
+            metrics.deadNodeRoutes.increment(removed);
+            succeeded();
+        } catch (Exception e) {
+            failed("dead-node cleanup of " + c.node, e);
+        }
+    }
+
+    private static final class DeadNodeCleanup {
+        final String node;
+        long removed;
+
+        DeadNodeCleanup(String node) {
+            this.node = node;
+        }
+    }
+
+    // ---- resync
+
+    /**
+     * Takes a snapshot of this node's live sessions, then writes them (without taking devices from nodes that
+     * connected them later) and deletes this node's indexed routes that are not live. Devices with operations flushed
+     * after the snapshot are left to those operations.
+     */
+    private void startResync() {
+        RouteEvents e = events;
+        if (e == null) {
+            return;
+        }
+        resyncWanted = false;
+        overflowed = false;
+        Map<String, Route> live = new HashMap<>();
+        e.forEachLiveRoute(r -> live.merge(r.clientId(), r, (a, b) -> a.epoch() >= b.epoch() ? a : b));
+        resync = new Resync(live, droppedSinceResync.get());
+        metrics.resyncs.increment();
+        LOG.debug("resync of node {} started: {} live routes", nodeId, live.size());
+    }
+
+    private void resyncStep() {
+        Resync r = resync;
+        try {
+            if (r.toWrite.hasNext()) {
+                RBatch batch = batches.begin();
+                List<Route> routes = new ArrayList<>(settings.batchSize());
+                List<RFuture<Long>> results = new ArrayList<>(settings.batchSize());
+                while (r.toWrite.hasNext() && routes.size() < settings.batchSize()) {
+                    Route route = r.toWrite.next();
+                    if (!r.touched.contains(route.clientId())) {
+                        routes.add(route);
+                        results.add(batches.put(batch, route, true));
+                    }
+                }
+                batches.execute(batch);
+                for (int i = 0; i < routes.size(); i++) {
+                    long result = RouteBatches.result(results.get(i));
+                    if (result == RouteScripts.PUT_SUPERSEDED) {
+                        metrics.resyncSuperseded.increment();
+                        events.takenOver(routes.get(i).clientId(), routes.get(i).epoch());
+                    } else if (result != RouteScripts.PUT_STALE) {
+                        r.written++;
+                        metrics.resyncWritten.increment();
+                    }
+                }
+                succeeded();
+                return;
+            }
+            List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
+                    .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
+                    .entryRangeAsync(r.afterScore, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
+            if (chunk.isEmpty()) {
+                LOG.info("resync of node {} done: {} live routes written, {} stale routes deleted{}", nodeId,
+                        r.written, r.deleted, r.dropped > 0 ? " (after " + r.dropped + " dropped operations)" : "");
+                droppedSinceResync.addAndGet(-r.dropped);
+                resync = null;
+                succeeded();
+                return;
+            }
+            r.afterScore = chunk.get(chunk.size() - 1).getScore();
+            RBatch batch = batches.begin();
+            List<RFuture<Long>> results = new ArrayList<>();
+            for (ScoredEntry<String> e : chunk) {
+                String clientId = e.getValue();
+                long epoch = (long) e.getScore().doubleValue();
+                Route live = r.live.get(clientId);
+                if (r.touched.contains(clientId) || live != null && live.epoch() == epoch) {
+                    continue;
+                }
+                results.add(batches.delete(batch, clientId, epoch));
+            }
+            if (!results.isEmpty()) {
+                batches.execute(batch);
+                long deleted = results.stream().filter(f -> RouteBatches.result(f) == 1L).count();
+                r.deleted += deleted;
+                metrics.resyncDeleted.increment(deleted);
+            }
+            succeeded();
+        } catch (Exception e) {
+            failed("resync", e);
+        }
+    }
+
+    private static final class Resync {
+        final Map<String, Route> live;
+        final Iterator<Route> toWrite;
+        final Set<String> touched = new HashSet<>();
+        final long dropped;
+        double afterScore = Double.NEGATIVE_INFINITY;
+        long written;
+        long deleted;
+
+        Resync(Map<String, Route> live, long dropped) {
+            this.live = live;
+            this.toWrite = new ArrayList<>(live.values()).iterator();
+            this.dropped = dropped;
+        }
+    }
+
+    // ---- shutdown
+
+    /** Clean shutdown: this node's remaining routes are deleted in pipelines, then its heartbeat and membership. */
+    private void finish() {
+        try {
+            long deleted = 0;
+            double after = Double.NEGATIVE_INFINITY;
+            while (System.nanoTime() - closeDeadlineNanos < 0) {
+                List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
+                        .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
+                        .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
+                if (chunk.isEmpty()) {
+                    break;
+                }
+                after = chunk.get(chunk.size() - 1).getScore();
+                RBatch batch = batches.begin();
+                List<RFuture<Long>> results = new ArrayList<>(chunk.size());
+                for (ScoredEntry<String> e : chunk) {
+                    results.add(batches.delete(batch, e.getValue(), (long) e.getScore().doubleValue()));
+                }
+                batches.execute(batch);
+                deleted += results.stream().filter(f -> RouteBatches.result(f) == 1L).count();
+            }
+            RBatch batch = batches.begin();
+            batch.getBucket(keys.alive(nodeId), StringCodec.INSTANCE).deleteAsync();
+            batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(nodeId);
+            batches.execute(batch);
+            LOG.info("route store of node {} closed{}", nodeId,
+                    deleted > 0 ? "; " + deleted + " routes of sessions still open were deleted" : "");
+        } catch (Exception e) {
+            LOG.warn("route store of node {}: clean-up at shutdown failed ({}); the routes left name a node whose "
+                    + "heartbeat expires, so other nodes remove them", nodeId, e.toString());
+        }
+    }
+}

@@ -1,0 +1,70 @@
+package io.mqttgw.routing.redis;
+
+/**
+ * The Lua scripts that make route writes and deletes atomic checks in Redis. Each touches one key. Epochs are
+ * compared as numbers (they stay below 2^53, exact in Lua's doubles) and matched as the decimal text written.
+ */
+final class RouteScripts {
+    private RouteScripts() {
+    }
+
+    /** Results of {@link #PUT}. */
+    static final long PUT_STALE = 0;
+    static final long PUT_WRITTEN = 1;
+    static final long PUT_TOOK_OVER = 2;
+    static final long PUT_SUPERSEDED = 3;
+
+    /**
+     * KEYS[1] route; ARGV node, epoch, connected_at, remote, takeover channel prefix, client id, resync (0 or 1).
+     * Refuses a write older than this node's route already there (0). Otherwise writes (1), and when the route named
+     * another node, publishes "epoch clientId" on that node's channel (2). A resync write (ARGV[7] = 1) does not
+     * replace another node's route that connected later: it answers 3, and this node closes its stale session.
+     */
+    static final String PUT = """
+            local cur = redis.call('HMGET', KEYS[1], 'node', 'epoch', 'connected_at')
+            if cur[1] == ARGV[1] then
+              if tonumber(cur[2]) > tonumber(ARGV[2]) then return 0 end
+            elseif cur[1] and ARGV[7] == '1' and tonumber(cur[3]) >= tonumber(ARGV[3]) then
+              return 3
+            end
+            redis.call('HSET', KEYS[1], 'node', ARGV[1], 'epoch', ARGV[2], 'connected_at', ARGV[3], 'remote', ARGV[4])
+            if cur[1] and cur[1] ~= ARGV[1] then
+              redis.call('PUBLISH', ARGV[5] .. '{' .. cur[1] .. '}', cur[2] .. ' ' .. ARGV[6])
+              return 2
+            end
+            return 1
+            """;
+
+    /** KEYS[1] route; ARGV node, epoch. Deletes only if the route still names this node and epoch: 1, else 0. */
+    static final String DELETE = """
+            local cur = redis.call('HMGET', KEYS[1], 'node', 'epoch')
+            if cur[1] == ARGV[1] and cur[2] == ARGV[2] then
+              redis.call('DEL', KEYS[1])
+              return 1
+            end
+            return 0
+            """;
+
+    /** KEYS[1] node index; ARGV client id, epoch. Adds or raises the member's epoch, never lowers it. */
+    static final String INDEX_ADD = """
+            redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+            return 1
+            """;
+
+    /** KEYS[1] node index; ARGV client id, epoch. Removes the member only if it still has this epoch. */
+    static final String INDEX_REMOVE = """
+            local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
+            if s and tonumber(s) == tonumber(ARGV[2]) then
+              redis.call('ZREM', KEYS[1], ARGV[1])
+              return 1
+            end
+            return 0
+            """;
+
+    /** KEYS[1] heartbeat; ARGV value, ttl ms. Sets it and answers the value it replaced (nil when it was missing). */
+    static final String HEARTBEAT = """
+            local old = redis.call('GET', KEYS[1])
+            redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+            return old
+            """;
+}

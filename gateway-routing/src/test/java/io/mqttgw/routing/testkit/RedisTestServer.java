@@ -1,0 +1,126 @@
+package io.mqttgw.routing.testkit;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import redis.embedded.RedisExecProvider;
+
+/**
+ * A real redis-server for a test, on 127.0.0.1 and a free port, without persistence, so a restart comes back empty
+ * as after a crash. The binary is the one org.signal:embedded-redis ships (7.0.15), or the one named by the system
+ * property {@code mqttgw.test.redis-server} (e.g. {@code /usr/bin/redis-server} from Debian's package). Can be
+ * stopped and started again on the same port.
+ */
+public final class RedisTestServer implements AutoCloseable {
+    private final String binary;
+    private final Path dir;
+    private final int port;
+    private Process process;
+
+    private RedisTestServer(String binary, Path dir, int port) {
+        this.binary = binary;
+        this.dir = dir;
+        this.port = port;
+    }
+
+    public static RedisTestServer start(Path dir) {
+        try {
+            Files.createDirectories(dir);
+            String override = System.getProperty("mqttgw.test.redis-server", "");
+            String binary = override.isEmpty() ? RedisExecProvider.defaultProvider().get().getAbsolutePath()
+                    : override;
+            RedisTestServer server = new RedisTestServer(binary, dir, freePort());
+            server.start();
+            return server;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start redis-server", e);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Starts (again) on the same port; returns once it accepts connections. */
+    public synchronized void start() {
+        if (process != null) {
+            return;
+        }
+        try {
+            ProcessBuilder pb = new ProcessBuilder(List.of(binary, "--port", Integer.toString(port),
+                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                    "--loglevel", "notice", "--logfile", "")).redirectErrorStream(true);
+            pb.directory(new File(dir.toString()));
+            Process p = pb.start();
+            CountDownLatch ready = new CountDownLatch(1);
+            StringBuilder output = new StringBuilder();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = r.readLine()) != null) {
+                        synchronized (output) {
+                            output.append(line).append('\n');
+                        }
+                        if (line.contains("Ready to accept connections")) {
+                            ready.countDown();
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // the process ended
+                }
+            }, "redis-server-" + port + "-output");
+            reader.setDaemon(true);
+            reader.start();
+            if (!ready.await(10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                synchronized (output) {
+                    throw new IllegalStateException("redis-server did not start on port " + port + ":\n" + output);
+                }
+            }
+            process = p;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start " + binary, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Kills the server (SIGKILL: nothing is saved, open connections break). */
+    public synchronized void stop() {
+        if (process == null) {
+            return;
+        }
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        process = null;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public String address() {
+        return "redis://127.0.0.1:" + port;
+    }
+
+    @Override
+    public void close() {
+        stop();
+    }
+}
