@@ -40,6 +40,21 @@ public final class DownlinkDispatcher implements DownlinkTarget {
         return outcome;
     }
 
+    @Override
+    public CompletionStage<Integer> broadcast(DownlinkMessage message) {
+        java.util.concurrent.atomic.AtomicInteger handed = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<CompletableFuture<Outcome>> all = new java.util.ArrayList<>();
+        registry.forEach(ch -> all.add(deliver(new DownlinkMessage(ConnectionContext.of(ch).clientId(),
+                message.topic(), message.qos(), message.retain(), message.payload(), message.expiresAtMillis()))
+                .toCompletableFuture().thenApply(o -> {
+                    if (o == Outcome.DELIVERED) {
+                        handed.incrementAndGet();
+                    }
+                    return o;
+                })));
+        return CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).thenApply(v -> handed.get());
+    }
+
     private Outcome write(Channel channel, DownlinkMessage message) {
         ConnectionContext context = ConnectionContext.of(channel);
         if (!channel.isActive() || !context.sessionOpen()) {
@@ -56,6 +71,6 @@ public final class DownlinkDispatcher implements DownlinkTarget {
                 new MqttPublishVariableHeader(message.topic(), packetId), Unpooled.wrappedBuffer(message.payload()));
         channel.writeAndFlush(publish, channel.voidPromise());
         metrics.publishSent(qos);
-        return Outcome.WRITTEN;
+        return Outcome.DELIVERED;
     }
 }

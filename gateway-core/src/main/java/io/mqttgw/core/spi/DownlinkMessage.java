@@ -1,5 +1,23 @@
 package io.mqttgw.core.spi;
 
-/** A message from the platform for one device. */
-public record DownlinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload) {
+/**
+ * A message from the platform for one device, or (in a broadcast) for every device subscribed to its topic.
+ *
+ * @param clientId        the device's client id; ignored by a broadcast
+ * @param topic           MQTT topic the device receives it on (must match one of its subscriptions)
+ * @param qos             0, 1 or 2 (capped at the QoS the device subscribed with)
+ * @param retain          the PUBLISH's retain flag
+ * @param payload         payload bytes; the array belongs to the message and is not changed
+ * @param expiresAtMillis epoch milliseconds after which it is not delivered (nor retried); 0 for never
+ */
+public record DownlinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload,
+                              long expiresAtMillis) {
+
+    public DownlinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload) {
+        this(clientId, topic, qos, retain, payload, 0L);
+    }
+
+    public boolean expired(long nowMillis) {
+        return expiresAtMillis > 0 && nowMillis >= expiresAtMillis;
+    }
 }

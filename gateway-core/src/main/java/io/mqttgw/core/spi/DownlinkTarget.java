@@ -2,15 +2,33 @@ package io.mqttgw.core.spi;
 
 import java.util.concurrent.CompletionStage;
 
-/** The gateway side of downlink: hands a message to the connection of its device. Callable from any thread. */
+/**
+ * The gateway side of downlink: hands messages to the connections of this node's devices. Callable from any
+ * thread; the work happens on each connection's event loop.
+ */
 public interface DownlinkTarget {
 
     /** What became of a downlink message. */
     enum Outcome {
-        WRITTEN,
+        /** QoS 0 written, or QoS 1/2 acknowledged by the device. */
+        DELIVERED,
+        /** The device has no session on this node. */
         NOT_CONNECTED,
-        NOT_SUBSCRIBED
+        /** The device did not subscribe to a filter matching the topic. */
+        NOT_SUBSCRIBED,
+        /** Expired, or retransmitted {@code downlink.max-retries} times without an acknowledgement. */
+        EXPIRED,
+        /** The connection's downlink queue was full. */
+        QUEUE_FULL
     }
 
+    /** Delivers to one device; the stage completes with the outcome (for QoS 1/2 once the device acknowledged). */
     CompletionStage<Outcome> deliver(DownlinkMessage message);
+
+    /**
+     * Delivers to every device on this node subscribed to a filter matching the message's topic. The PUBLISH is
+     * encoded once and shared; only its packet id differs per device. The stage completes with the number of
+     * devices it was handed to.
+     */
+    CompletionStage<Integer> broadcast(DownlinkMessage message);
 }

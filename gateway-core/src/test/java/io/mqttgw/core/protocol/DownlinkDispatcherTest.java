@@ -65,7 +65,7 @@ class DownlinkDispatcherTest {
 
     @Test
     void writesAPublishAtTheLowerOfGrantedAndMessageQos() {
-        assertEquals(Outcome.WRITTEN, deliver(message("dev-1", "cmd/reboot", 2)));
+        assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "cmd/reboot", 2)));
 
         MqttPublishMessage publish = ch.readOutbound();
         try {
@@ -82,12 +82,12 @@ class DownlinkDispatcherTest {
 
     @Test
     void usesTheMessageQosWhenLowerThanGranted() {
-        assertEquals(Outcome.WRITTEN, deliver(message("dev-1", "ota/firmware", 1)));
+        assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "ota/firmware", 1)));
         MqttPublishMessage publish = ch.readOutbound();
         assertEquals(MqttQoS.AT_LEAST_ONCE, publish.fixedHeader().qosLevel());
         publish.release();
 
-        assertEquals(Outcome.WRITTEN, deliver(message("dev-1", "cfg/led", 1)));
+        assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "cfg/led", 1)));
         publish = ch.readOutbound();
         assertEquals(MqttQoS.AT_MOST_ONCE, publish.fixedHeader().qosLevel(), "granted 0");
         publish.release();
@@ -97,7 +97,7 @@ class DownlinkDispatcherTest {
     @Test
     void numbersQos1PublishesWithIncreasingPacketIds() {
         for (int expected = 1; expected <= 3; expected++) {
-            assertEquals(Outcome.WRITTEN, deliver(message("dev-1", "cmd/x", 1)));
+            assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "cmd/x", 1)));
             MqttPublishMessage publish = ch.readOutbound();
             assertEquals(expected, publish.variableHeader().packetId());
             publish.release();
@@ -115,7 +115,7 @@ class DownlinkDispatcherTest {
 
     @Test
     void carriesTheRetainFlag() {
-        assertEquals(Outcome.WRITTEN, deliver(new DownlinkMessage("dev-1", "cmd/x", 1, true, new byte[] {1, 2})));
+        assertEquals(Outcome.DELIVERED, deliver(new DownlinkMessage("dev-1", "cmd/x", 1, true, new byte[] {1, 2})));
         MqttPublishMessage publish = ch.readOutbound();
         assertTrue(publish.fixedHeader().isRetain());
         publish.release();
@@ -127,7 +127,7 @@ class DownlinkDispatcherTest {
                 () -> dispatcher.deliver(message("dev-1", "cmd/x", 1)));
         CompletionStage<Outcome> stage = handedOver.get(1, java.util.concurrent.TimeUnit.SECONDS);
         ch.runPendingTasks();
-        assertEquals(Outcome.WRITTEN, stage.toCompletableFuture().join());
+        assertEquals(Outcome.DELIVERED, stage.toCompletableFuture().join());
         MqttPublishMessage publish = ch.readOutbound();
         publish.release();
     }
@@ -178,7 +178,7 @@ class DownlinkDispatcherTest {
         assertFalse(stage.toCompletableFuture().isDone(), "handed to the event loop");
         assertNull(ch.readOutbound());
         ch.runPendingTasks();
-        assertEquals(Outcome.WRITTEN, stage.toCompletableFuture().join());
+        assertEquals(Outcome.DELIVERED, stage.toCompletableFuture().join());
         MqttPublishMessage publish = ch.readOutbound();
         try {
             assertEquals("to cmd/x", new String(ByteBufUtil.getBytes(publish.payload()), StandardCharsets.UTF_8));
