@@ -22,6 +22,7 @@ import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.DownlinkSource;
+import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.OverloadListener;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
@@ -78,6 +79,7 @@ public final class Gateway implements AutoCloseable {
     private DeviceListener tlsListener;
     private DeviceListener tcpListener;
     private OverloadMonitor overload;
+    private DownlinkDispatcher downlinkTarget;
     private AdminServer admin;
     private volatile boolean accepting;
     private boolean closed;
@@ -117,6 +119,7 @@ public final class Gateway implements AutoCloseable {
             }
 
             routes.start(new LocalRoutes(registry));
+            downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background);
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
                     new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource(), admission);
             HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
@@ -136,12 +139,13 @@ public final class Gateway implements AutoCloseable {
                         false);
             }
             if (config.admin().enabled()) {
-                admin = new AdminServer(config.admin().bind(), config.admin().port(), meters, () -> accepting,
+                admin = new AdminServer(config.admin().bind(), config.admin().port(), meters, downlinkTarget,
+                        () -> accepting,
                         List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
                                 new HealthCheck("auth", authenticator::health),
                                 new HealthCheck("downlink", downlink::health)));
             }
-            downlink.start(new DownlinkDispatcher(registry, metrics));
+            downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
                 List<OverloadListener> reactions = new ArrayList<>();
                 reactions.add(new OverloadReactions(handshakeBudget));
@@ -261,6 +265,11 @@ public final class Gateway implements AutoCloseable {
 
     public AdmissionControl admission() {
         return admission;
+    }
+
+    /** Where downlink messages for this node's devices go in (also behind the admin endpoint's /downlink). */
+    public DownlinkTarget downlink() {
+        return downlinkTarget;
     }
 
     public int tlsPort() {

@@ -210,6 +210,22 @@ public final class CoreConfigKeys {
             "the name of a DownlinkSource provider on the class path", "Where downlink commands come from.",
             nonEmpty());
 
+    public static final ConfigKey<Integer> DOWNLINK_MAX_INFLIGHT = new ConfigKey<>("downlink.max-inflight", "16",
+            "1 to 65535", "QoS 1/2 downlink messages sent to one device and not yet acknowledged; more wait in its "
+                    + "queue.", intRange(1, 65535));
+    public static final ConfigKey<Integer> DOWNLINK_MAX_QUEUED = new ConfigKey<>("downlink.max-queued", "100",
+            "0 to 100000", "Downlink messages waiting for a device's window; past it a new one is refused "
+                    + "(outcome QUEUE_FULL).", intRange(0, 100_000));
+    public static final ConfigKey<Duration> DOWNLINK_RETRY_INTERVAL = new ConfigKey<>("downlink.retry-interval", "3s",
+            "100ms to 10m", "An unacknowledged QoS 1/2 downlink message is sent again (DUP) after this long.",
+            duration(Duration.ofMillis(100), Duration.ofMinutes(10)));
+    public static final ConfigKey<Integer> DOWNLINK_MAX_RETRIES = new ConfigKey<>("downlink.max-retries", "5",
+            "0 to 1000", "Retransmissions before a downlink message is given up (outcome EXPIRED).",
+            intRange(0, 1000));
+    public static final ConfigKey<Integer> DOWNLINK_BROADCAST_RATE = new ConfigKey<>("downlink.broadcast-rate",
+            "50000", "1 to 10000000", "Devices a broadcast is handed to per second, spread over the event loops.",
+            intRange(1, 10_000_000));
+
     public static final ConfigKey<Boolean> ADMIN_ENABLED = new ConfigKey<>("admin.enabled", "true",
             "true or false", "Serve /metrics (Prometheus) and /health over HTTP.", bool());
     public static final ConfigKey<String> ADMIN_BIND = new ConfigKey<>("admin.bind", "0.0.0.0",
@@ -294,7 +310,8 @@ public final class CoreConfigKeys {
             ACL_PUBLISH, ACL_SUBSCRIBE, ACL_ON_VIOLATION,
             ROUTES_PROVIDER,
             UPLINK_SINK, UPLINK_FILE_DIR, UPLINK_FILE_MAX_SIZE, UPLINK_FILE_MAX_FILES, UPLINK_FILE_QUEUE_CAPACITY,
-            DOWNLINK_SOURCE,
+            DOWNLINK_SOURCE, DOWNLINK_MAX_INFLIGHT, DOWNLINK_MAX_QUEUED, DOWNLINK_RETRY_INTERVAL, DOWNLINK_MAX_RETRIES,
+            DOWNLINK_BROADCAST_RATE,
             ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT,
             ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_REJECT_DELAY,
             OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,

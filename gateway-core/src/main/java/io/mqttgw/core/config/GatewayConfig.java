@@ -29,6 +29,7 @@ public record GatewayConfig(
         String routesProvider,
         String uplinkSink,
         String downlinkSource,
+        Downlink downlink,
         Admin admin,
         Admission admission,
         Overload overload,
@@ -76,6 +77,10 @@ public record GatewayConfig(
     }
 
     public record Shutdown(int closeRatePerSecond, Duration timeout) {
+    }
+
+    /** Downlink delivery: window and queue per device, retransmission, broadcast pace. */
+    public record Downlink(int maxInflight, int maxQueued, Duration retryInterval, int maxRetries, int broadcastRate) {
     }
 
     /** New connections a second (0: no limit), TLS handshakes at once (0: no limit), and the turn-away delay. */
@@ -146,7 +151,9 @@ public record GatewayConfig(
                                 p -> p / 100.0)),
                 v.get(OVERLOAD_CLOSE_LISTENERS), v.get(OVERLOAD_REFUSE_CONNECTS), v.get(OVERLOAD_PAUSE_HANDSHAKES));
         return new GatewayConfig(nodeId, server, tls, tcp, proxyProtocol, mqtt, identity, auth, acl, v.get(ROUTES_PROVIDER),
-                v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), admin, admission, overload, shutdown,
+                v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), new Downlink(v.get(DOWNLINK_MAX_INFLIGHT),
+                        v.get(DOWNLINK_MAX_QUEUED), v.get(DOWNLINK_RETRY_INTERVAL), v.get(DOWNLINK_MAX_RETRIES),
+                        v.get(DOWNLINK_BROADCAST_RATE)), admin, admission, overload, shutdown,
                 v.get(LOG_LIFECYCLE_RATE), v);
     }
 

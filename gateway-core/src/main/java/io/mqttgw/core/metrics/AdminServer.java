@@ -1,6 +1,8 @@
 package io.mqttgw.core.metrics;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.mqttgw.core.spi.DownlinkMessage;
+import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.HealthStatus;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
@@ -41,8 +43,8 @@ public final class AdminServer implements AutoCloseable {
     private final EventLoopGroup group;
     private final Channel channel;
 
-    public AdminServer(String bind, int port, PrometheusMeterRegistry registry, BooleanSupplier accepting,
-                       List<HealthCheck> checks) throws InterruptedException {
+    public AdminServer(String bind, int port, PrometheusMeterRegistry registry, DownlinkTarget downlink,
+                       BooleanSupplier accepting, List<HealthCheck> checks) throws InterruptedException {
         group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("admin-http", true),
                 NioIoHandler.newFactory());
         try {
@@ -52,7 +54,7 @@ public final class AdminServer implements AutoCloseable {
                         protected void initChannel(Channel ch) {
                             ch.pipeline().addLast("http", new HttpServerCodec())
                                     .addLast("aggregator", new HttpObjectAggregator(16 * 1024))
-                                    .addLast("admin", new Endpoints(registry, accepting, checks));
+                                    .addLast("admin", new Endpoints(registry, downlink, accepting, checks));
                         }
                     })
                     .bind(bind, port).sync().channel();
@@ -75,18 +77,26 @@ public final class AdminServer implements AutoCloseable {
     /** Serves the two paths; one instance per admin connection. */
     private static final class Endpoints extends SimpleChannelInboundHandler<FullHttpRequest> {
         private final PrometheusMeterRegistry registry;
+        private final DownlinkTarget downlink;
         private final BooleanSupplier accepting;
         private final List<HealthCheck> checks;
 
-        Endpoints(PrometheusMeterRegistry registry, BooleanSupplier accepting, List<HealthCheck> checks) {
+        Endpoints(PrometheusMeterRegistry registry, DownlinkTarget downlink, BooleanSupplier accepting,
+                  List<HealthCheck> checks) {
             this.registry = registry;
+            this.downlink = downlink;
             this.accepting = accepting;
             this.checks = checks;
         }
 
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-            String path = new QueryStringDecoder(request.uri()).path();
+            QueryStringDecoder query = new QueryStringDecoder(request.uri());
+            String path = query.path();
+            if (downlink != null && HttpMethod.POST.equals(request.method()) && path.startsWith("/downlink")) {
+                downlink(ctx, request, query);
+                return;
+            }
             FullHttpResponse response;
             if (!HttpMethod.GET.equals(request.method())) {
                 response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "only GET\n", "text/plain");
@@ -97,12 +107,59 @@ public final class AdminServer implements AutoCloseable {
             } else {
                 response = text(HttpResponseStatus.NOT_FOUND, "try /metrics or /health\n", "text/plain");
             }
-            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            respond(ctx, HttpUtil.isKeepAlive(request), response);
+        }
+
+        private static void respond(ChannelHandlerContext ctx, boolean keepAlive, FullHttpResponse response) {
             HttpUtil.setKeepAlive(response, keepAlive);
             var future = ctx.writeAndFlush(response);
             if (!keepAlive) {
                 future.addListener(ChannelFutureListener.CLOSE);
             }
+        }
+
+        /**
+         * {@code POST /downlink?client=ID&topic=T&qos=1[&retain=true]} sends the body to one device and answers with
+         * the outcome once known (for QoS 1 after the device's PUBACK); {@code POST /downlink/broadcast?topic=T&qos=1}
+         * sends it to every device of this node subscribed to the topic and answers with how many.
+         */
+        private void downlink(ChannelHandlerContext ctx, FullHttpRequest request, QueryStringDecoder query) {
+            boolean keepAlive = HttpUtil.isKeepAlive(request);
+            String topic = param(query, "topic");
+            String client = param(query, "client");
+            int qos;
+            try {
+                qos = Integer.parseInt(param(query, "qos") == null ? "1" : param(query, "qos"));
+            } catch (NumberFormatException e) {
+                qos = -1;
+            }
+            boolean broadcast = "/downlink/broadcast".equals(query.path());
+            if (topic == null || topic.isEmpty() || qos < 0 || qos > 2 || (!broadcast && client == null)) {
+                respond(ctx, keepAlive, text(HttpResponseStatus.BAD_REQUEST,
+                        "{\"error\":\"want topic, qos 0-2 and (for /downlink) client\"}\n", "application/json"));
+                return;
+            }
+            byte[] payload = new byte[request.content().readableBytes()];
+            request.content().getBytes(request.content().readerIndex(), payload);
+            DownlinkMessage message = new DownlinkMessage(client, topic, qos, "true".equals(param(query, "retain")),
+                    payload);
+            if (broadcast) {
+                downlink.broadcast(message).whenComplete((n, e) -> respond(ctx, keepAlive, e != null
+                        ? text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "{\"error\":\"broadcast failed\"}\n",
+                        "application/json")
+                        : text(HttpResponseStatus.OK, "{\"handedTo\":" + n + "}\n", "application/json")));
+            } else {
+                downlink.deliver(message).whenComplete((o, e) -> respond(ctx, keepAlive, e != null
+                        ? text(HttpResponseStatus.INTERNAL_SERVER_ERROR, "{\"error\":\"delivery failed\"}\n",
+                        "application/json")
+                        : text(HttpResponseStatus.OK, "{\"outcome\":\"" + o.name().toLowerCase(java.util.Locale.ROOT)
+                        + "\"}\n", "application/json")));
+            }
+        }
+
+        private static String param(QueryStringDecoder query, String name) {
+            List<String> values = query.parameters().get(name);
+            return values == null || values.isEmpty() ? null : values.get(0);
         }
 
         /**

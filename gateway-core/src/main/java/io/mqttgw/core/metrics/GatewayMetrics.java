@@ -32,6 +32,11 @@ public final class GatewayMetrics {
     private final Counter uplinkRefused;
     private final Counter uplinkFailed;
     private final Counter takeovers;
+    private final Map<io.mqttgw.core.spi.DownlinkTarget.Outcome, Counter> downlinkOutcomes =
+            new EnumMap<>(io.mqttgw.core.spi.DownlinkTarget.Outcome.class);
+    private final Counter downlinkRetried;
+    private final LongAdder downlinkInflight = new LongAdder();
+    private final io.micrometer.core.instrument.Timer downlinkLatency;
     private final Counter aclDeniedPublish;
     private final Counter aclDeniedSubscribe;
 
@@ -84,6 +89,19 @@ public final class GatewayMetrics {
                 .description("PUBLISHes and SUBSCRIBE filters outside the device's topic ACL").register(registry);
         aclDeniedSubscribe = Counter.builder("mqttgw.acl.denied").tag("action", "subscribe")
                 .description("PUBLISHes and SUBSCRIBE filters outside the device's topic ACL").register(registry);
+        for (io.mqttgw.core.spi.DownlinkTarget.Outcome o : io.mqttgw.core.spi.DownlinkTarget.Outcome.values()) {
+            downlinkOutcomes.put(o, Counter.builder("mqttgw.downlink.messages").tag("outcome",
+                    o.name().toLowerCase(Locale.ROOT)).description("Downlink messages, by outcome").register(registry));
+        }
+        downlinkRetried = Counter.builder("mqttgw.downlink.retransmissions")
+                .description("Downlink PUBLISHes (or PUBRELs) sent again with DUP after downlink.retry-interval")
+                .register(registry);
+        Gauge.builder("mqttgw.downlink.inflight", downlinkInflight, LongAdder::sum)
+                .description("QoS 1/2 downlink messages sent and not yet acknowledged").register(registry);
+        downlinkLatency = io.micrometer.core.instrument.Timer.builder("mqttgw.downlink.ack.latency")
+                .description("From hand-over to the device's acknowledgement (QoS 1/2)").publishPercentileHistogram()
+                .minimumExpectedValue(java.time.Duration.ofMillis(1))
+                .maximumExpectedValue(java.time.Duration.ofMinutes(1)).register(registry);
         takeovers = Counter.builder("mqttgw.takeovers")
                 .description("Older connections closed because the same client id connected again").register(registry);
     }
@@ -176,6 +194,30 @@ public final class GatewayMetrics {
 
     public double aclDenials(boolean publish) {
         return (publish ? aclDeniedPublish : aclDeniedSubscribe).count();
+    }
+
+    public void downlinkOutcome(io.mqttgw.core.spi.DownlinkTarget.Outcome outcome) {
+        downlinkOutcomes.get(outcome).increment();
+    }
+
+    public double downlinkOutcomes(io.mqttgw.core.spi.DownlinkTarget.Outcome outcome) {
+        return downlinkOutcomes.get(outcome).count();
+    }
+
+    public void downlinkRetried() {
+        downlinkRetried.increment();
+    }
+
+    public double downlinkRetransmissions() {
+        return downlinkRetried.count();
+    }
+
+    public void downlinkInflight(int delta) {
+        downlinkInflight.add(delta);
+    }
+
+    public void downlinkLatency(long nanos) {
+        downlinkLatency.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
     }
 
     public void takeover() {

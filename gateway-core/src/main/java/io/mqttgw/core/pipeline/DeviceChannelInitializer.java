@@ -6,6 +6,7 @@ import io.mqttgw.core.protocol.ChannelErrorHandler;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.ConnectionLifecycleHandler;
 import io.mqttgw.core.protocol.DisconnectHandler;
+import io.mqttgw.core.protocol.DownlinkAckHandler;
 import io.mqttgw.core.protocol.InvalidPacketHandler;
 import io.mqttgw.core.protocol.KeepAliveHandler;
 import io.mqttgw.core.protocol.MqttConnectHandler;
@@ -115,6 +116,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         p.addAfter(HandlerNames.PING, HandlerNames.PUBLISH, publish);
         p.addAfter(HandlerNames.PUBLISH, HandlerNames.SUBSCRIBE, subscribe);
         p.addAfter(HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, DisconnectHandler.INSTANCE);
-        p.addAfter(HandlerNames.DISCONNECT, HandlerNames.UNEXPECTED, UnexpectedPacketHandler.INSTANCE);
+        p.addAfter(HandlerNames.DISCONNECT, HandlerNames.DOWNLINK_ACK, DownlinkAckHandler.INSTANCE);
+        p.addAfter(HandlerNames.DOWNLINK_ACK, HandlerNames.UNEXPECTED, UnexpectedPacketHandler.INSTANCE);
     }
 }

@@ -26,6 +26,7 @@ public final class HandlerNames {
     public static final String PUBLISH = "publish";
     public static final String SUBSCRIBE = "subscribe";
     public static final String DISCONNECT = "disconnect";
+    public static final String DOWNLINK_ACK = "downlinkAck";
     public static final String UNEXPECTED = "unexpected";
     public static final String ERRORS = "errors";
 }

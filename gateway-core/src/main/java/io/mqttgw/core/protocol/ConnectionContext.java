@@ -32,7 +32,7 @@ public final class ConnectionContext {
     private UplinkMessage will;
     private Map<String, Integer> subscriptions;
     private UplinkAcks acks;
-    private int lastPacketId;
+    private DownlinkSession downlink;
 
     public ConnectionContext(String listener) {
         this.listener = listener;
@@ -151,10 +151,24 @@ public final class ConnectionContext {
         return best;
     }
 
-    /** Next packet id for a PUBLISH to the device, 1 to 65535 and around. */
-    int nextPacketId() {
-        lastPacketId = lastPacketId == 0xFFFF ? 1 : lastPacketId + 1;
-        return lastPacketId;
+    /** The session's downlink state, created on the first downlink message. */
+    DownlinkSession downlink(Channel channel, io.mqttgw.core.config.GatewayConfig.Downlink config,
+                             io.mqttgw.core.metrics.GatewayMetrics metrics) {
+        if (downlink == null) {
+            downlink = new DownlinkSession(channel, config, metrics);
+        }
+        return downlink;
+    }
+
+    DownlinkSession downlinkOrNull() {
+        return downlink;
+    }
+
+    /** The connection ended: pending downlink completes NOT_CONNECTED. */
+    void closeDownlink() {
+        if (downlink != null) {
+            downlink.close();
+        }
     }
 
     /** True if reading was paused by uplink back-pressure when the connection ended; clears the pause. */

@@ -36,6 +36,7 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
         if (c.releaseReadingPause()) {
             services.metrics().readingPaused(false);
         }
+        c.closeDownlink();
         if (c.sessionOpen()) {
             services.registry().remove(c.clientId(), ctx.channel());
             Route route = c.route();

@@ -29,7 +29,7 @@ public final class UnexpectedPacketHandler extends ChannelInboundHandlerAdapter 
         MqttMessageType type = m.fixedHeader().messageType();
         switch (type) {
             case PUBACK, PUBREC, PUBCOMP -> {
-                // downlink acknowledgements; nothing waits for them yet
+                // an acknowledgement of nothing the downlink handler knows: late, or for a message given up
             }
             case CONNECT -> DeviceDisconnector.close(ctx.channel(), DisconnectReason.SECOND_CONNECT);
             default -> DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);

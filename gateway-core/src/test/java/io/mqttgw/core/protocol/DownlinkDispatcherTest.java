@@ -2,188 +2,241 @@ package io.mqttgw.core.protocol;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.acl.TopicAcl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.acl.TopicAcl;
+import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;
-import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.mqtt.MqttDecoder;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class DownlinkDispatcherTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final GatewayMetrics metrics = new GatewayMetrics(meters);
     private final ChannelRegistry registry = new ChannelRegistry(4);
-    private final DownlinkDispatcher dispatcher = new DownlinkDispatcher(registry, metrics);
-    private EmbeddedChannel ch;
-    private ConnectionContext context;
+    private final ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
+    private final List<EmbeddedChannel> channels = new ArrayList<>();
 
-    @BeforeEach
-    void subscribedDevice() {
-        ch = new EmbeddedChannel();
-        context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL);
-        context.subscriptions().put("cmd/#", 1);
-        context.subscriptions().put("cfg/+", 0);
-        context.subscriptions().put("ota/firmware", 2);
+    private DownlinkDispatcher dispatcher(int maxInflight, int maxQueued, int maxRetries) {
+        return new DownlinkDispatcher(registry, new GatewayConfig.Downlink(maxInflight, maxQueued,
+                Duration.ofMillis(100), maxRetries, 100_000), metrics, pacer);
+    }
+
+    private EmbeddedChannel device(String clientId, String filter, int grantedQos) {
+        EmbeddedChannel ch = new EmbeddedChannel(DownlinkAckHandler.INSTANCE);
+        ConnectionContext context = new ConnectionContext("tcp");
+        context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL);
+        context.subscriptions().put(filter, grantedQos);
         ch.attr(ConnectionContext.KEY).set(context);
-        registry.register("dev-1", ch);
+        registry.register(clientId, ch);
+        channels.add(ch);
+        return ch;
     }
 
     @AfterEach
     void finish() {
-        ch.finishAndReleaseAll();
+        for (EmbeddedChannel ch : channels) {
+            ch.close();
+            ConnectionContext.of(ch).closeDownlink();
+            ch.finishAndReleaseAll();
+        }
+        pacer.shutdownNow();
     }
 
     private static DownlinkMessage message(String clientId, String topic, int qos) {
         return new DownlinkMessage(clientId, topic, qos, false, ("to " + topic).getBytes(StandardCharsets.UTF_8));
     }
 
-    private Outcome deliver(DownlinkMessage m) {
-        CompletionStage<Outcome> stage = dispatcher.deliver(m);
-        ch.runPendingTasks(); // the write runs on the channel's event loop
-        CompletableFuture<Outcome> f = stage.toCompletableFuture();
-        assertTrue(f.isDone());
-        return f.join();
-    }
-
-    private double sent(int qos) {
-        return meters.get("mqttgw.publish.out").tag("qos", Integer.toString(qos)).counter().count();
-    }
-
-    @Test
-    void writesAPublishAtTheLowerOfGrantedAndMessageQos() {
-        assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "cmd/reboot", 2)));
-
-        MqttPublishMessage publish = ch.readOutbound();
-        try {
-            assertEquals(MqttQoS.AT_LEAST_ONCE, publish.fixedHeader().qosLevel(), "granted 1, message 2");
-            assertEquals("cmd/reboot", publish.variableHeader().topicName());
-            assertEquals(1, publish.variableHeader().packetId());
-            assertFalse(publish.fixedHeader().isRetain());
-            assertEquals("to cmd/reboot", publish.payload().toString(StandardCharsets.UTF_8));
-        } finally {
-            publish.release();
+    /** What the gateway wrote to the device, decoded as the device would. */
+    private static List<MqttMessage> written(EmbeddedChannel ch) {
+        EmbeddedChannel decoder = new EmbeddedChannel(new MqttDecoder());
+        for (Object out = ch.readOutbound(); out != null; out = ch.readOutbound()) {
+            if (out instanceof ByteBuf buf) {
+                decoder.writeInbound(buf);
+            } else {
+                // PUBREL goes out as a message (the encoder sits in the real pipeline)
+                EmbeddedChannel encoder = new EmbeddedChannel(io.netty.handler.codec.mqtt.MqttEncoder.INSTANCE);
+                encoder.writeOutbound(out);
+                decoder.writeInbound((ByteBuf) encoder.readOutbound());
+                encoder.finishAndReleaseAll();
+            }
         }
-        assertEquals(1.0, sent(1));
+        List<MqttMessage> messages = new ArrayList<>();
+        for (Object in = decoder.readInbound(); in != null; in = decoder.readInbound()) {
+            messages.add((MqttMessage) in);
+        }
+        decoder.finishAndReleaseAll();
+        return messages;
     }
 
-    @Test
-    void usesTheMessageQosWhenLowerThanGranted() {
-        assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "ota/firmware", 1)));
-        MqttPublishMessage publish = ch.readOutbound();
-        assertEquals(MqttQoS.AT_LEAST_ONCE, publish.fixedHeader().qosLevel());
-        publish.release();
-
-        assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "cfg/led", 1)));
-        publish = ch.readOutbound();
-        assertEquals(MqttQoS.AT_MOST_ONCE, publish.fixedHeader().qosLevel(), "granted 0");
-        publish.release();
-        assertEquals(1.0, sent(0));
+    private static String describe(List<MqttMessage> messages) {
+        List<String> out = new ArrayList<>();
+        for (MqttMessage m : messages) {
+            if (m instanceof MqttPublishMessage p) {
+                out.add("PUBLISH " + p.variableHeader().topicName() + " q" + p.fixedHeader().qosLevel().value()
+                        + " id" + p.variableHeader().packetId() + (p.fixedHeader().isDup() ? " dup" : "") + " "
+                        + p.payload().toString(StandardCharsets.UTF_8));
+            } else {
+                out.add(m.fixedHeader().messageType() + " id"
+                        + ((MqttMessageIdVariableHeader) m.variableHeader()).messageId());
+            }
+            ReferenceCountUtil.release(m);
+        }
+        return String.join(", ", out);
     }
 
-    @Test
-    void numbersQos1PublishesWithIncreasingPacketIds() {
-        for (int expected = 1; expected <= 3; expected++) {
-            assertEquals(Outcome.DELIVERED, deliver(message("dev-1", "cmd/x", 1)));
-            MqttPublishMessage publish = ch.readOutbound();
-            assertEquals(expected, publish.variableHeader().packetId());
-            publish.release();
+    private static MqttMessage ack(MqttMessageType type, int packetId) {
+        return new MqttMessage(new MqttFixedHeader(type, false, MqttQoS.AT_MOST_ONCE, false, 2),
+                MqttMessageIdVariableHeader.from(packetId));
+    }
+
+    /** Lets real time pass past the retry interval and the retry wheel tick on the embedded loop. */
+    private static void waitForRetry(EmbeddedChannel ch) throws InterruptedException {
+        Thread.sleep(130);
+        for (int i = 0; i < 3; i++) {
+            ch.advanceTimeBy(100, TimeUnit.MILLISECONDS);
+            ch.runScheduledPendingTasks();
         }
     }
 
     @Test
-    void packetIdsWrapFrom65535To1() {
-        for (int i = 0; i < 65534; i++) {
-            context.nextPacketId();
-        }
-        assertEquals(65535, context.nextPacketId());
-        assertEquals(1, context.nextPacketId());
-    }
-
-    @Test
-    void carriesTheRetainFlag() {
-        assertEquals(Outcome.DELIVERED, deliver(new DownlinkMessage("dev-1", "cmd/x", 1, true, new byte[] {1, 2})));
-        MqttPublishMessage publish = ch.readOutbound();
-        assertTrue(publish.fixedHeader().isRetain());
-        publish.release();
-    }
-
-    @Test
-    void deliversFromAnotherThread() throws Exception {
-        CompletableFuture<CompletionStage<Outcome>> handedOver = CompletableFuture.supplyAsync(
-                () -> dispatcher.deliver(message("dev-1", "cmd/x", 1)));
-        CompletionStage<Outcome> stage = handedOver.get(1, java.util.concurrent.TimeUnit.SECONDS);
+    void deliversQos0AtOnceAndQos1OnlyWhenTheDeviceAcknowledges() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 1);
+        CompletableFuture<Outcome> q0 = d.deliver(message("dev-1", "devices/dev-1/cfg", 0)).toCompletableFuture();
+        CompletableFuture<Outcome> q1 = d.deliver(message("dev-1", "devices/dev-1/cmd", 1)).toCompletableFuture();
         ch.runPendingTasks();
-        assertEquals(Outcome.DELIVERED, stage.toCompletableFuture().join());
-        MqttPublishMessage publish = ch.readOutbound();
-        publish.release();
+        assertEquals(Outcome.DELIVERED, q0.join());
+        assertEquals("PUBLISH devices/dev-1/cfg q0 id-1 to devices/dev-1/cfg, "
+                + "PUBLISH devices/dev-1/cmd q1 id1 to devices/dev-1/cmd", describe(written(ch)));
+        assertFalse(q1.isDone(), "QoS 1 waits for PUBACK");
+        ch.writeInbound(ack(MqttMessageType.PUBACK, 1));
+        assertEquals(Outcome.DELIVERED, q1.join());
+        assertEquals(2.0, metrics.downlinkOutcomes(Outcome.DELIVERED));
     }
 
     @Test
-    void reportsNotSubscribedAndWritesNothing() {
-        assertEquals(Outcome.NOT_SUBSCRIBED, deliver(message("dev-1", "other/topic", 1)));
-        assertEquals(Outcome.NOT_SUBSCRIBED, deliver(message("dev-1", "cfg/a/b", 1)), "+ is one level");
-        assertNull(ch.readOutbound());
-        assertEquals(0.0, sent(0) + sent(1) + sent(2));
-    }
-
-    @Test
-    void reportsNotConnectedForAnUnknownDevice() {
-        CompletionStage<Outcome> stage = dispatcher.deliver(message("dev-unknown", "cmd/x", 1));
-        assertEquals(Outcome.NOT_CONNECTED, stage.toCompletableFuture().getNow(null), "answered at once");
-        assertNull(ch.readOutbound());
-    }
-
-    @Test
-    void reportsNotConnectedForAClosedChannel() {
-        ch.close();
-        assertEquals(Outcome.NOT_CONNECTED, deliver(message("dev-1", "cmd/x", 1)));
-        assertNull(ch.readOutbound());
-    }
-
-    @Test
-    void reportsNotConnectedBeforeTheSessionIsOpen() {
-        EmbeddedChannel connecting = new EmbeddedChannel();
-        try {
-            ConnectionContext c = new ConnectionContext("tcp");
-            c.subscriptions().put("#", 1);
-            connecting.attr(ConnectionContext.KEY).set(c);
-            registry.register("dev-2", connecting);
-
-            CompletionStage<Outcome> stage = dispatcher.deliver(message("dev-2", "cmd/x", 1));
-            connecting.runPendingTasks();
-            assertEquals(Outcome.NOT_CONNECTED, stage.toCompletableFuture().join());
-            assertNull(connecting.readOutbound());
-        } finally {
-            connecting.finishAndReleaseAll();
-        }
-    }
-
-    @Test
-    void writesOnTheChannelsEventLoopNotTheCallersThread() {
-        CompletionStage<Outcome> stage = dispatcher.deliver(message("dev-1", "cmd/x", 1));
-        assertFalse(stage.toCompletableFuture().isDone(), "handed to the event loop");
-        assertNull(ch.readOutbound());
+    void capsTheQosAtTheGrantedOneAndSkipsUnsubscribedAndUnknownDevices() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/cfg", 0);
+        CompletableFuture<Outcome> capped = d.deliver(message("dev-1", "devices/dev-1/cfg", 1)).toCompletableFuture();
+        CompletableFuture<Outcome> other = d.deliver(message("dev-1", "devices/dev-1/cmd", 1)).toCompletableFuture();
         ch.runPendingTasks();
-        assertEquals(Outcome.DELIVERED, stage.toCompletableFuture().join());
-        MqttPublishMessage publish = ch.readOutbound();
-        try {
-            assertEquals("to cmd/x", new String(ByteBufUtil.getBytes(publish.payload()), StandardCharsets.UTF_8));
-        } finally {
-            publish.release();
+        assertEquals(Outcome.DELIVERED, capped.join(), "granted QoS 0: sent at QoS 0, done at once");
+        assertEquals(Outcome.NOT_SUBSCRIBED, other.join());
+        assertEquals(Outcome.NOT_CONNECTED, d.deliver(message("nobody", "x", 1)).toCompletableFuture().join());
+        assertEquals("PUBLISH devices/dev-1/cfg q0 id-1 to devices/dev-1/cfg", describe(written(ch)));
+    }
+
+    @Test
+    void retransmitsWithDupUntilAcknowledgedAndGivesUpAfterTheRetries() throws InterruptedException {
+        DownlinkDispatcher d = dispatcher(16, 100, 2);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 1);
+        CompletableFuture<Outcome> acked = d.deliver(message("dev-1", "devices/dev-1/a", 1)).toCompletableFuture();
+        CompletableFuture<Outcome> ignored = d.deliver(message("dev-1", "devices/dev-1/b", 1)).toCompletableFuture();
+        ch.runPendingTasks();
+        written(ch).forEach(ReferenceCountUtil::release);
+
+        waitForRetry(ch);
+        assertEquals("PUBLISH devices/dev-1/a q1 id1 dup to devices/dev-1/a, "
+                + "PUBLISH devices/dev-1/b q1 id2 dup to devices/dev-1/b", describe(written(ch)));
+        ch.writeInbound(ack(MqttMessageType.PUBACK, 1));
+        assertEquals(Outcome.DELIVERED, acked.join());
+
+        waitForRetry(ch);
+        assertEquals("PUBLISH devices/dev-1/b q1 id2 dup to devices/dev-1/b", describe(written(ch)),
+                "only the unacknowledged one is sent again");
+        waitForRetry(ch);
+        written(ch).forEach(ReferenceCountUtil::release);
+        assertEquals(Outcome.EXPIRED, ignored.join(), "two retries, then given up");
+        assertEquals(3.0, metrics.downlinkRetransmissions(), "a once, b twice");
+    }
+
+    @Test
+    void keepsTheWindowAndQueuesBehindItUpToTheBound() {
+        DownlinkDispatcher d = dispatcher(2, 1, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 1);
+        List<CompletableFuture<Outcome>> sent = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            sent.add(d.deliver(message("dev-1", "devices/dev-1/m" + i, 1)).toCompletableFuture());
         }
+        ch.runPendingTasks();
+        assertEquals("PUBLISH devices/dev-1/m1 q1 id1 to devices/dev-1/m1, "
+                + "PUBLISH devices/dev-1/m2 q1 id2 to devices/dev-1/m2", describe(written(ch)), "a window of two");
+        assertEquals(Outcome.QUEUE_FULL, sent.get(3).join(), "one waits in the queue, the fourth is refused");
+        ch.writeInbound(ack(MqttMessageType.PUBACK, 1));
+        assertEquals("PUBLISH devices/dev-1/m3 q1 id3 to devices/dev-1/m3", describe(written(ch)),
+                "an acknowledgement lets the queued one go");
+        assertTrue(sent.get(0).isDone() && !sent.get(2).isDone());
+    }
+
+    @Test
+    void completesQos2AfterPubrecPubrelPubcomp() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 2);
+        CompletableFuture<Outcome> q2 = d.deliver(message("dev-1", "devices/dev-1/x", 2)).toCompletableFuture();
+        ch.runPendingTasks();
+        assertEquals("PUBLISH devices/dev-1/x q2 id1 to devices/dev-1/x", describe(written(ch)));
+        ch.writeInbound(ack(MqttMessageType.PUBREC, 1));
+        assertEquals("PUBREL id1", describe(written(ch)));
+        assertFalse(q2.isDone());
+        ch.writeInbound(ack(MqttMessageType.PUBCOMP, 1));
+        assertEquals(Outcome.DELIVERED, q2.join());
+    }
+
+    @Test
+    void completesWhatIsPendingAsNotConnectedWhenTheConnectionEnds() {
+        DownlinkDispatcher d = dispatcher(1, 5, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 1);
+        CompletableFuture<Outcome> inflight = d.deliver(message("dev-1", "devices/dev-1/a", 1)).toCompletableFuture();
+        CompletableFuture<Outcome> queued = d.deliver(message("dev-1", "devices/dev-1/b", 1)).toCompletableFuture();
+        ch.runPendingTasks();
+        written(ch).forEach(ReferenceCountUtil::release);
+        ConnectionContext.of(ch).closeDownlink();
+        assertEquals(Outcome.NOT_CONNECTED, inflight.join());
+        assertEquals(Outcome.NOT_CONNECTED, queued.join());
+    }
+
+    @Test
+    void broadcastsOneEncodingToEverySubscribedDeviceOnce() throws Exception {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        List<EmbeddedChannel> fleet = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            fleet.add(device("dev-" + i, "fleet/+/firmware", 1));
+        }
+        EmbeddedChannel other = device("dev-x", "devices/dev-x/#", 1);
+        CompletableFuture<Integer> handed = d.broadcast(message(null, "fleet/a/firmware", 1)).toCompletableFuture();
+        long deadline = System.currentTimeMillis() + 5000;
+        while (!handed.isDone() && System.currentTimeMillis() < deadline) {
+            channels.forEach(EmbeddedChannel::runPendingTasks);
+            Thread.sleep(5);
+        }
+        assertEquals(5, handed.join());
+        for (EmbeddedChannel ch : fleet) {
+            assertEquals("PUBLISH fleet/a/firmware q1 id1 to fleet/a/firmware", describe(written(ch)));
+        }
+        assertEquals("", describe(written(other)), "not subscribed: nothing");
     }
 }

@@ -131,7 +131,7 @@ class MqttConnectHandlerTest {
         }
         assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.MQTT_DECODER,
                 HandlerNames.MQTT_ENCODER, HandlerNames.FLOW_CONTROL, HandlerNames.INVALID_PACKET, HandlerNames.KEEPALIVE, HandlerNames.PING,
-                HandlerNames.PUBLISH, HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, HandlerNames.UNEXPECTED,
+                HandlerNames.PUBLISH, HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, HandlerNames.DOWNLINK_ACK, HandlerNames.UNEXPECTED,
                 HandlerNames.ERRORS),
                 p.names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline$")).toList());
         assertEquals(1.0, f.metrics.connects(MqttConnectReturnCode.CONNECTION_ACCEPTED));

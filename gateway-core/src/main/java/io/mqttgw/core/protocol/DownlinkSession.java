@@ -1,0 +1,217 @@
+package io.mqttgw.core.protocol;
+
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.spi.DownlinkTarget.Outcome;
+import io.netty.channel.Channel;
+import io.netty.handler.codec.mqtt.MqttFixedHeader;
+import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
+import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttQoS;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Downlink to one connection: packet ids, the in-flight window ({@code downlink.max-inflight}), a bounded queue
+ * behind it ({@code downlink.max-queued}), and retransmission with DUP every {@code downlink.retry-interval} up to
+ * {@code downlink.max-retries} times, driven by the {@link RetryWheel} of this connection's loop. QoS 2 completes
+ * PUBREC then PUBREL/PUBCOMP. When the connection ends, whatever is in flight or queued completes NOT_CONNECTED (no
+ * persistent sessions yet: the sender's offline policy decides). Created lazily on the first downlink message; event
+ * loop only.
+ */
+final class DownlinkSession {
+    private static final MqttFixedHeader PUBREL = new MqttFixedHeader(MqttMessageType.PUBREL, false,
+            MqttQoS.AT_LEAST_ONCE, false, 2);
+
+    private static final class Pending {
+        final DownlinkPublish publish;
+        final int qos;
+        final CompletableFuture<Outcome> result;
+        final long startNanos = System.nanoTime();
+        int packetId;
+        int retries;
+        long sentAtNanos;
+        boolean released;
+
+        Pending(DownlinkPublish publish, int qos, CompletableFuture<Outcome> result) {
+            this.publish = publish;
+            this.qos = qos;
+            this.result = result;
+        }
+    }
+
+    private final Channel channel;
+    private final GatewayConfig.Downlink config;
+    private final GatewayMetrics metrics;
+    private final Map<Integer, Pending> inflight = new HashMap<>(8);
+    private final ArrayDeque<Pending> queue = new ArrayDeque<>(4);
+    private int lastPacketId;
+    private boolean scheduled;
+    private boolean closed;
+
+    DownlinkSession(Channel channel, GatewayConfig.Downlink config, GatewayMetrics metrics) {
+        this.channel = channel;
+        this.config = config;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Sends {@code publish} at {@code qos}, taking over one reference to it; {@code result} (may be null) completes
+     * with the outcome.
+     */
+    void send(DownlinkPublish publish, int qos, CompletableFuture<Outcome> result) {
+        Pending p = new Pending(publish, qos, result);
+        if (closed) {
+            finish(p, Outcome.NOT_CONNECTED);
+        } else if (publish.message().expired(System.currentTimeMillis())) {
+            finish(p, Outcome.EXPIRED);
+        } else if (qos == 0) {
+            channel.writeAndFlush(publish.packet(channel.alloc(), 0, 0, false), channel.voidPromise());
+            metrics.publishSent(0);
+            finish(p, Outcome.DELIVERED);
+        } else if (inflight.size() < config.maxInflight()) {
+            start(p);
+        } else if (queue.size() < config.maxQueued()) {
+            queue.add(p);
+        } else {
+            finish(p, Outcome.QUEUE_FULL);
+        }
+    }
+
+    private void start(Pending p) {
+        do {
+            lastPacketId = lastPacketId == 0xFFFF ? 1 : lastPacketId + 1;
+        } while (inflight.containsKey(lastPacketId));
+        p.packetId = lastPacketId;
+        p.sentAtNanos = System.nanoTime();
+        inflight.put(p.packetId, p);
+        metrics.downlinkInflight(1);
+        channel.writeAndFlush(p.publish.packet(channel.alloc(), p.qos, p.packetId, false), channel.voidPromise());
+        metrics.publishSent(p.qos);
+        arm();
+    }
+
+    void pubAck(int packetId) {
+        Pending p = inflight.get(packetId);
+        if (p != null && p.qos == 1) {
+            complete(p, Outcome.DELIVERED);
+        }
+    }
+
+    void pubRec(int packetId) {
+        Pending p = inflight.get(packetId);
+        if (p != null && p.qos == 2) {
+            p.released = true;
+            p.sentAtNanos = System.nanoTime();
+            channel.writeAndFlush(new MqttMessage(PUBREL, MqttMessageIdVariableHeader.from(packetId)),
+                    channel.voidPromise());
+        }
+    }
+
+    void pubComp(int packetId) {
+        Pending p = inflight.get(packetId);
+        if (p != null && p.qos == 2 && p.released) {
+            complete(p, Outcome.DELIVERED);
+        }
+    }
+
+    private void complete(Pending p, Outcome outcome) {
+        inflight.remove(p.packetId);
+        metrics.downlinkInflight(-1);
+        if (outcome == Outcome.DELIVERED) {
+            metrics.downlinkLatency(System.nanoTime() - p.startNanos);
+        }
+        finish(p, outcome);
+        while (!queue.isEmpty() && inflight.size() < config.maxInflight()) {
+            Pending next = queue.poll();
+            if (next.publish.message().expired(System.currentTimeMillis())) {
+                finish(next, Outcome.EXPIRED);
+            } else {
+                start(next);
+            }
+        }
+    }
+
+    private void finish(Pending p, Outcome outcome) {
+        p.publish.release();
+        metrics.downlinkOutcome(outcome);
+        if (p.result != null) {
+            p.result.complete(outcome);
+        }
+    }
+
+    /** Puts the session in its loop's retry wheel for the earliest retransmission due, if not there already. */
+    private void arm() {
+        if (scheduled || inflight.isEmpty() || closed) {
+            return;
+        }
+        long interval = config.retryInterval().toNanos();
+        long earliest = Long.MAX_VALUE;
+        for (Pending p : inflight.values()) {
+            earliest = Math.min(earliest, p.sentAtNanos + interval);
+        }
+        scheduled = true;
+        RetryWheel.of(channel.eventLoop()).schedule(this,
+                Math.max(0, TimeUnit.NANOSECONDS.toMillis(earliest - System.nanoTime())));
+    }
+
+    /** Called by the retry wheel: sends again what waited past the interval, gives up what ran out of retries. */
+    void retryDue() {
+        scheduled = false;
+        if (closed) {
+            return;
+        }
+        long now = System.nanoTime();
+        long interval = config.retryInterval().toNanos();
+        long nowMillis = System.currentTimeMillis();
+        java.util.List<Pending> givenUp = new java.util.ArrayList<>(0);
+        for (Iterator<Pending> it = inflight.values().iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (now - p.sentAtNanos < interval) {
+                continue;
+            }
+            if (p.retries >= config.maxRetries() || p.publish.message().expired(nowMillis)) {
+                givenUp.add(p);
+                continue;
+            }
+            p.retries++;
+            p.sentAtNanos = now;
+            metrics.downlinkRetried();
+            if (p.released) {
+                channel.write(new MqttMessage(PUBREL, MqttMessageIdVariableHeader.from(p.packetId)),
+                        channel.voidPromise());
+            } else {
+                channel.write(p.publish.packet(channel.alloc(), p.qos, p.packetId, true), channel.voidPromise());
+            }
+        }
+        channel.flush();
+        givenUp.forEach(p -> complete(p, Outcome.EXPIRED));
+        arm();
+    }
+
+    /** The connection ended: everything still here completes NOT_CONNECTED and gives its buffers back. */
+    void close() {
+        closed = true;
+        for (Pending p : inflight.values()) {
+            metrics.downlinkInflight(-1);
+            finish(p, Outcome.NOT_CONNECTED);
+        }
+        inflight.clear();
+        for (Pending p = queue.poll(); p != null; p = queue.poll()) {
+            finish(p, Outcome.NOT_CONNECTED);
+        }
+    }
+
+    int inflightCount() {
+        return inflight.size();
+    }
+
+    int queued() {
+        return queue.size();
+    }
+}
