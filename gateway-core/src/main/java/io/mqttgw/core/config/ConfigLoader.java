@@ -145,35 +145,8 @@ public final class ConfigLoader {
     }
 
     private static String closest(String name, Collection<String> candidates) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String c : candidates) {
-            int d = distance(name, c);
-            if (d < bestDistance) {
-                bestDistance = d;
-                best = c;
-            }
-        }
-        return best != null && bestDistance <= Math.max(3, name.length() / 4) ? " (did you mean '" + best + "'?)" : "";
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
+        return ClosestName.of(name, candidates, Math.max(3, name.length() / 4))
+                .map(best -> " (did you mean '" + best + "'?)").orElse("");
     }
 
     /** All declared keys of core plus {@code extra}, for callers that assemble them from providers. */

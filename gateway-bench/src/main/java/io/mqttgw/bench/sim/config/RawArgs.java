@@ -1,5 +1,7 @@
 package io.mqttgw.bench.sim.config;
 
+import io.mqttgw.core.config.ClosestName;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -50,35 +52,7 @@ public final class RawArgs {
     }
 
     private static String closest(String name, Set<String> known) {
-        String best = null;
-        int bestDistance = Integer.MAX_VALUE;
-        for (String k : known) {
-            int d = distance(name, k);
-            if (d < bestDistance) {
-                bestDistance = d;
-                best = k;
-            }
-        }
-        return best != null && bestDistance <= 3 ? "; did you mean --" + best + "?" : "";
-    }
-
-    private static int distance(String a, String b) {
-        int[] prev = new int[b.length() + 1];
-        int[] cur = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            prev[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            cur[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + cost);
-            }
-            int[] t = prev;
-            prev = cur;
-            cur = t;
-        }
-        return prev[b.length()];
+        return ClosestName.of(name, known, 3).map(best -> "; did you mean --" + best + "?").orElse("");
     }
 
     public boolean has(String name) {
