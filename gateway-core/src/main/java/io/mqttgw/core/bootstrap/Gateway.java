@@ -329,10 +329,11 @@ public final class Gateway implements AutoCloseable {
         if (tls != null) {
             tls.stopWatching();
         }
-        closeSessions(deadline);
+        // no new downlink deliveries onto connections that are about to close
         if (downlink != null) {
             downlink.close();
         }
+        closeSessions(deadline);
         try {
             if (sink != null) {
                 sink.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),

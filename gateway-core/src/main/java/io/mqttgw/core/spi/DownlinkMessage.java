@@ -3,7 +3,7 @@ package io.mqttgw.core.spi;
 /**
  * A message from the platform for one device, or (in a broadcast) for every device subscribed to its topic.
  *
- * @param clientId        the device's client id; ignored by a broadcast
+ * @param clientId        the device's client id; ignored by a broadcast (may be null there)
  * @param topic           MQTT topic the device receives it on (must match one of its subscriptions)
  * @param qos             0, 1 or 2 (capped at the QoS the device subscribed with)
  * @param retain          the PUBLISH's retain flag

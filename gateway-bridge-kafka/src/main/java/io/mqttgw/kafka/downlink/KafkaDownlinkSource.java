@@ -1,0 +1,490 @@
+package io.mqttgw.kafka.downlink;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.core.spi.DownlinkSource;
+import io.mqttgw.core.spi.DownlinkTarget;
+import io.mqttgw.core.spi.DownlinkTarget.Outcome;
+import io.mqttgw.core.spi.HealthStatus;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLongArray;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaException;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads this node's downlink topic and hands each record to the gateway: a record keyed by a client id to
+ * {@link DownlinkTarget#deliver}, a broadcast record ({@code *}) to {@link DownlinkTarget#broadcast}.
+ *
+ * <p>Threading: the consumer is owned by one thread, {@code kafka-downlink-consumer}, which polls, dispatches and
+ * commits; no event loop ever touches it. The outcome stages complete on event loops, which only count the outcome,
+ * put the record on a lock-free queue and, when the consumer waits at its bound, wake it ({@code wakeup()} is the one
+ * consumer method safe from other threads). The thread takes the queue on each turn.
+ *
+ * <p>Flow control: at most {@code max-in-flight} records are handed to the gateway and not completed; polled records
+ * beyond that wait in a backlog (at most one poll's worth) while the partitions are paused, and reading resumes once
+ * the backlog is empty and half the bound has completed.
+ *
+ * <p>Offsets: the partitions are assigned, not subscribed (one consumer per node; no rebalances, a restarted node
+ * reads at once). A partition's offset is committed up to its first record whose delivery has not completed, every
+ * {@code commit-interval}: at least once into the gateway; records in flight at a crash are read again.
+ *
+ * <p>Health: every few seconds the thread looks for the topic's partitions (which also finds new ones) and asks
+ * their leaders for the end offsets; when that, or a commit, failed more recently than anything succeeded,
+ * {@link #health} is degraded.
+ */
+public final class KafkaDownlinkSource implements DownlinkSource {
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaDownlinkSource.class);
+    static final String THREAD_NAME = "kafka-downlink-consumer";
+    static final Duration POLL_TIMEOUT = Duration.ofMillis(100);
+    static final long PROBE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
+    static final long UNASSIGNED_PROBE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+    static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
+    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
+
+    private final Consumer<byte[], byte[]> consumer;
+    private final String topic;
+    private final int maxInFlight;
+    private final int resumeAt;
+    private final long commitIntervalNanos;
+    private final DownlinkMetrics metrics;
+    private final AutoCloseable onClose;
+
+    // shared with the threads that complete deliveries
+    private final Queue<Pending> completed = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicBoolean wakeRequested = new AtomicBoolean();
+    private final AtomicLongArray lastLogged = new AtomicLongArray(Malformed.values().length);
+    private volatile boolean paused;
+    private volatile boolean running = true;
+    private volatile long lastContactNanos = System.nanoTime();
+    private volatile long lastFailureNanos;
+    private volatile String lastFailure;
+
+    // consumer thread only
+    private final Map<TopicPartition, Progress> progress = new HashMap<>();
+    private final ArrayDeque<Polled> backlog = new ArrayDeque<>();
+    private DownlinkTarget target;
+    private Thread thread;
+    private long nextProbeNanos = System.nanoTime();
+    private long nextCommitNanos;
+
+    /**
+     * @param onClose closed after the consumer (e.g. the consumer's metrics binder); may be null
+     */
+    public KafkaDownlinkSource(Consumer<byte[], byte[]> consumer, String topic, int maxInFlight,
+                               Duration commitInterval, MeterRegistry meters, AutoCloseable onClose) {
+        this.consumer = consumer;
+        this.topic = topic;
+        this.maxInFlight = maxInFlight;
+        this.resumeAt = maxInFlight / 2;
+        this.commitIntervalNanos = commitInterval.toNanos();
+        this.onClose = onClose;
+        this.metrics = new DownlinkMetrics(meters, inFlight::get, () -> paused ? 1 : 0);
+    }
+
+    @Override
+    public synchronized void start(DownlinkTarget target) {
+        attach(target);
+        thread = new Thread(this::run, THREAD_NAME);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Sets the target without starting the thread: tests drive {@link #step} themselves. */
+    void attach(DownlinkTarget target) {
+        this.target = target;
+        this.nextCommitNanos = System.nanoTime() + commitIntervalNanos;
+    }
+
+    private void run() {
+        LOG.info("Kafka downlink consuming {} (at most {} deliveries in flight)", topic, maxInFlight);
+        try {
+            while (running) {
+                try {
+                    step();
+                } catch (WakeupException e) {
+                    // a completion asked to resume, or close() asked to stop: look again
+                } catch (KafkaException e) {
+                    failure("consumer: " + e);
+                    pauseQuietly(POLL_TIMEOUT.toMillis());
+                } catch (RuntimeException e) {
+                    LOG.error("Kafka downlink consumer: unexpected failure, going on", e);
+                    pauseQuietly(POLL_TIMEOUT.toMillis());
+                }
+            }
+        } finally {
+            shutDown();
+        }
+    }
+
+    /** One turn of the consumer thread: take completions, look for partitions, dispatch, poll, commit. */
+    void step() {
+        wakeRequested.set(false);
+        drainCompleted();
+        long now = System.nanoTime();
+        if (now - nextProbeNanos >= 0) {
+            probe(now);
+        }
+        if (progress.isEmpty()) {
+            pauseQuietly(POLL_TIMEOUT.toMillis());
+            return;
+        }
+        dispatchBacklog();
+        flowControl();
+        ConsumerRecords<byte[], byte[]> records;
+        try {
+            records = consumer.poll(POLL_TIMEOUT);
+        } catch (WakeupException e) {
+            // a completion asked to resume, or close() asked to stop: take the turn again
+            records = ConsumerRecords.empty();
+        }
+        if (!records.isEmpty()) {
+            contact();
+            for (ConsumerRecord<byte[], byte[]> record : records) {
+                metrics.received.increment();
+                Progress p = progress.get(new TopicPartition(record.topic(), record.partition()));
+                if (p == null) {
+                    continue; // a partition no longer assigned
+                }
+                Pending pending = new Pending(p, record.offset());
+                p.pending.add(pending);
+                backlog.add(new Polled(record, pending));
+            }
+            dispatchBacklog();
+            flowControl();
+        }
+        drainCompleted();
+        if (System.nanoTime() - nextCommitNanos >= 0) {
+            commit();
+            nextCommitNanos = System.nanoTime() + commitIntervalNanos;
+        }
+    }
+
+    /** Asks Kafka for the topic's partitions: a health probe, and how new partitions are found. */
+    private void probe(long now) {
+        List<PartitionInfo> partitions;
+        try {
+            partitions = consumer.partitionsFor(topic, PROBE_TIMEOUT);
+        } catch (KafkaException e) {
+            failure("no answer from Kafka for the partitions of " + topic + ": " + e);
+            nextProbeNanos = now + (progress.isEmpty() ? UNASSIGNED_PROBE_INTERVAL_NANOS : PROBE_INTERVAL_NANOS);
+            return;
+        }
+        if (partitions == null || partitions.isEmpty()) {
+            failure("downlink topic " + topic + " does not exist; create it");
+            nextProbeNanos = now + UNASSIGNED_PROBE_INTERVAL_NANOS;
+            return;
+        }
+        nextProbeNanos = now + PROBE_INTERVAL_NANOS;
+        Set<TopicPartition> found = new HashSet<>();
+        for (PartitionInfo info : partitions) {
+            found.add(new TopicPartition(topic, info.partition()));
+        }
+        if (!found.equals(progress.keySet())) {
+            progress.keySet().retainAll(found);
+            backlog.removeIf(polled -> !found.contains(polled.pending.progress.partition));
+            for (TopicPartition tp : found) {
+                progress.computeIfAbsent(tp, Progress::new);
+            }
+            consumer.assign(found);
+            if (paused) {
+                consumer.pause(found);
+            }
+            LOG.info("Kafka downlink reads {} partition(s) of {}", found.size(), topic);
+        }
+        // the partitions of a known topic come from the consumer's cached metadata: ask the leaders themselves
+        try {
+            consumer.endOffsets(found, PROBE_TIMEOUT);
+            contact();
+        } catch (KafkaException e) {
+            failure("no answer from Kafka for the end offsets of " + topic + ": " + e);
+        }
+    }
+
+    private void dispatchBacklog() {
+        while (!backlog.isEmpty() && inFlight.get() < maxInFlight) {
+            Polled polled = backlog.poll();
+            dispatch(polled.record, polled.pending);
+        }
+    }
+
+    private void dispatch(ConsumerRecord<byte[], byte[]> record, Pending pending) {
+        DownlinkRecords.Mapped mapped = DownlinkRecords.map(record.key(), record.value(), record.headers());
+        if (mapped.malformed() != null) {
+            malformed(mapped.malformed(), record);
+            pending.progress.done(pending);
+            return;
+        }
+        if (mapped.message().expired(System.currentTimeMillis())) {
+            metrics.outcome(Outcome.EXPIRED);
+            pending.progress.done(pending);
+            return;
+        }
+        inFlight.incrementAndGet();
+        long timestamp = record.timestamp();
+        if (mapped.broadcast()) {
+            metrics.broadcasts.increment();
+            stage(() -> target.broadcast(mapped.message())).whenComplete((count, error) -> {
+                if (count != null) {
+                    metrics.broadcastReceivers.increment(count);
+                } else {
+                    metrics.failed.increment();
+                }
+                finished(pending);
+            });
+        } else {
+            stage(() -> target.deliver(mapped.message())).whenComplete((outcome, error) -> {
+                if (outcome != null) {
+                    metrics.outcome(outcome);
+                    if (outcome == Outcome.DELIVERED) {
+                        metrics.delivered(timestamp);
+                    }
+                } else {
+                    metrics.failed.increment();
+                }
+                finished(pending);
+            });
+        }
+    }
+
+    private static <T> CompletionStage<T> stage(java.util.function.Supplier<CompletionStage<T>> call) {
+        try {
+            return call.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** On whatever thread completed the delivery (usually an event loop): hand the record back, wake if waited for. */
+    private void finished(Pending pending) {
+        completed.add(pending);
+        int left = inFlight.decrementAndGet();
+        if (paused && left <= resumeAt && wakeRequested.compareAndSet(false, true)) {
+            consumer.wakeup();
+        }
+    }
+
+    private void flowControl() {
+        boolean full = !backlog.isEmpty() || inFlight.get() >= maxInFlight;
+        if (full && !paused) {
+            consumer.pause(progress.keySet());
+            paused = true;
+        } else if (paused && backlog.isEmpty() && inFlight.get() <= resumeAt) {
+            consumer.resume(progress.keySet());
+            paused = false;
+        }
+    }
+
+    private void drainCompleted() {
+        Pending p;
+        while ((p = completed.poll()) != null) {
+            p.progress.done(p);
+        }
+    }
+
+    private void commit() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = committable();
+        if (offsets.isEmpty()) {
+            return;
+        }
+        consumer.commitAsync(offsets, (done, error) -> {
+            if (error == null) {
+                metrics.commitsOk.increment();
+                contact();
+            } else {
+                metrics.commitsFailed.increment();
+                for (TopicPartition tp : offsets.keySet()) {
+                    Progress p = progress.get(tp);
+                    if (p != null) {
+                        p.dirty = true;
+                    }
+                }
+                failure("offset commit failed: " + error);
+            }
+        });
+    }
+
+    /** The offsets that advanced since they were last committed. */
+    private Map<TopicPartition, OffsetAndMetadata> committable() {
+        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
+        for (Progress p : progress.values()) {
+            if (p.next >= 0 && p.dirty) {
+                offsets.put(p.partition, new OffsetAndMetadata(p.next));
+                p.dirty = false;
+            }
+        }
+        return offsets;
+    }
+
+    private void malformed(Malformed cause, ConsumerRecord<byte[], byte[]> record) {
+        metrics.malformed(cause);
+        int i = cause.ordinal();
+        long now = System.nanoTime();
+        long last = lastLogged.get(i);
+        if (last == 0 || now - last >= LOG_INTERVAL_NANOS) {
+            lastLogged.set(i, now);
+            LOG.warn("Kafka downlink: skipped a malformed record ({}) at {}-{}@{}; such records are counted, logged "
+                    + "at most once a minute per cause", cause.label(), record.topic(), record.partition(),
+                    record.offset());
+        }
+    }
+
+    private void contact() {
+        boolean wasDown = !health().up();
+        lastContactNanos = System.nanoTime();
+        if (wasDown && running) {
+            LOG.info("Kafka downlink answers again ({})", topic);
+        }
+    }
+
+    private void failure(String detail) {
+        boolean wasUp = health().up();
+        lastFailure = detail;
+        lastFailureNanos = System.nanoTime();
+        if (wasUp) {
+            LOG.warn("Kafka downlink degraded: {}", detail);
+        }
+    }
+
+    private void pauseQuietly(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            running = false;
+        }
+    }
+
+    @Override
+    public HealthStatus health() {
+        String failure = lastFailure;
+        if (!running) {
+            return HealthStatus.degraded("kafka downlink consumer closed");
+        }
+        if (failure != null && lastFailureNanos - lastContactNanos > 0) {
+            return HealthStatus.degraded("kafka downlink: " + failure);
+        }
+        return HealthStatus.UP;
+    }
+
+    /** Stops the thread: completed records' offsets are committed, records still in flight will be read again. */
+    @Override
+    public void close() {
+        Thread t;
+        synchronized (this) {
+            running = false;
+            t = thread;
+        }
+        if (t == null) {
+            shutDown();
+            return;
+        }
+        consumer.wakeup();
+        try {
+            t.join(TimeUnit.SECONDS.toMillis(15));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (t.isAlive()) {
+            LOG.warn("Kafka downlink consumer did not stop within 15 s");
+        }
+    }
+
+    private void shutDown() {
+        try {
+            drainCompleted();
+            Map<TopicPartition, OffsetAndMetadata> offsets = committable();
+            if (!offsets.isEmpty()) {
+                try {
+                    consumer.commitSync(offsets, CLOSE_TIMEOUT);
+                } catch (WakeupException e) {
+                    // close()'s wakeup arrived here rather than in poll: it is spent now
+                    consumer.commitSync(offsets, CLOSE_TIMEOUT);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("Kafka downlink: last offset commit failed ({}); those records will be read again", e.toString());
+        }
+        try {
+            consumer.close(CLOSE_TIMEOUT);
+        } catch (RuntimeException e) {
+            LOG.warn("Kafka downlink: closing the consumer: {}", e.toString());
+        }
+        if (onClose != null) {
+            try {
+                onClose.close();
+            } catch (Exception e) {
+                LOG.debug("closing the consumer's metrics", e);
+            }
+        }
+        LOG.info("Kafka downlink stopped ({} deliveries were still in flight)", inFlight.get());
+    }
+
+    int inFlight() {
+        return inFlight.get();
+    }
+
+    boolean paused() {
+        return paused;
+    }
+
+    int backlog() {
+        return backlog.size();
+    }
+
+    /** A partition's records in the order read; {@link #next} is the offset to commit. Consumer thread only. */
+    private static final class Progress {
+        final TopicPartition partition;
+        final ArrayDeque<Pending> pending = new ArrayDeque<>();
+        long next = -1;
+        boolean dirty;
+
+        Progress(TopicPartition partition) {
+            this.partition = partition;
+        }
+
+        void done(Pending p) {
+            p.done = true;
+            while (!pending.isEmpty() && pending.peek().done) {
+                next = pending.poll().offset + 1;
+                dirty = true;
+            }
+        }
+    }
+
+    /** One record read and not yet committable. {@code done} is set on the consumer thread only. */
+    private static final class Pending {
+        final Progress progress;
+        final long offset;
+        boolean done;
+
+        Pending(Progress progress, long offset) {
+            this.progress = progress;
+            this.offset = offset;
+        }
+    }
+
+    private record Polled(ConsumerRecord<byte[], byte[]> record, Pending pending) {
+    }
+}
