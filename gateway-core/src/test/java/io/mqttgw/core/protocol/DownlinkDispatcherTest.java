@@ -239,4 +239,28 @@ class DownlinkDispatcherTest {
         }
         assertEquals("", describe(written(other)), "not subscribed: nothing");
     }
+
+    @Test
+    void broadcastReachesTenThousandSimulatedDevicesExactlyOnce() throws Exception {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        int devices = 10_000;
+        for (int i = 0; i < devices; i++) {
+            device("dev-" + i, "fleet/+/firmware", 0);
+        }
+        CompletableFuture<Integer> handed = d.broadcast(message(null, "fleet/a/firmware", 0)).toCompletableFuture();
+        long deadline = System.currentTimeMillis() + 20_000;
+        while (!handed.isDone() && System.currentTimeMillis() < deadline) {
+            channels.forEach(EmbeddedChannel::runPendingTasks);
+        }
+        assertEquals(devices, handed.join());
+        int publishes = 0;
+        for (EmbeddedChannel ch : channels) {
+            List<MqttMessage> got = written(ch);
+            assertEquals(1, got.size(), "exactly once");
+            publishes += got.size();
+            got.forEach(ReferenceCountUtil::release);
+        }
+        assertEquals(devices, publishes);
+        assertEquals(devices, metrics.downlinkOutcomes(Outcome.DELIVERED));
+    }
 }
