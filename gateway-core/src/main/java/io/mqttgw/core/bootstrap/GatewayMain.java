@@ -22,6 +22,11 @@ public final class GatewayMain {
     }
 
     public static void main(String[] args) {
+        // this main stops log4j itself after the graceful shutdown (flushLogs); log4j's own hook would race it and
+        // drop the shutdown's lines. Set before the first logger exists; an explicit setting wins.
+        if (System.getProperty("log4j2.shutdownHookEnabled") == null) {
+            System.setProperty("log4j2.shutdownHookEnabled", "false");
+        }
         System.exit(run(args, System.out, System.err));
     }
 
