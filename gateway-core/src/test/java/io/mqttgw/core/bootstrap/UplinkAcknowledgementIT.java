@@ -117,6 +117,12 @@ class UplinkAcknowledgementIT {
                 byte[] puback = raw.readPacket();
                 assertEquals(id, ((puback[2] & 0xFF) << 8) | (puback[3] & 0xFF));
             }
+            // reading resumes in the same event-loop task that flushed the last PUBACK, just after the flush
+            long deadline = System.currentTimeMillis() + 2000;
+            while (!gateway.registry().find("dev-flood").config().isAutoRead()
+                    && System.currentTimeMillis() < deadline) {
+                Thread.sleep(5);
+            }
             assertTrue(gateway.registry().find("dev-flood").config().isAutoRead());
         }
     }
