@@ -27,6 +27,7 @@ import io.mqttgw.core.spi.OverloadListener;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.spi.RouteStore;
+import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.tls.CertificateExpiryMeter;
 import io.mqttgw.core.tls.SslContextStore;
@@ -72,6 +73,7 @@ public final class Gateway implements AutoCloseable {
     private final RouteStore routes;
     private final UplinkSink sink;
     private final DownlinkSource downlink;
+    private final SessionStore sessions;
     private final SslContextStore tls;
     private final NodeMeters nodeMeters;
     private final List<DeviceListener> listeners = new ArrayList<>();
@@ -110,6 +112,7 @@ public final class Gateway implements AutoCloseable {
             this.routes = providers.routeStore(config.routesProvider()).create(context);
             this.sink = providers.uplinkSink(config.uplinkSink()).create(context);
             this.downlink = providers.downlinkSource(config.downlinkSource()).create(context);
+            this.sessions = providers.sessionStore(config.session().provider()).create(context);
             ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
                     ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
             this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
@@ -119,9 +122,9 @@ public final class Gateway implements AutoCloseable {
             }
 
             routes.start(new LocalRoutes(registry));
-            downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background);
+            downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background, sessions);
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
-                    new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource(), admission);
+                    new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource(), admission, sessions);
             HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
@@ -143,7 +146,8 @@ public final class Gateway implements AutoCloseable {
                         () -> accepting,
                         List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
                                 new HealthCheck("auth", authenticator::health),
-                                new HealthCheck("downlink", downlink::health)));
+                                new HealthCheck("downlink", downlink::health),
+                                new HealthCheck("sessions", sessions::health)));
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
@@ -304,6 +308,10 @@ public final class Gateway implements AutoCloseable {
         return routes;
     }
 
+    public SessionStore sessions() {
+        return sessions;
+    }
+
     /** Checks the certificate files now instead of waiting for the reload interval; true if a new context is in place. */
     public boolean reloadTls() {
         return tls != null && tls.reloadIfChanged();
@@ -341,6 +349,11 @@ public final class Gateway implements AutoCloseable {
             }
             if (routes != null) {
                 routes.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
+                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
+            }
+            if (sessions != null) {
+                // after the sessions closed, so their expiries and last removals are written
+                sessions.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
                         TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
             }
         } catch (InterruptedException e) {

@@ -137,8 +137,9 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Integer> MQTT_MAX_SUBSCRIPTIONS = new ConfigKey<>("mqtt.max-subscriptions", "16",
             "0 to 10000", "Topic filters one connection may hold; more are refused in SUBACK.", intRange(0, 10_000));
     public static final ConfigKey<Integer> MQTT_MAX_QOS = new ConfigKey<>("mqtt.max-qos", "1",
-            "0 or 1 (QoS 2 downlink is not implemented yet)", "Highest QoS granted in SUBACK (downlink).",
-            intRange(0, 1));
+            "0, 1 or 2", "Highest QoS granted in SUBACK (downlink). QoS 2 is exactly once within a connection; "
+                    + "a persistent session resends an unfinished QoS 2 message after a reconnect (at least once).",
+            intRange(0, 2));
 
     public static final ConfigKey<String> IDENTITY_SOURCE = new ConfigKey<>("identity.source", "cn",
             "cn, san-uri or san-dns", "Where the device identity is read from in the client certificate.",
@@ -226,6 +227,24 @@ public final class CoreConfigKeys {
             "50000", "1 to 10000000", "Devices a broadcast is handed to per second, spread over the event loops.",
             intRange(1, 10_000_000));
 
+    public static final ConfigKey<String> SESSION_PROVIDER = new ConfigKey<>("session.provider", "memory",
+            "the name of a SessionStore provider on the class path: memory (this node only) or redis "
+                    + "(gateway-routing, shared by the nodes)",
+            "Where persistent sessions (clean session 0) and retained downlink messages are kept.", nonEmpty());
+    public static final ConfigKey<Duration> SESSION_EXPIRY = new ConfigKey<>("session.expiry", "7d",
+            "1m to 3650d", "A persistent session (subscriptions and pending messages) is deleted this long after its "
+                    + "device disconnected.", duration(Duration.ofMinutes(1), Duration.ofDays(3650)));
+    public static final ConfigKey<Duration> SESSION_OPEN_TIMEOUT = new ConfigKey<>("session.open-timeout", "3s",
+            "100ms to 1m", "Longest wait at CONNECT (clean session 0) for the stored session; past it the device is "
+                    + "accepted with session present 0 and it is counted.",
+            duration(Duration.ofMillis(100), Duration.ofMinutes(1)));
+    public static final ConfigKey<Integer> SESSION_MAX_PENDING = new ConfigKey<>("session.max-pending", "100",
+            "1 to 100000", "QoS 1/2 downlink messages kept per persistent session until acknowledged; past it a new "
+                    + "one is refused (outcome QUEUE_FULL).", intRange(1, 100_000));
+    public static final ConfigKey<Integer> SESSION_MAX_RETAINED = new ConfigKey<>("session.max-retained", "10000",
+            "1 to 10000000", "Retained downlink messages kept (one per topic); past it a new topic's message is "
+                    + "refused and counted.", intRange(1, 10_000_000));
+
     public static final ConfigKey<Boolean> ADMIN_ENABLED = new ConfigKey<>("admin.enabled", "true",
             "true or false", "Serve /metrics (Prometheus) and /health over HTTP.", bool());
     public static final ConfigKey<String> ADMIN_BIND = new ConfigKey<>("admin.bind", "0.0.0.0",
@@ -311,7 +330,7 @@ public final class CoreConfigKeys {
             ROUTES_PROVIDER,
             UPLINK_SINK, UPLINK_FILE_DIR, UPLINK_FILE_MAX_SIZE, UPLINK_FILE_MAX_FILES, UPLINK_FILE_QUEUE_CAPACITY,
             DOWNLINK_SOURCE, DOWNLINK_MAX_INFLIGHT, DOWNLINK_MAX_QUEUED, DOWNLINK_RETRY_INTERVAL, DOWNLINK_MAX_RETRIES,
-            DOWNLINK_BROADCAST_RATE,
+            DOWNLINK_BROADCAST_RATE, SESSION_PROVIDER, SESSION_EXPIRY, SESSION_OPEN_TIMEOUT, SESSION_MAX_PENDING, SESSION_MAX_RETAINED,
             ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT,
             ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_REJECT_DELAY,
             OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,

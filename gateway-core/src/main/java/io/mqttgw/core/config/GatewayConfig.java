@@ -30,6 +30,7 @@ public record GatewayConfig(
         String uplinkSink,
         String downlinkSource,
         Downlink downlink,
+        Session session,
         Admin admin,
         Admission admission,
         Overload overload,
@@ -84,6 +85,10 @@ public record GatewayConfig(
     }
 
     /** New connections a second (0: no limit), TLS handshakes at once (0: no limit), and the turn-away delay. */
+    /** Persistent sessions and retained messages: where they are kept, and their bounds. */
+    public record Session(String provider, Duration expiry, Duration openTimeout, int maxPending, int maxRetained) {
+    }
+
     public record Admission(int connectionRate, int maxHandshakes, Duration rejectDelay) {
     }
 
@@ -153,7 +158,8 @@ public record GatewayConfig(
         return new GatewayConfig(nodeId, server, tls, tcp, proxyProtocol, mqtt, identity, auth, acl, v.get(ROUTES_PROVIDER),
                 v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), new Downlink(v.get(DOWNLINK_MAX_INFLIGHT),
                         v.get(DOWNLINK_MAX_QUEUED), v.get(DOWNLINK_RETRY_INTERVAL), v.get(DOWNLINK_MAX_RETRIES),
-                        v.get(DOWNLINK_BROADCAST_RATE)), admin, admission, overload, shutdown,
+                        v.get(DOWNLINK_BROADCAST_RATE)), new Session(v.get(SESSION_PROVIDER), v.get(SESSION_EXPIRY), v.get(SESSION_OPEN_TIMEOUT),
+                        v.get(SESSION_MAX_PENDING), v.get(SESSION_MAX_RETAINED)), admin, admission, overload, shutdown,
                 v.get(LOG_LIFECYCLE_RATE), v);
     }
 

@@ -38,6 +38,9 @@ public final class GatewayMetrics {
     private final LongAdder downlinkInflight = new LongAdder();
     private final io.micrometer.core.instrument.Timer downlinkLatency;
     private final Counter aclDeniedPublish;
+    private final Map<String, Counter> sessionsOpened = new java.util.HashMap<>();
+    private final Map<String, Counter> sessionStoreErrors = new java.util.HashMap<>();
+    private final Map<String, Counter> retained = new java.util.HashMap<>();
     private final Counter aclDeniedSubscribe;
 
     public GatewayMetrics(MeterRegistry registry) {
@@ -102,6 +105,21 @@ public final class GatewayMetrics {
                 .description("From hand-over to the device's acknowledgement (QoS 1/2)").publishPercentileHistogram()
                 .minimumExpectedValue(java.time.Duration.ofMillis(1))
                 .maximumExpectedValue(java.time.Duration.ofMinutes(1)).register(registry);
+        for (String kind : new String[] {"resumed", "new", "clean", "unavailable"}) {
+            sessionsOpened.put(kind, Counter.builder("mqttgw.sessions.opened").tag("session", kind)
+                    .description("Sessions opened at CONNECT: a persistent one resumed or new, a clean one, or a "
+                            + "persistent one the session store did not answer for in time (served as new)")
+                    .register(registry));
+        }
+        for (String op : SESSION_STORE_OPERATIONS) {
+            sessionStoreErrors.put(op, Counter.builder("mqttgw.session.store.errors").tag("operation", op)
+                    .description("Session store calls that failed or timed out, by operation").register(registry));
+        }
+        for (String result : new String[] {"stored", "deleted", "refused"}) {
+            retained.put(result, Counter.builder("mqttgw.downlink.retained").tag("result", result)
+                    .description("Retained downlink messages stored, deleted (empty payload) or refused (store full "
+                            + "or failing)").register(registry));
+        }
         takeovers = Counter.builder("mqttgw.takeovers")
                 .description("Older connections closed because the same client id connected again").register(registry);
     }
@@ -218,6 +236,37 @@ public final class GatewayMetrics {
 
     public void downlinkLatency(long nanos) {
         downlinkLatency.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+    }
+
+    /** Operations counted by {@link #sessionStoreError}. */
+    public static final java.util.List<String> SESSION_STORE_OPERATIONS = java.util.List.of("open", "disconnected",
+            "subscriptions", "append", "remove", "retain", "retained");
+
+    /** @param kind resumed, new, clean or unavailable */
+    public void sessionOpened(String kind) {
+        sessionsOpened.get(kind).increment();
+    }
+
+    public double sessionsOpened(String kind) {
+        return sessionsOpened.get(kind).count();
+    }
+
+    /** @param operation one of {@link #SESSION_STORE_OPERATIONS} */
+    public void sessionStoreError(String operation) {
+        sessionStoreErrors.get(operation).increment();
+    }
+
+    public double sessionStoreErrors(String operation) {
+        return sessionStoreErrors.get(operation).count();
+    }
+
+    /** @param result stored, deleted or refused */
+    public void retained(String result) {
+        retained.get(result).increment();
+    }
+
+    public double retainedCount(String result) {
+        return retained.get(result).count();
     }
 
     public void takeover() {

@@ -68,8 +68,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
                 new CertificateIdentities(services.config().identity().source()), services.metrics());
         this.publish = new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation());
-        this.subscribe = new SubscriptionHandler(services.config().mqtt().maxSubscriptions(),
-                services.config().mqtt().maxQos(), services.metrics());
+        this.subscribe = new SubscriptionHandler(services);
     }
 
     @Override

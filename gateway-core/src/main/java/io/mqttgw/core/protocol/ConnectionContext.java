@@ -26,6 +26,9 @@ public final class ConnectionContext {
     private String clientId;
     private Route route;
     private boolean sessionOpen;
+    private boolean persistent;
+    /** Non-null while a persistent session is read from the store: downlink work waiting for it. */
+    private java.util.List<Runnable> whileRestoring;
     private boolean handshakeSlot;
     private TopicAcl acl;
     private DisconnectReason closeReason;
@@ -96,12 +99,54 @@ public final class ConnectionContext {
      * Marks the session open once CONNECT is accepted; called by the CONNECT phase before registration. The ACL is
      * required, so no path can open a session without one.
      */
-    public void openSession(String clientId, Route route, UplinkMessage will, TopicAcl acl) {
+    public void openSession(String clientId, Route route, UplinkMessage will, TopicAcl acl, boolean persistent) {
         this.clientId = clientId;
         this.route = route;
         this.will = will;
         this.acl = java.util.Objects.requireNonNull(acl, "acl");
         this.sessionOpen = true;
+        this.persistent = persistent;
+        if (persistent) {
+            whileRestoring = new java.util.ArrayList<>(0);
+        }
+    }
+
+    /** Clean session 0: subscriptions and unacknowledged downlink outlive the connection in the session store. */
+    public boolean persistent() {
+        return persistent;
+    }
+
+    /**
+     * Runs {@code work} now, or, while the stored session is still being read, once it has been restored (so a
+     * downlink message arriving meanwhile sees the restored subscriptions and queues behind the stored messages).
+     * At most {@code max} wait; past that the answer is false and {@code work} is not taken.
+     */
+    boolean whenRestored(Runnable work, int max) {
+        if (whileRestoring == null) {
+            work.run();
+        } else if (whileRestoring.size() < max) {
+            whileRestoring.add(work);
+        } else {
+            return false;
+        }
+        return true;
+    }
+
+    /** The stored session is in place: runs the work that waited for it. */
+    void restored() {
+        java.util.List<Runnable> waiting = whileRestoring;
+        whileRestoring = null;
+        if (waiting != null) {
+            waiting.forEach(Runnable::run);
+        }
+    }
+
+    /**
+     * A newer connection with clean session 1 took the client id over: this connection's session is discarded, not
+     * kept (MQTT-3.1.2-6), so its pending downlink ends NOT_CONNECTED and nothing of it is written back.
+     */
+    void discardSession() {
+        persistent = false;
     }
 
     /** The topics this session may publish and subscribe to. */
@@ -153,9 +198,9 @@ public final class ConnectionContext {
 
     /** The session's downlink state, created on the first downlink message. */
     DownlinkSession downlink(Channel channel, io.mqttgw.core.config.GatewayConfig.Downlink config,
-                             io.mqttgw.core.metrics.GatewayMetrics metrics) {
+                             io.mqttgw.core.metrics.GatewayMetrics metrics, io.mqttgw.core.spi.SessionStore store) {
         if (downlink == null) {
-            downlink = new DownlinkSession(channel, config, metrics);
+            downlink = new DownlinkSession(channel, config, metrics, store);
         }
         return downlink;
     }
@@ -164,7 +209,9 @@ public final class ConnectionContext {
         return downlink;
     }
 
-    /** The connection ended: pending downlink completes NOT_CONNECTED. */
+    /**
+     * The connection ended: pending downlink completes NOT_CONNECTED, or QUEUED where a persistent session keeps it.
+     */
     void closeDownlink() {
         if (downlink != null) {
             downlink.close();

@@ -9,8 +9,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
  * Opens and closes the books on a connection: counts it open, and when it goes inactive counts the disconnect
- * reason, removes the registry entry if it still holds this channel, queues the fenced route delete and hands a
- * pending will message to the sink. Every step is O(1) and non-blocking, so a disconnect storm costs each event
+ * reason, removes the registry entry if it still holds this channel, queues the fenced route delete, starts the expiry
+ * of a persistent session and hands a pending will message to the sink. Every step is O(1) and non-blocking, so a disconnect storm costs each event
  * loop only enqueues. Stateless and shared; event loop only.
  */
 @Sharable
@@ -38,6 +38,15 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
         }
         c.closeDownlink();
         if (c.sessionOpen()) {
+            // downlink that waited for a session restore that never finished now sees the channel closed
+            c.restored();
+            if (c.persistent()) {
+                services.sessions().disconnected(c.clientId(), c.route().epoch()).whenComplete((ignored, error) -> {
+                    if (error != null) {
+                        services.metrics().sessionStoreError("disconnected");
+                    }
+                });
+            }
             services.registry().remove(c.clientId(), ctx.channel());
             Route route = c.route();
             services.routes().remove(route);

@@ -5,6 +5,7 @@ import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget;
+import io.mqttgw.core.spi.SessionStore;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
@@ -21,6 +22,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the message's QoS and the granted one. A broadcast: encode once, then walk the node's sessions in slices paced at
  * {@code downlink.broadcast-rate}, each receiver handled on its own loop with a shared reference to the same
  * encoding. Callable from any thread.
+ *
+ * <p>A QoS 1/2 message for a device that is not connected here goes to its persistent session in the
+ * {@link SessionStore}, if it has one (outcome QUEUED), to be sent when it reconnects. A message with the retain flag
+ * is stored as the topic's retained message (for later subscribers) and delivered live with the flag cleared, as
+ * MQTT-3.3.1-9 asks.
  */
 public final class DownlinkDispatcher implements DownlinkTarget {
     private static final long SLICE_MILLIS = 10;
@@ -29,50 +35,115 @@ public final class DownlinkDispatcher implements DownlinkTarget {
     private final GatewayConfig.Downlink config;
     private final GatewayMetrics metrics;
     private final ScheduledExecutorService pacer;
+    private final SessionStore store;
 
     /** @param pacer a non-I/O thread that paces broadcasts */
     public DownlinkDispatcher(ChannelRegistry registry, GatewayConfig.Downlink config, GatewayMetrics metrics,
-                              ScheduledExecutorService pacer) {
+                              ScheduledExecutorService pacer, SessionStore store) {
         this.registry = registry;
         this.config = config;
         this.metrics = metrics;
         this.pacer = pacer;
+        this.store = store;
     }
 
     @Override
     public CompletionStage<Outcome> deliver(DownlinkMessage message) {
-        Channel channel = registry.find(message.clientId());
-        if (channel == null) {
-            metrics.downlinkOutcome(Outcome.NOT_CONNECTED);
-            return CompletableFuture.completedFuture(Outcome.NOT_CONNECTED);
-        }
+        DownlinkMessage live = retainAndStrip(message);
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        Channel channel = registry.find(live.clientId());
+        if (channel == null) {
+            queueOffline(live, outcome);
+            return outcome;
+        }
         channel.eventLoop().execute(() -> {
             ConnectionContext context = ConnectionContext.of(channel);
-            int qos = grantedQos(channel, context, message);
-            if (qos < 0) {
-                Outcome o = qos == -1 ? Outcome.NOT_CONNECTED : Outcome.NOT_SUBSCRIBED;
-                metrics.downlinkOutcome(o);
-                outcome.complete(o);
-                return;
+            if (!channel.isActive() || !context.sessionOpen()) {
+                queueOffline(live, outcome);
+            } else if (!context.whenRestored(() -> handOver(channel, context, live, outcome), config.maxQueued())) {
+                complete(outcome, Outcome.QUEUE_FULL);
             }
-            context.downlink(channel, config, metrics)
-                    .send(DownlinkPublish.encode(message, channel.alloc()), qos, outcome);
         });
         return outcome;
     }
 
-    /** The QoS to send at, or -1 (no session here) or -2 (not subscribed). Event loop only. */
-    private static int grantedQos(Channel channel, ConnectionContext context, DownlinkMessage message) {
-        if (!channel.isActive() || !context.sessionOpen()) {
-            return -1;
+    /** On the channel's loop, once its session is restored. */
+    private void handOver(Channel channel, ConnectionContext context, DownlinkMessage message,
+                          CompletableFuture<Outcome> outcome) {
+        if (!channel.isActive()) {
+            queueOffline(message, outcome);
+            return;
         }
         int granted = context.grantedQos(message.topic());
-        return granted < 0 ? -2 : Math.min(granted, message.qos());
+        if (granted < 0) {
+            complete(outcome, Outcome.NOT_SUBSCRIBED);
+            return;
+        }
+        context.downlink(channel, config, metrics, store).send(DownlinkPublish.encode(message, channel.alloc()),
+                Math.min(granted, message.qos()), outcome, true);
+    }
+
+    /** The device is not connected here: a QoS 1/2 message goes to its persistent session, if it has one. */
+    private void queueOffline(DownlinkMessage message, CompletableFuture<Outcome> outcome) {
+        if (message.qos() == 0 || message.expired(System.currentTimeMillis())) {
+            complete(outcome, message.qos() == 0 ? Outcome.NOT_CONNECTED : Outcome.EXPIRED);
+            return;
+        }
+        CompletionStage<SessionStore.Append> append;
+        try {
+            append = store.append(message);
+        } catch (RuntimeException e) {
+            append = CompletableFuture.failedFuture(e);
+        }
+        append.whenComplete((result, error) -> {
+            if (error != null) {
+                metrics.sessionStoreError("append");
+                complete(outcome, Outcome.NOT_CONNECTED);
+            } else {
+                complete(outcome, switch (result.status()) {
+                    case STORED -> Outcome.QUEUED;
+                    case FULL -> Outcome.QUEUE_FULL;
+                    case NO_SESSION -> Outcome.NOT_CONNECTED;
+                });
+            }
+        });
+    }
+
+    private void complete(CompletableFuture<Outcome> outcome, Outcome o) {
+        metrics.downlinkOutcome(o);
+        outcome.complete(o);
+    }
+
+    /**
+     * A message with the retain flag becomes its topic's retained message (an empty payload deletes it); the live
+     * copy goes out with the flag cleared.
+     */
+    private DownlinkMessage retainAndStrip(DownlinkMessage message) {
+        if (!message.retain()) {
+            return message;
+        }
+        boolean delete = message.payload().length == 0;
+        CompletionStage<Void> stored;
+        try {
+            stored = store.retain(message);
+        } catch (RuntimeException e) {
+            stored = CompletableFuture.failedFuture(e);
+        }
+        stored.whenComplete((ignored, error) -> {
+            if (error != null) {
+                metrics.sessionStoreError("retain");
+                metrics.retained("refused");
+            } else {
+                metrics.retained(delete ? "deleted" : "stored");
+            }
+        });
+        return new DownlinkMessage(message.clientId(), message.topic(), message.qos(), false, message.payload(),
+                message.expiresAtMillis());
     }
 
     @Override
-    public CompletionStage<Integer> broadcast(DownlinkMessage message) {
+    public CompletionStage<Integer> broadcast(DownlinkMessage retainedOrNot) {
+        DownlinkMessage message = retainAndStrip(retainedOrNot);
         List<Channel> receivers = new ArrayList<>((int) Math.min(Integer.MAX_VALUE, registry.size()));
         registry.forEach(receivers::add);
         CompletableFuture<Integer> done = new CompletableFuture<>();
@@ -110,17 +181,25 @@ public final class DownlinkDispatcher implements DownlinkTarget {
         return done;
     }
 
+    /** A broadcast is best effort to the devices connected now: not stored in persistent sessions. */
     private void handTo(Channel channel, DownlinkPublish shared, DownlinkMessage message, AtomicInteger handed,
                         AtomicInteger remaining, CompletableFuture<Integer> done) {
         ConnectionContext context = ConnectionContext.of(channel);
-        int qos = grantedQos(channel, context, message);
-        if (qos < 0) {
+        Runnable handOver = () -> {
+            int granted = channel.isActive() && context.sessionOpen() ? context.grantedQos(message.topic()) : -1;
+            if (granted < 0) {
+                shared.release();
+            } else {
+                handed.incrementAndGet();
+                context.downlink(channel, config, metrics, store).send(shared, Math.min(granted, message.qos()),
+                        null, false);
+            }
+            countDown(remaining, handed, done);
+        };
+        if (!context.sessionOpen() || !context.whenRestored(handOver, config.maxQueued())) {
             shared.release();
-        } else {
-            handed.incrementAndGet();
-            context.downlink(channel, config, metrics).send(shared, qos, null);
+            countDown(remaining, handed, done);
         }
-        countDown(remaining, handed, done);
     }
 
     private static void countDown(AtomicInteger remaining, AtomicInteger handed, CompletableFuture<Integer> done) {

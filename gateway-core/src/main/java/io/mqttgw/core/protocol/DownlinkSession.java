@@ -3,6 +3,7 @@ package io.mqttgw.core.protocol;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;
+import io.mqttgw.core.spi.SessionStore;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
@@ -20,9 +21,13 @@ import java.util.concurrent.TimeUnit;
  * Downlink to one connection: packet ids, the in-flight window ({@code downlink.max-inflight}), a bounded queue
  * behind it ({@code downlink.max-queued}), and retransmission with DUP every {@code downlink.retry-interval} up to
  * {@code downlink.max-retries} times, driven by the {@link RetryWheel} of this connection's loop. QoS 2 completes
- * PUBREC then PUBREL/PUBCOMP. When the connection ends, whatever is in flight or queued completes NOT_CONNECTED (no
- * persistent sessions yet: the sender's offline policy decides). Created lazily on the first downlink message; event
- * loop only.
+ * PUBREC then PUBREL/PUBCOMP.
+ *
+ * <p>In a persistent session (clean session 0) a QoS 1/2 message handed over with {@code persist} is appended to the
+ * {@link SessionStore} before it is sent and removed once acknowledged (or given up), so a device that goes away
+ * mid-flight gets it again on reconnect, on any node. Appends run one at a time in arrival order, which keeps the
+ * stored order. When the connection ends, what the store holds completes QUEUED and the rest NOT_CONNECTED.
+ * Created lazily on the first downlink message; event loop only.
  */
 final class DownlinkSession {
     private static final MqttFixedHeader PUBREL = new MqttFixedHeader(MqttMessageType.PUBREL, false,
@@ -33,50 +38,127 @@ final class DownlinkSession {
         final int qos;
         final CompletableFuture<Outcome> result;
         final long startNanos = System.nanoTime();
+        String storedId;
         int packetId;
         int retries;
         long sentAtNanos;
         boolean released;
+        boolean done;
 
         Pending(DownlinkPublish publish, int qos, CompletableFuture<Outcome> result) {
             this.publish = publish;
             this.qos = qos;
             this.result = result;
         }
+
+        boolean done() {
+            return done;
+        }
     }
 
     private final Channel channel;
     private final GatewayConfig.Downlink config;
     private final GatewayMetrics metrics;
+    private final SessionStore store;
     private final Map<Integer, Pending> inflight = new HashMap<>(8);
     private final ArrayDeque<Pending> queue = new ArrayDeque<>(4);
+    /** Messages waiting for their append to the store; the head's append is running. */
+    private ArrayDeque<Pending> appending;
     private int lastPacketId;
     private boolean scheduled;
     private boolean closed;
 
-    DownlinkSession(Channel channel, GatewayConfig.Downlink config, GatewayMetrics metrics) {
+    DownlinkSession(Channel channel, GatewayConfig.Downlink config, GatewayMetrics metrics, SessionStore store) {
         this.channel = channel;
         this.config = config;
         this.metrics = metrics;
+        this.store = store;
     }
 
     /**
      * Sends {@code publish} at {@code qos}, taking over one reference to it; {@code result} (may be null) completes
-     * with the outcome.
+     * with the outcome. With {@code persist}, in a persistent session, a QoS 1/2 message is stored first.
      */
-    void send(DownlinkPublish publish, int qos, CompletableFuture<Outcome> result) {
+    void send(DownlinkPublish publish, int qos, CompletableFuture<Outcome> result, boolean persist) {
         Pending p = new Pending(publish, qos, result);
         if (closed) {
             finish(p, Outcome.NOT_CONNECTED);
         } else if (publish.message().expired(System.currentTimeMillis())) {
             finish(p, Outcome.EXPIRED);
-        } else if (qos == 0) {
-            channel.writeAndFlush(publish.packet(channel.alloc(), 0, 0, false), channel.voidPromise());
+        } else if (persist && qos > 0 && ConnectionContext.of(channel).persistent()) {
+            if (appending == null) {
+                appending = new ArrayDeque<>(2);
+            }
+            if (appending.size() + queue.size() >= config.maxQueued() + config.maxInflight()) {
+                finish(p, Outcome.QUEUE_FULL);
+                return;
+            }
+            appending.add(p);
+            if (appending.size() == 1) {
+                appendHead();
+            }
+        } else {
+            dispatch(p);
+        }
+    }
+
+    /** A message the store already holds (restored on reconnect): sent without storing it again. */
+    void sendStored(DownlinkPublish publish, int qos, String storedId) {
+        Pending p = new Pending(publish, qos, null);
+        p.storedId = storedId;
+        if (closed) {
+            finish(p, Outcome.QUEUED);
+        } else if (publish.message().expired(System.currentTimeMillis())) {
+            finish(p, Outcome.EXPIRED);
+        } else {
+            dispatch(p);
+        }
+    }
+
+    private void appendHead() {
+        Pending p = appending.peek();
+        store.append(p.publish.message()).whenComplete((append, error) -> {
+            Runnable next = () -> appended(p, append, error);
+            try {
+                channel.eventLoop().execute(next);
+            } catch (RuntimeException loopGone) {
+                finish(p, error == null && append.status() == SessionStore.Append.Status.STORED
+                        ? Outcome.QUEUED : Outcome.NOT_CONNECTED);
+            }
+        });
+    }
+
+    private void appended(Pending p, SessionStore.Append append, Throwable error) {
+        appending.poll();
+        if (error != null) {
+            // the store failed: deliver anyway, without the guarantee of a reconnect, rather than not at all
+            metrics.sessionStoreError("append");
+        } else if (append.status() == SessionStore.Append.Status.FULL) {
+            finish(p, Outcome.QUEUE_FULL);
+        } else if (append.status() == SessionStore.Append.Status.STORED) {
+            p.storedId = append.id();
+        }
+        if (!p.done()) {
+            if (closed) {
+                finish(p, p.storedId != null ? Outcome.QUEUED : Outcome.NOT_CONNECTED);
+            } else {
+                dispatch(p);
+            }
+        }
+        if (!appending.isEmpty()) {
+            appendHead();
+        }
+    }
+
+    private void dispatch(Pending p) {
+        if (p.qos == 0) {
+            channel.writeAndFlush(p.publish.packet(channel.alloc(), 0, 0, false), channel.voidPromise());
             metrics.publishSent(0);
             finish(p, Outcome.DELIVERED);
-        } else if (inflight.size() < config.maxInflight()) {
+        } else if (inflight.size() < config.maxInflight() && queue.isEmpty()) {
             start(p);
-        } else if (queue.size() < config.maxQueued()) {
+        } else if (queue.size() < config.maxQueued() || p.storedId != null) {
+            // a stored message is never refused here: the store bounds it already, and refusing would lose it
             queue.add(p);
         } else {
             finish(p, Outcome.QUEUE_FULL);
@@ -138,6 +220,15 @@ final class DownlinkSession {
     }
 
     private void finish(Pending p, Outcome outcome) {
+        p.done = true;
+        if (p.storedId != null && (outcome == Outcome.DELIVERED || outcome == Outcome.EXPIRED)) {
+            String clientId = ConnectionContext.of(channel).clientId();
+            store.remove(clientId, p.storedId).whenComplete((ignored, error) -> {
+                if (error != null) {
+                    metrics.sessionStoreError("remove");
+                }
+            });
+        }
         p.publish.release();
         metrics.downlinkOutcome(outcome);
         if (p.result != null) {
@@ -194,16 +285,20 @@ final class DownlinkSession {
         arm();
     }
 
-    /** The connection ended: everything still here completes NOT_CONNECTED and gives its buffers back. */
+    /**
+     * The connection ended: what the persistent session stored completes QUEUED (the store keeps it for the
+     * reconnect), the rest NOT_CONNECTED; buffers are given back. Appends still running finish when they answer.
+     */
     void close() {
         closed = true;
+        boolean keep = ConnectionContext.of(channel).persistent();
         for (Pending p : inflight.values()) {
             metrics.downlinkInflight(-1);
-            finish(p, Outcome.NOT_CONNECTED);
+            finish(p, keep && p.storedId != null ? Outcome.QUEUED : Outcome.NOT_CONNECTED);
         }
         inflight.clear();
         for (Pending p = queue.poll(); p != null; p = queue.poll()) {
-            finish(p, Outcome.NOT_CONNECTED);
+            finish(p, keep && p.storedId != null ? Outcome.QUEUED : Outcome.NOT_CONNECTED);
         }
     }
 

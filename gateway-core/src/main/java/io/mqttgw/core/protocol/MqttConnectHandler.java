@@ -4,6 +4,9 @@ import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.spi.AuthRequest;
 import io.mqttgw.core.spi.AuthResult;
+import io.mqttgw.core.spi.DownlinkTarget;
+import io.mqttgw.core.spi.SessionStore.StoredMessage;
+import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.buffer.ByteBufUtil;
@@ -41,6 +44,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private ScheduledFuture<?> authTimeout;
     private boolean connectReceived;
     private boolean decided;
+    private boolean restored;
+    private int keepAliveSeconds;
 
     /** @param name the name this handler has in the pipeline; session handlers are added after it */
     public MqttConnectHandler(SessionServices services, SessionPhase sessionPhase, String name) {
@@ -168,14 +173,16 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         }
         String finalClientId = clientId;
         UplinkMessage finalWill = will;
-        Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill, header.keepAliveTimeSeconds(),
+        boolean clean = header.isCleanSession();
+        keepAliveSeconds = header.keepAliveTimeSeconds();
+        Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill, clean,
                 AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE));
         authTimeout = ctx.executor().schedule(onTimeout, services.config().auth().timeout().toMillis(),
                 TimeUnit.MILLISECONDS);
         stage.whenComplete((result, error) -> {
             AuthResult r = error != null || result == null
                     ? AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE) : result;
-            Runnable decision = () -> decide(ctx, finalClientId, finalWill, header.keepAliveTimeSeconds(), r);
+            Runnable decision = () -> decide(ctx, finalClientId, finalWill, clean, r);
             if (ctx.executor().inEventLoop()) {
                 decision.run();
             } else {
@@ -184,8 +191,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private void decide(ChannelHandlerContext ctx, String clientId, UplinkMessage will,
-                        int keepAliveSeconds, AuthResult result) {
+    private void decide(ChannelHandlerContext ctx, String clientId, UplinkMessage will, boolean cleanSession,
+                        AuthResult result) {
         if (decided) {
             return;
         }
@@ -211,18 +218,103 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         long epoch = services.epochs().incrementAndGet();
         Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
                 String.valueOf(ConnectionContext.of(channel).remoteAddress()));
-        ConnectionContext.of(channel).openSession(clientId, route, will, acl);
+        boolean persistent = !cleanSession;
+        ConnectionContext.of(channel).openSession(clientId, route, will, acl, persistent);
         Channel older = services.registry().register(clientId, channel);
         if (older != null) {
             services.metrics().takeover();
-            older.eventLoop().execute(() -> DeviceDisconnector.close(older, DisconnectReason.TAKEOVER));
+            older.eventLoop().execute(() -> {
+                if (!persistent) {
+                    // MQTT-3.1.2-6: a clean session discards the old one, in flight or not
+                    ConnectionContext.of(older).discardSession();
+                }
+                DeviceDisconnector.close(older, DisconnectReason.TAKEOVER);
+            });
         }
         services.routes().put(route);
-        ctx.writeAndFlush(MqttMessageBuilders.connAck()
-                .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(false).build());
-        services.metrics().connectAnswered(MqttConnectReturnCode.CONNECTION_ACCEPTED);
-        services.events().connected(clientId, ConnectionContext.of(channel).remoteAddress(), ConnectionContext.of(channel).listener());
+        CompletionStage<StoredSession> stored;
+        try {
+            stored = services.sessions().open(clientId, cleanSession, epoch);
+        } catch (RuntimeException e) {
+            stored = CompletableFuture.failedFuture(e);
+        }
+        if (!persistent) {
+            stored.whenComplete((ignored, error) -> {
+                if (error != null) {
+                    services.metrics().sessionStoreError("open");
+                }
+            });
+            services.metrics().sessionOpened("clean");
+            accept(ctx, clientId, false);
+            return;
+        }
+        // reading stays paused until the stored session is back (or the wait is over)
+        ScheduledFuture<?> wait = ctx.executor().schedule(() -> restore(ctx, null),
+                services.config().session().openTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        stored.whenComplete((session, error) -> {
+            Runnable restore = () -> {
+                wait.cancel(false);
+                if (error != null) {
+                    services.metrics().sessionStoreError("open");
+                }
+                restore(ctx, error != null ? null : session);
+            };
+            if (ctx.executor().inEventLoop()) {
+                restore.run();
+            } else {
+                ctx.executor().execute(restore);
+            }
+        });
+    }
 
+    /**
+     * Puts a persistent session back: its subscriptions, then CONNACK, then its pending messages in stored order.
+     * {@code session} null means the store did not answer in time: the device is served as a new session. Runs once.
+     */
+    private void restore(ChannelHandlerContext ctx, StoredSession session) {
+        if (restored) {
+            return;
+        }
+        restored = true;
+        Channel channel = ctx.channel();
+        ConnectionContext context = ConnectionContext.of(channel);
+        if (!channel.isActive()) {
+            return;
+        }
+        if (session == null) {
+            services.metrics().sessionOpened("unavailable");
+            session = StoredSession.NONE;
+        } else {
+            services.metrics().sessionOpened(session.present() ? "resumed" : "new");
+        }
+        context.subscriptions().putAll(session.subscriptions());
+        accept(ctx, context.clientId(), session.present());
+        DownlinkSession downlink = null;
+        for (StoredMessage m : session.pending()) {
+            int granted = context.grantedQos(m.message().topic());
+            if (granted < 0) {
+                services.metrics().downlinkOutcome(DownlinkTarget.Outcome.NOT_SUBSCRIBED);
+                services.sessions().remove(context.clientId(), m.id());
+                continue;
+            }
+            if (downlink == null) {
+                downlink = context.downlink(channel, services.config().downlink(), services.metrics(),
+                        services.sessions());
+            }
+            downlink.sendStored(DownlinkPublish.encode(m.message(), channel.alloc()),
+                    Math.min(granted, m.message().qos()), m.id());
+        }
+        context.restored();
+    }
+
+    /** CONNACK accepted, the session handlers in place of this one, reading resumed. */
+    private void accept(ChannelHandlerContext ctx, String clientId, boolean sessionPresent) {
+        Channel channel = ctx.channel();
+        ctx.writeAndFlush(MqttMessageBuilders.connAck()
+                .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(sessionPresent).build());
+        services.metrics().connectAnswered(MqttConnectReturnCode.CONNECTION_ACCEPTED);
+        services.events().connected(clientId, ConnectionContext.of(channel).remoteAddress(),
+                ConnectionContext.of(channel).listener());
         sessionPhase.install(ctx.pipeline(), name, keepAliveSeconds);
         ctx.pipeline().remove(this);
         channel.config().setAutoRead(true);

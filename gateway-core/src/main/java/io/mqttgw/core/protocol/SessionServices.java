@@ -7,13 +7,15 @@ import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.RouteStore;
+import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
 import java.util.concurrent.atomic.AtomicLong;
 
 /** What the protocol handlers work with; one instance per gateway node, shared by all channels. */
 public record SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
                               Authenticator authenticator, RouteStore routes, UplinkSink sink, EventLog events,
-                              AtomicLong epochs, AdmissionControl admission) {
+                              AtomicLong epochs, AdmissionControl admission,
+                              SessionStore sessions) {
 
     /** Epochs start at the node's start time in microseconds, so they also increase across restarts. */
     public static AtomicLong newEpochSource() {

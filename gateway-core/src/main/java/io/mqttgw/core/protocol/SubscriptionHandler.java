@@ -1,6 +1,8 @@
 package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.spi.DownlinkMessage;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -16,13 +18,16 @@ import io.netty.handler.codec.mqtt.MqttUnsubAckMessage;
 import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * SUBSCRIBE and UNSUBSCRIBE: keeps the connection's topic filters (for downlink) in its {@link ConnectionContext}.
  * A filter that is invalid, outside the device's topic ACL, or past {@code mqtt.max-subscriptions}, gets the failure
- * code 0x80 in SUBACK; the
- * granted QoS is capped at {@code mqtt.max-qos}. An empty SUBSCRIBE or UNSUBSCRIBE violates MQTT-3.8.3-3 and
- * closes the connection. Stateless, shared; event loop only.
+ * code 0x80 in SUBACK; the granted QoS is capped at {@code mqtt.max-qos}. An empty SUBSCRIBE or UNSUBSCRIBE violates
+ * MQTT-3.8.3-3 and closes the connection. A persistent session's filters are saved to the session store. After the
+ * SUBACK, the retained messages matching each granted filter follow, with the retain flag set (MQTT-3.3.1-6/8), read
+ * from the store with the matching done there. Stateless, shared; event loop only.
  */
 @Sharable
 public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
@@ -35,11 +40,13 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
     private final int maxSubscriptions;
     private final int maxQos;
     private final GatewayMetrics metrics;
+    private final SessionServices services;
 
-    public SubscriptionHandler(int maxSubscriptions, int maxQos, GatewayMetrics metrics) {
-        this.maxSubscriptions = maxSubscriptions;
-        this.maxQos = maxQos;
-        this.metrics = metrics;
+    public SubscriptionHandler(SessionServices services) {
+        this.services = services;
+        this.maxSubscriptions = services.config().mqtt().maxSubscriptions();
+        this.maxQos = services.config().mqtt().maxQos();
+        this.metrics = services.metrics();
     }
 
     @Override
@@ -79,6 +86,59 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
         ctx.writeAndFlush(new MqttSubAckMessage(SUBACK,
                 MqttMessageIdVariableHeader.from(subscribe.variableHeader().messageId()),
                 new MqttSubAckPayload(granted)));
+        saveIfPersistent(context);
+        for (int i = 0; i < granted.length; i++) {
+            if (granted[i] != FAILURE) {
+                sendRetained(ctx.channel(), requested.get(i).topicFilter());
+            }
+        }
+    }
+
+    private void saveIfPersistent(ConnectionContext context) {
+        if (context.persistent()) {
+            services.sessions().saveSubscriptions(context.clientId(), new java.util.LinkedHashMap<>(context.subscriptions()))
+                    .whenComplete((ignored, error) -> {
+                        if (error != null) {
+                            metrics.sessionStoreError("subscriptions");
+                        }
+                    });
+        }
+    }
+
+    /** The retained messages matching {@code filter}, read from the store and sent on the channel's loop. */
+    private void sendRetained(Channel channel, String filter) {
+        CompletionStage<List<DownlinkMessage>> found;
+        try {
+            found = services.sessions().retained(filter);
+        } catch (RuntimeException e) {
+            found = CompletableFuture.failedFuture(e);
+        }
+        found.whenComplete((messages, error) -> {
+            if (error != null) {
+                metrics.sessionStoreError("retained");
+            } else if (!messages.isEmpty()) {
+                channel.eventLoop().execute(() -> sendRetained(channel, messages));
+            }
+        });
+    }
+
+    private void sendRetained(Channel channel, List<DownlinkMessage> messages) {
+        ConnectionContext context = ConnectionContext.of(channel);
+        if (!channel.isActive()) {
+            return;
+        }
+        long now = System.currentTimeMillis();
+        for (DownlinkMessage m : messages) {
+            // the QoS of the best matching subscription now, which may differ from the filter that asked
+            int granted = context.grantedQos(m.topic());
+            if (granted < 0 || m.expired(now)) {
+                continue;
+            }
+            DownlinkMessage retained = m.retain() ? m : new DownlinkMessage(m.clientId(), m.topic(), m.qos(), true,
+                    m.payload(), m.expiresAtMillis());
+            context.downlink(channel, services.config().downlink(), metrics, services.sessions())
+                    .send(DownlinkPublish.encode(retained, channel.alloc()), Math.min(granted, m.qos()), null, false);
+        }
     }
 
     private void onUnsubscribe(ChannelHandlerContext ctx, MqttUnsubscribeMessage unsubscribe) {
@@ -87,9 +147,10 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
             return;
         }
-        Map<String, Integer> subscriptions = ConnectionContext.of(ctx.channel()).subscriptions();
-        filters.forEach(subscriptions::remove);
+        ConnectionContext context = ConnectionContext.of(ctx.channel());
+        filters.forEach(context.subscriptions()::remove);
         ctx.writeAndFlush(new MqttUnsubAckMessage(UNSUBACK,
                 MqttMessageIdVariableHeader.from(unsubscribe.variableHeader().messageId())));
+        saveIfPersistent(context);
     }
 }

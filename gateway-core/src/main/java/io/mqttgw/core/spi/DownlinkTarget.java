@@ -18,8 +18,13 @@ public interface DownlinkTarget {
         NOT_SUBSCRIBED,
         /** Expired, or retransmitted {@code downlink.max-retries} times without an acknowledgement. */
         EXPIRED,
-        /** The connection's downlink queue was full. */
-        QUEUE_FULL
+        /** The connection's downlink queue, or the device's persistent session, was full. */
+        QUEUE_FULL,
+        /**
+         * Kept in the device's persistent session (clean session 0), which is offline or went offline before it
+         * acknowledged: sent again when it reconnects, to whichever node.
+         */
+        QUEUED
     }
 
     /** Delivers to one device; the stage completes with the outcome (for QoS 1/2 once the device acknowledged). */

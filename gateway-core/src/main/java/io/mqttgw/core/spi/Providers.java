@@ -14,12 +14,14 @@ public final class Providers {
     private final List<RouteStoreProvider> routeStores;
     private final List<UplinkSinkProvider> uplinkSinks;
     private final List<DownlinkSourceProvider> downlinkSources;
+    private final List<SessionStoreProvider> sessionStores;
 
     private Providers(ClassLoader loader) {
         this.authenticators = load(AuthenticatorProvider.class, loader);
         this.routeStores = load(RouteStoreProvider.class, loader);
         this.uplinkSinks = load(UplinkSinkProvider.class, loader);
         this.downlinkSources = load(DownlinkSourceProvider.class, loader);
+        this.sessionStores = load(SessionStoreProvider.class, loader);
     }
 
     public static Providers discover() {
@@ -34,7 +36,7 @@ public final class Providers {
 
     /** Open prefixes declared by all providers found. */
     public List<String> openPrefixes() {
-        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources)
+        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources, sessionStores)
                 .flatMap(List::stream)
                 .flatMap(p -> p.openPrefixes().stream())
                 .toList();
@@ -42,7 +44,7 @@ public final class Providers {
 
     /** Configuration keys declared by all providers found. */
     public List<ConfigKey<?>> configKeys() {
-        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources)
+        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources, sessionStores)
                 .flatMap(List::stream)
                 .flatMap(p -> p.configKeys().stream())
                 .toList();
@@ -62,6 +64,10 @@ public final class Providers {
 
     public DownlinkSourceProvider downlinkSource(String name) {
         return pick(downlinkSources, name, "downlink.source");
+    }
+
+    public SessionStoreProvider sessionStore(String name) {
+        return pick(sessionStores, name, "session.provider");
     }
 
     private static <T extends GatewayProvider> T pick(List<T> providers, String name, String key) {

@@ -37,7 +37,7 @@ class ConnectionLifecycleHandlerTest {
     void services() {
         f = ProtocolFixture.create(dir);
         services = new SessionServices(f.config, f.metrics, f.registry, f.auth, routes, f.sink, new EventLog(100),
-                SessionServices.newEpochSource(), f.services.admission());
+                SessionServices.newEpochSource(), f.services.admission(), f.sessions);
     }
 
     @AfterEach
@@ -54,7 +54,7 @@ class ConnectionLifecycleHandlerTest {
 
     private EmbeddedChannel session(String clientId, long epoch, UplinkMessage will) {
         EmbeddedChannel ch = channel();
-        ConnectionContext.of(ch).openSession(clientId, ProtocolFixture.route(clientId, epoch), will, TopicAcl.ALLOW_ALL);
+        ConnectionContext.of(ch).openSession(clientId, ProtocolFixture.route(clientId, epoch), will, TopicAcl.ALLOW_ALL, false);
         f.registry.register(clientId, ch);
         return ch;
     }

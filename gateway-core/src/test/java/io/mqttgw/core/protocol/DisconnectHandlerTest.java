@@ -31,7 +31,7 @@ class DisconnectHandlerTest {
 
     private ConnectionContext session(EmbeddedChannel channel) {
         ConnectionContext context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), WILL, TopicAcl.ALLOW_ALL);
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), WILL, TopicAcl.ALLOW_ALL, false);
         channel.attr(ConnectionContext.KEY).set(context);
         return context;
     }

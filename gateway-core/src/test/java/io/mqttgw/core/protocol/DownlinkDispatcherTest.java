@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.defaults.InMemorySessionStore;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;
+import io.mqttgw.core.spi.SessionStore.Append;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttDecoder;
@@ -38,16 +40,27 @@ class DownlinkDispatcherTest {
     private final ChannelRegistry registry = new ChannelRegistry(4);
     private final ScheduledExecutorService pacer = Executors.newSingleThreadScheduledExecutor();
     private final List<EmbeddedChannel> channels = new ArrayList<>();
+    private final InMemorySessionStore sessions = new InMemorySessionStore(60_000, 100, 100,
+            System::currentTimeMillis);
 
     private DownlinkDispatcher dispatcher(int maxInflight, int maxQueued, int maxRetries) {
         return new DownlinkDispatcher(registry, new GatewayConfig.Downlink(maxInflight, maxQueued,
-                Duration.ofMillis(100), maxRetries, 100_000), metrics, pacer);
+                Duration.ofMillis(100), maxRetries, 100_000), metrics, pacer, sessions);
     }
 
     private EmbeddedChannel device(String clientId, String filter, int grantedQos) {
+        return device(clientId, filter, grantedQos, false);
+    }
+
+    /** A connected device; a persistent one has its session opened in the store, as CONNECT does. */
+    private EmbeddedChannel device(String clientId, String filter, int grantedQos, boolean persistent) {
         EmbeddedChannel ch = new EmbeddedChannel(DownlinkAckHandler.INSTANCE);
         ConnectionContext context = new ConnectionContext("tcp");
-        context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL);
+        context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL, persistent);
+        if (persistent) {
+            sessions.open(clientId, false, 1);
+        }
+        context.restored();
         context.subscriptions().put(filter, grantedQos);
         ch.attr(ConnectionContext.KEY).set(context);
         registry.register(clientId, ch);
@@ -262,5 +275,116 @@ class DownlinkDispatcherTest {
         }
         assertEquals(devices, publishes);
         assertEquals(devices, metrics.downlinkOutcomes(Outcome.DELIVERED));
+    }
+
+    @Test
+    void keepsAnUnacknowledgedMessageOfAPersistentSessionWhenTheConnectionEnds() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 1, true);
+        CompletableFuture<Outcome> acked = d.deliver(message("dev-1", "devices/dev-1/a", 1)).toCompletableFuture();
+        CompletableFuture<Outcome> pending = d.deliver(message("dev-1", "devices/dev-1/b", 1)).toCompletableFuture();
+        ch.runPendingTasks();
+        assertEquals("PUBLISH devices/dev-1/a q1 id1 to devices/dev-1/a, "
+                + "PUBLISH devices/dev-1/b q1 id2 to devices/dev-1/b", describe(written(ch)), "stored, then sent");
+        ch.writeInbound(ack(MqttMessageType.PUBACK, 1));
+        assertEquals(Outcome.DELIVERED, acked.join());
+
+        ch.close();
+        ConnectionContext.of(ch).closeDownlink();
+        assertEquals(Outcome.QUEUED, pending.join(), "the session keeps what the device did not acknowledge");
+        assertEquals(List.of("devices/dev-1/b"), pendingTopics("dev-1"), "the acknowledged one is gone");
+    }
+
+    @Test
+    void dropsInFlightMessagesWhenACleanSessionTakesTheClientIdOver() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 1, true);
+        CompletableFuture<Outcome> pending = d.deliver(message("dev-1", "devices/dev-1/a", 1)).toCompletableFuture();
+        ch.runPendingTasks();
+        written(ch).forEach(ReferenceCountUtil::release);
+
+        sessions.open("dev-1", true, 2);
+        ConnectionContext.of(ch).discardSession();
+        ch.close();
+        ConnectionContext.of(ch).closeDownlink();
+        assertEquals(Outcome.NOT_CONNECTED, pending.join(), "MQTT-3.1.2-6: the old session is discarded");
+        assertEquals(Append.NO_SESSION, sessions.append(message("dev-1", "devices/dev-1/b", 1))
+                .toCompletableFuture().join());
+    }
+
+    @Test
+    void queuesForAnOfflinePersistentSessionUpToItsBoundAndNotForOthers() {
+        InMemorySessionStore small = new InMemorySessionStore(60_000, 2, 10, System::currentTimeMillis);
+        DownlinkDispatcher d = new DownlinkDispatcher(registry, new GatewayConfig.Downlink(16, 100,
+                Duration.ofMillis(100), 5, 100_000), metrics, pacer, small);
+        small.open("offline-1", false, 7);
+        small.disconnected("offline-1", 7);
+        assertEquals(Outcome.QUEUED, d.deliver(message("offline-1", "devices/offline-1/a", 1)).toCompletableFuture()
+                .join());
+        assertEquals(Outcome.QUEUED, d.deliver(message("offline-1", "devices/offline-1/b", 1)).toCompletableFuture()
+                .join());
+        assertEquals(Outcome.QUEUE_FULL, d.deliver(message("offline-1", "devices/offline-1/c", 1))
+                .toCompletableFuture().join(), "session.max-pending is 2");
+        assertEquals(Outcome.NOT_CONNECTED, d.deliver(message("offline-1", "devices/offline-1/d", 0))
+                .toCompletableFuture().join(), "QoS 0 is not kept");
+        assertEquals(Outcome.NOT_CONNECTED, d.deliver(message("never-seen", "devices/never-seen/a", 1))
+                .toCompletableFuture().join(), "no persistent session, nothing kept");
+        assertEquals(List.of("devices/offline-1/a", "devices/offline-1/b"), small.open("offline-1", false, 8)
+                .toCompletableFuture().join().pending().stream().map(m -> m.message().topic()).toList());
+    }
+
+    @Test
+    void storesARetainedMessageAndDeliversItLiveWithoutTheRetainFlag() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = device("dev-1", "fleet/#", 0);
+        DownlinkMessage config = new DownlinkMessage(null, "fleet/a/config", 0, true,
+                "v2".getBytes(StandardCharsets.UTF_8));
+        assertEquals(1, handOut(d.broadcast(config).toCompletableFuture()));
+        List<MqttMessage> out = written(ch);
+        assertEquals(1, out.size());
+        assertFalse(out.get(0).fixedHeader().isRetain(), "MQTT-3.3.1-9: live delivery clears the flag");
+        out.forEach(ReferenceCountUtil::release);
+        assertEquals(List.of("fleet/a/config"), sessions.retained("fleet/+/config").toCompletableFuture().join()
+                .stream().map(DownlinkMessage::topic).toList());
+        assertEquals(1.0, metrics.retainedCount("stored"));
+
+        handOut(d.broadcast(new DownlinkMessage(null, "fleet/a/config", 0, true, new byte[0])).toCompletableFuture());
+        written(ch).forEach(ReferenceCountUtil::release);
+        assertTrue(sessions.retained("fleet/#").toCompletableFuture().join().isEmpty(), "an empty payload deletes");
+    }
+
+    @Test
+    void holdsADeliveryUntilThePersistentSessionIsRestored() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = new EmbeddedChannel(DownlinkAckHandler.INSTANCE);
+        ConnectionContext context = new ConnectionContext("tcp");
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL, true);
+        sessions.open("dev-1", false, 1);
+        ch.attr(ConnectionContext.KEY).set(context);
+        registry.register("dev-1", ch);
+        channels.add(ch);
+
+        CompletableFuture<Outcome> early = d.deliver(message("dev-1", "devices/dev-1/a", 1)).toCompletableFuture();
+        ch.runPendingTasks();
+        assertFalse(early.isDone(), "waits for the stored subscriptions");
+        context.subscriptions().put("devices/dev-1/#", 1);
+        context.restored();
+        ch.runPendingTasks();
+        assertEquals("PUBLISH devices/dev-1/a q1 id1 to devices/dev-1/a", describe(written(ch)));
+    }
+
+    /** Runs the devices' loops until the broadcast has been handed to all of them. */
+    private int handOut(CompletableFuture<Integer> handed) {
+        long deadline = System.currentTimeMillis() + 5000;
+        while (!handed.isDone() && System.currentTimeMillis() < deadline) {
+            channels.forEach(EmbeddedChannel::runPendingTasks);
+            Thread.onSpinWait();
+        }
+        return handed.getNow(-1);
+    }
+
+    private List<String> pendingTopics(String clientId) {
+        return sessions.open(clientId, false, 99).toCompletableFuture().join().pending().stream()
+                .map(m -> m.message().topic()).toList();
     }
 }

@@ -4,6 +4,7 @@ import io.mqttgw.core.admission.AdmissionControl;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.defaults.InMemoryRouteStore;
+import io.mqttgw.core.defaults.InMemorySessionStore;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
@@ -45,12 +46,13 @@ final class ProtocolFixture {
     final ManualAuthenticator auth = new ManualAuthenticator();
     final InMemoryRouteStore routes = new InMemoryRouteStore();
     final ManualSink sink = new ManualSink();
+    final InMemorySessionStore sessions = new InMemorySessionStore(60_000, 100, 100, System::currentTimeMillis);
     final SessionServices services;
 
     private ProtocolFixture(GatewayConfig config) {
         this.config = config;
         this.services = new SessionServices(config, metrics, registry, auth, routes, sink, new EventLog(1000),
-                SessionServices.newEpochSource(), new AdmissionControl(0, 0, new SimpleMeterRegistry()));
+                SessionServices.newEpochSource(), new AdmissionControl(0, 0, new SimpleMeterRegistry()), sessions);
     }
 
     /**

@@ -23,26 +23,37 @@ import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import io.netty.handler.codec.mqtt.MqttUnsubscribePayload;
 import java.util.List;
 import java.util.Map;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import java.nio.file.Path;
 
 class SubscriptionHandlerTest {
+    @TempDir
+    Path dir;
     private EmbeddedChannel ch;
-
-    private final GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+    private ProtocolFixture f;
+    private GatewayMetrics metrics;
 
     private ConnectionContext channel(int maxSubscriptions, int maxQos) {
         return channel(maxSubscriptions, maxQos, TopicAcl.ALLOW_ALL);
     }
 
     private ConnectionContext channel(int maxSubscriptions, int maxQos, TopicAcl acl) {
+        return channel(maxSubscriptions, maxQos, acl, false);
+    }
+
+    private ConnectionContext channel(int maxSubscriptions, int maxQos, TopicAcl acl, boolean persistent) {
+        f = ProtocolFixture.create(dir, "mqtt.max-subscriptions", Integer.toString(maxSubscriptions),
+                "mqtt.max-qos", Integer.toString(maxQos));
+        metrics = f.metrics;
         ch = new EmbeddedChannel();
         ConnectionContext context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, acl);
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, acl, persistent);
+        context.restored();
         ch.attr(ConnectionContext.KEY).set(context);
-        ch.pipeline().addLast(new SubscriptionHandler(maxSubscriptions, maxQos, metrics));
+        ch.pipeline().addLast(new SubscriptionHandler(f.services));
         return context;
     }
 

@@ -52,7 +52,7 @@ class UplinkPublishHandlerTest {
         }
         ch = new EmbeddedChannel();
         ConnectionContext context = new ConnectionContext("tcp");
-        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, acl);
+        context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, acl, false);
         ch.attr(ConnectionContext.KEY).set(context);
         ch.pipeline().addLast(new UplinkPublishHandler(sink, metrics, maxInflight, disconnectOnViolation));
     }

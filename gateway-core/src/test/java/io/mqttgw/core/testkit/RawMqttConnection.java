@@ -67,6 +67,21 @@ public final class RawMqttConnection implements AutoCloseable {
         return connack[connack.length - 1];
     }
 
+    /** Sends CONNECT (MQTT 3.1.1) and returns the CONNACK: byte 2 holds session present, byte 3 the return code. */
+    public byte[] connect(String clientId, int keepAliveSeconds, boolean cleanSession) throws IOException {
+        byte[] connect = connectPacket(clientId, keepAliveSeconds, 4);
+        if (!cleanSession) {
+            // the connect flags follow the two-byte fixed header, "MQTT" (2 + 4 bytes) and the protocol level
+            connect[2 + 6 + 1] = 0x00;
+        }
+        send(connect);
+        byte[] connack = readPacket();
+        if ((connack[0] & 0xF0) != 0x20) {
+            throw new AssertionError("expected CONNACK, got type " + (connack[0] >> 4 & 0xF));
+        }
+        return connack;
+    }
+
     public static byte[] connectPacket(String clientId, int keepAliveSeconds, int protocolLevel) {
         ByteArrayOutputStream variable = new ByteArrayOutputStream();
         writeString(variable, "MQTT");

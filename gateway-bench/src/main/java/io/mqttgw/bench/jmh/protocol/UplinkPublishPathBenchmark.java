@@ -7,6 +7,7 @@ import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.defaults.CertificateAuthenticator;
 import io.mqttgw.core.defaults.DiscardSink;
 import io.mqttgw.core.defaults.InMemoryRouteStore;
+import io.mqttgw.core.defaults.InMemorySessionStore;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
@@ -78,7 +79,8 @@ public class UplinkPublishPathBenchmark {
         SessionServices services = new SessionServices(config, new GatewayMetrics(new SimpleMeterRegistry()),
                 new ChannelRegistry(16), new CertificateAuthenticator(true), new InMemoryRouteStore(),
                 new DiscardSink(), new EventLog(0), SessionServices.newEpochSource(),
-                new AdmissionControl(0, 0, new SimpleMeterRegistry()));
+                new AdmissionControl(0, 0, new SimpleMeterRegistry()),
+                new InMemorySessionStore(60_000, 100, 100, System::currentTimeMillis));
         // plain TCP: no TLS context, no handshake budget, no PROXY protocol
         device = new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null, null, false));
         device.writeInbound(encode(MqttMessageBuilders.connect().clientId("dev-1")

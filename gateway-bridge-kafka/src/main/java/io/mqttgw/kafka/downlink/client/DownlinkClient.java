@@ -1,5 +1,6 @@
 package io.mqttgw.kafka.downlink.client;
 
+import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.kafka.downlink.DownlinkHeaders;
 import io.mqttgw.kafka.downlink.TopicTemplate;
@@ -105,6 +106,19 @@ public final class DownlinkClient implements AutoCloseable {
                 String nodeId = route.get().nodeId();
                 return produce(template.topicFor(nodeId), key, payload, headers, SendResult.Status.SENT, nodeId);
             }
+            if (offline.store() != null) {
+                if (qos == 0) {
+                    return CompletableFuture.completedFuture(SendResult.dropped());
+                }
+                DownlinkMessage message = new DownlinkMessage(clientId, topic, qos, retain, payload,
+                        expiresAt == null ? 0L : expiresAt.toEpochMilli());
+                return offline.store().apply(message).thenApply(append -> SendResult.offline(
+                        switch (append.status()) {
+                            case STORED -> SendResult.Status.STORED;
+                            case FULL -> SendResult.Status.QUEUE_FULL;
+                            case NO_SESSION -> SendResult.Status.NOT_CONNECTED;
+                        }));
+            }
             if (offline.topic() == null) {
                 return CompletableFuture.completedFuture(SendResult.dropped());
             }
@@ -126,7 +140,17 @@ public final class DownlinkClient implements AutoCloseable {
 
     /** A broadcast record ({@code *} key) to the downlink topic of each of {@code nodeIds}. */
     public CompletionStage<Integer> broadcast(Collection<String> nodeIds, String topic, int qos, byte[] payload) {
-        RecordHeaders headers = headers(topic, qos, false, null);
+        return broadcast(nodeIds, topic, qos, false, payload);
+    }
+
+    /**
+     * A broadcast that, with {@code retain}, also becomes the topic's retained message: a device that subscribes
+     * later to a matching filter (wildcards too) gets it then, on any node sharing the session store. An empty
+     * payload with {@code retain} deletes the retained message.
+     */
+    public CompletionStage<Integer> broadcast(Collection<String> nodeIds, String topic, int qos, boolean retain,
+                                              byte[] payload) {
+        RecordHeaders headers = headers(topic, qos, retain, null);
         Objects.requireNonNull(payload, "payload");
         List<CompletableFuture<SendResult>> all = new ArrayList<>();
         for (String node : nodeIds) {

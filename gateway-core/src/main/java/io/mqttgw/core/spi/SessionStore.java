@@ -1,0 +1,100 @@
+package io.mqttgw.core.spi;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * What outlives a connection: persistent sessions (MQTT clean session 0: the subscriptions and the QoS 1/2 downlink
+ * messages not yet acknowledged) and retained downlink messages. A store shared by the nodes (Redis) lets a device
+ * find its session on whichever node it reconnects to.
+ *
+ * <p>Called from event loops: every method only starts its work and returns (never blocks); stages complete on the
+ * store's own threads. Calls for one client id come from one event loop at a time, in order; a store keeps that
+ * order per client id.
+ */
+public interface SessionStore {
+
+    /**
+     * A device connected. With {@code cleanSession}, any stored session is discarded and the answer is
+     * {@link StoredSession#NONE} (the stage may complete before the delete is done). Otherwise the answer is the
+     * stored session (subscriptions and pending messages, oldest first), which is created if there was none
+     * ({@code present} false) and does not expire while the device is connected.
+     *
+     * @param epoch the connection's route epoch, which {@link #disconnected} names again
+     */
+    CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch);
+
+    /**
+     * The connection of a persistent session ended: the session expires {@code session.expiry} from now, unless a
+     * newer connection (another epoch) has opened it since, which keeps it alive.
+     */
+    CompletionStage<Void> disconnected(String clientId, long epoch);
+
+    /** Replaces the stored subscriptions (filter to granted QoS) of a persistent session. */
+    CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Integer> subscriptions);
+
+    /**
+     * Appends a QoS 1/2 message to the pending messages of the persistent session of {@code message.clientId()}: it
+     * is kept until {@link #remove} (acknowledged, expired or given up), up to {@code session.max-pending} per
+     * device. A device without a persistent session gets nothing stored.
+     */
+    CompletionStage<Append> append(DownlinkMessage message);
+
+    /** Forgets a pending message: acknowledged by the device, expired, or given up. */
+    CompletionStage<Void> remove(String clientId, String messageId);
+
+    /** Stores the retained message of {@code message.topic()}; an empty payload deletes it (MQTT-3.3.1-10). */
+    CompletionStage<Void> retain(DownlinkMessage message);
+
+    /** The retained messages whose topics match {@code topicFilter} (which may have wildcards). */
+    CompletionStage<List<DownlinkMessage>> retained(String topicFilter);
+
+    default HealthStatus health() {
+        return HealthStatus.UP;
+    }
+
+    default CompletionStage<Void> close() {
+        return CompletableFuture.completedFuture(null);
+    }
+
+    /**
+     * A device's stored session.
+     *
+     * @param present       whether a session existed (CONNACK's session present flag)
+     * @param subscriptions topic filter to granted QoS, in subscription order
+     * @param pending       messages not yet acknowledged, oldest first
+     */
+    record StoredSession(boolean present, Map<String, Integer> subscriptions, List<StoredMessage> pending) {
+        public static final StoredSession NONE = new StoredSession(false, Map.of(), List.of());
+    }
+
+    /** A pending message and the id the store gave it. */
+    record StoredMessage(String id, DownlinkMessage message) {
+    }
+
+    /**
+     * What {@link #append} did.
+     *
+     * @param status what became of the message
+     * @param id     the message's id when {@link Status#STORED}, else null
+     */
+    record Append(Status status, String id) {
+        public static final Append NO_SESSION = new Append(Status.NO_SESSION, null);
+        public static final Append FULL = new Append(Status.FULL, null);
+
+        public enum Status {
+            /** Kept until removed. */
+            STORED,
+            /** The device has no persistent session: nothing stored. */
+            NO_SESSION,
+            /** {@code session.max-pending} messages are pending already: refused. */
+            FULL
+        }
+
+        public static Append stored(String id) {
+            return new Append(Status.STORED, id);
+        }
+    }
+}

@@ -1,0 +1,251 @@
+package io.mqttgw.routing.session;
+
+import io.mqttgw.core.spi.DownlinkMessage;
+import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.SessionStore;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.ByteArrayCodec;
+
+/**
+ * Persistent sessions and retained messages in Redis, shared by every node: a device finds its session on whichever
+ * node it reconnects to, and a business service can queue for an offline device ({@link #append}) without a
+ * gateway. Each operation is one Lua script on one session's keys ({@link SessionKeys}), so it is atomic and works
+ * in Redis Cluster. Retained messages are matched against a wildcard filter inside Redis ({@link SessionScripts#RETAINED}),
+ * so a SUBSCRIBE reads only what matches.
+ *
+ * <p>Calls return at once; stages complete on the Redis client's threads. Subscription saves for one client id are
+ * chained, so they reach Redis in the order made; every other call of one client id is already ordered by its
+ * caller (one append at a time per connection). Thread-safe.
+ */
+public final class RedisSessionStore implements SessionStore {
+    private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
+    private static final byte[] EMPTY = new byte[0];
+
+    private final RedissonClient client;
+    private final RScript script;
+    private final SessionKeys keys;
+    private final long expiryMillis;
+    private final byte[] maxPending;
+    private final byte[] maxRetained;
+    private final int retainedLimit;
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> saves = new ConcurrentHashMap<>();
+    private final AtomicLong lastSuccessNanos = new AtomicLong(System.nanoTime());
+    private final AtomicLong lastFailureNanos = new AtomicLong();
+    private volatile String lastFailure = "";
+    private final boolean ownsClient;
+
+    /**
+     * @param client        the Redis client
+     * @param keyPrefix     {@code routes.redis.key-prefix}
+     * @param expiry        {@code session.expiry}
+     * @param maxPending    {@code session.max-pending}
+     * @param maxRetained   {@code session.max-retained}, also the most retained messages one SUBSCRIBE filter gets
+     * @param ownsClient    whether {@link #close} shuts the client down
+     */
+    public RedisSessionStore(RedissonClient client, String keyPrefix, Duration expiry, int maxPending,
+                             int maxRetained, boolean ownsClient) {
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.script = client.getScript(ByteArrayCodec.INSTANCE);
+        this.keys = new SessionKeys(keyPrefix);
+        this.expiryMillis = expiry.toMillis();
+        this.maxPending = ascii(maxPending);
+        this.maxRetained = ascii(maxRetained);
+        this.retainedLimit = maxRetained;
+    }
+
+    private static byte[] ascii(long n) {
+        return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private List<Object> sessionKeys(String clientId) {
+        return List.of(keys.session(clientId), keys.pending(clientId), keys.messages(clientId));
+    }
+
+    private <T> CompletionStage<T> eval(String key, String text, RScript.ReturnType type, List<Object> scriptKeys,
+                                        Object... args) {
+        CompletableFuture<T> result;
+        try {
+            result = script.<T>evalAsync(key, RScript.Mode.READ_WRITE, text, type, scriptKeys, args)
+                    .toCompletableFuture();
+        } catch (RuntimeException e) {
+            result = CompletableFuture.failedFuture(e);
+        }
+        return result.whenComplete((ignored, error) -> {
+            if (error == null) {
+                lastSuccessNanos.set(System.nanoTime());
+            } else {
+                lastFailure = error.toString();
+                lastFailureNanos.set(System.nanoTime());
+            }
+        });
+    }
+
+    @Override
+    public CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch) {
+        CompletionStage<List<Object>> reply = eval(keys.session(clientId), SessionScripts.OPEN,
+                RScript.ReturnType.LIST, sessionKeys(clientId), cleanSession ? ascii(1) : ascii(0), ascii(epoch));
+        return reply.thenApply(r -> cleanSession || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static StoredSession session(List<Object> r) {
+        boolean existed = r.get(0) instanceof Long n && n == 1;
+        Map<String, Integer> subscriptions = MessageCodec.decodeSubscriptions((byte[]) r.get(1));
+        List<Object> ids = r.size() > 2 && r.get(2) instanceof List<?> l ? (List<Object>) l : List.of();
+        List<Object> messages = r.size() > 3 && r.get(3) instanceof List<?> l ? (List<Object>) l : List.of();
+        List<StoredMessage> pending = new ArrayList<>(ids.size());
+        for (int i = 0; i < ids.size() && i < messages.size(); i++) {
+            if (messages.get(i) instanceof byte[] bytes) {
+                pending.add(new StoredMessage(text(ids.get(i)), MessageCodec.decode(bytes)));
+            }
+        }
+        return new StoredSession(existed, subscriptions, pending);
+    }
+
+    private static String text(Object o) {
+        return o instanceof byte[] b ? new String(b, StandardCharsets.US_ASCII) : String.valueOf(o);
+    }
+
+    @Override
+    public CompletionStage<Void> disconnected(String clientId, long epoch) {
+        return this.<Long>eval(keys.session(clientId), SessionScripts.DISCONNECTED, RScript.ReturnType.LONG,
+                sessionKeys(clientId), ascii(epoch), ascii(expiryMillis)).thenApply(r -> null);
+    }
+
+    @Override
+    public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Integer> subscriptions) {
+        byte[] encoded = MessageCodec.encodeSubscriptions(subscriptions);
+        return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.SAVE_SUBSCRIPTIONS,
+                RScript.ReturnType.LONG, List.of(keys.session(clientId)), (Object) encoded).thenApply(r -> null));
+    }
+
+    /** Runs {@code op} after the previous one chained for {@code clientId} completed. */
+    private CompletionStage<Void> inOrder(String clientId, Supplier<CompletionStage<Void>> op) {
+        CompletableFuture<Void> result = new CompletableFuture<>();
+        CompletableFuture<Void> tail = saves.compute(clientId, (id, previous) ->
+                (previous == null ? DONE : previous.exceptionally(e -> null)).thenCompose(v -> op.get())
+                        .whenComplete((v, e) -> {
+                            if (e != null) {
+                                result.completeExceptionally(e);
+                            } else {
+                                result.complete(null);
+                            }
+                        }));
+        tail.whenComplete((v, e) -> saves.remove(clientId, tail));
+        return result;
+    }
+
+    @Override
+    public CompletionStage<Append> append(DownlinkMessage message) {
+        String clientId = message.clientId();
+        return this.<Long>eval(keys.session(clientId), SessionScripts.APPEND, RScript.ReturnType.LONG,
+                sessionKeys(clientId), maxPending, MessageCodec.encode(message)).thenApply(id -> {
+                    if (id == SessionScripts.APPEND_NO_SESSION) {
+                        return Append.NO_SESSION;
+                    }
+                    return id == SessionScripts.APPEND_FULL ? Append.FULL : Append.stored(Long.toString(id));
+                });
+    }
+
+    @Override
+    public CompletionStage<Void> remove(String clientId, String messageId) {
+        return this.<Long>eval(keys.session(clientId), SessionScripts.REMOVE, RScript.ReturnType.LONG,
+                List.of(keys.pending(clientId), keys.messages(clientId)),
+                (Object) messageId.getBytes(StandardCharsets.US_ASCII)).thenApply(r -> null);
+    }
+
+    @Override
+    public CompletionStage<Void> retain(DownlinkMessage message) {
+        byte[] encoded = message.payload().length == 0 ? EMPTY : MessageCodec.encode(message);
+        return this.<Long>eval(keys.retained(), SessionScripts.RETAIN, RScript.ReturnType.LONG,
+                List.of(keys.retained()), message.topic().getBytes(StandardCharsets.UTF_8), encoded, maxRetained)
+                .thenApply(stored -> {
+                    if (stored == 0) {
+                        throw new IllegalStateException("session.max-retained (" + retainedLimit
+                                + ") retained messages are stored already");
+                    }
+                    return null;
+                });
+    }
+
+    @Override
+    public CompletionStage<List<DownlinkMessage>> retained(String topicFilter) {
+        CompletionStage<List<Object>> reply = eval(keys.retained(), SessionScripts.RETAINED, RScript.ReturnType.LIST,
+                List.of(keys.retained()), topicFilter.getBytes(StandardCharsets.UTF_8),
+                glob(topicFilter).getBytes(StandardCharsets.UTF_8), ascii(retainedLimit));
+        return reply.thenApply(values -> {
+            List<DownlinkMessage> messages = new ArrayList<>(values == null ? 0 : values.size());
+            if (values != null) {
+                for (Object v : values) {
+                    messages.add(MessageCodec.decode((byte[]) v));
+                }
+            }
+            return messages;
+        });
+    }
+
+    /**
+     * The Redis glob that every topic matching the MQTT filter also matches: literal levels escaped, {@code +} as
+     * {@code *}, a trailing {@code /#} (or {@code #}) as {@code *}. Wider than the filter ({@code *} crosses levels);
+     * the script then matches exactly.
+     */
+    static String glob(String filter) {
+        String f = filter;
+        boolean multi = f.equals("#") || f.endsWith("/#");
+        if (multi) {
+            f = f.substring(0, Math.max(0, f.length() - 2));
+        }
+        StringBuilder g = new StringBuilder(f.length() + 2);
+        String[] levels = f.isEmpty() ? new String[0] : f.split("/", -1);
+        for (int i = 0; i < levels.length; i++) {
+            if (i > 0) {
+                g.append('/');
+            }
+            if (levels[i].equals("+")) {
+                g.append('*');
+            } else {
+                for (char c : levels[i].toCharArray()) {
+                    if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                        g.append('\\');
+                    }
+                    g.append(c);
+                }
+            }
+        }
+        if (multi) {
+            g.append('*');
+        }
+        return g.toString();
+    }
+
+    @Override
+    public HealthStatus health() {
+        long failed = lastFailureNanos.get();
+        if (failed != 0 && failed - lastSuccessNanos.get() > 0) {
+            return HealthStatus.degraded("redis session store failing: " + lastFailure);
+        }
+        return HealthStatus.UP;
+    }
+
+    @Override
+    public CompletionStage<Void> close() {
+        CompletableFuture<?>[] running = saves.values().toArray(CompletableFuture[]::new);
+        return CompletableFuture.allOf(running).exceptionally(e -> null).thenRun(() -> {
+            if (ownsClient) {
+                client.shutdown();
+            }
+        });
+    }
+}

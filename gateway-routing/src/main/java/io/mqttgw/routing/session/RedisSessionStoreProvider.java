@@ -1,0 +1,39 @@
+package io.mqttgw.routing.session;
+
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.spi.ProviderContext;
+import io.mqttgw.core.spi.SessionStore;
+import io.mqttgw.core.spi.SessionStoreProvider;
+import io.mqttgw.routing.redis.RedisRouteSettings;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code session.provider: redis}. Connects with the {@code routes.redis.*} keys (the same Redis as the route table,
+ * the same key prefix), with a client of its own so that session traffic never queues behind route flushes. Scripts
+ * are sent by SHA once cached.
+ */
+public final class RedisSessionStoreProvider implements SessionStoreProvider {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisSessionStoreProvider.class);
+
+    @Override
+    public String name() {
+        return "redis";
+    }
+
+    @Override
+    public SessionStore create(ProviderContext context) {
+        RedisRouteSettings settings = RedisRouteSettings.from(context.config().values());
+        GatewayConfig.Session session = context.config().session();
+        Config config = settings.redissonConfig("mqttgw-sessions-" + context.nodeId());
+        config.setUseScriptCache(true);
+        RedissonClient client = Redisson.create(config);
+        LOG.info("Redis session store: key prefix {}, expiry {} s, {} pending per device, {} retained at most",
+                settings.keyPrefix(), session.expiry().toSeconds(), session.maxPending(), session.maxRetained());
+        return new RedisSessionStore(client, settings.keyPrefix(), session.expiry(), session.maxPending(),
+                session.maxRetained(), true);
+    }
+}

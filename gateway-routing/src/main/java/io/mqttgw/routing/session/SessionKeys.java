@@ -1,0 +1,33 @@
+package io.mqttgw.routing.session;
+
+/**
+ * The key layout of sessions and retained messages. A session's three keys share the hash tag {@code {clientId}}, so
+ * each script touches one Redis Cluster slot.
+ * <ul>
+ *   <li>{@code P:session:{clientId}}: hash {@code epoch} (of the connection that opened it last), {@code subs}
+ *       (the subscriptions, see {@link MessageCodec#encodeSubscriptions}), {@code seq} (the last message id)</li>
+ *   <li>{@code P:session:{clientId}:pending}: list of message ids, oldest first</li>
+ *   <li>{@code P:session:{clientId}:messages}: hash message id to encoded message ({@link MessageCodec})</li>
+ *   <li>{@code P:retained}: hash topic to encoded retained message</li>
+ * </ul>
+ * While the device is connected the session keys have no time to live; when it disconnects they get
+ * {@code session.expiry}.
+ */
+public record SessionKeys(String prefix) {
+
+    public String session(String clientId) {
+        return prefix + ":session:{" + clientId + "}";
+    }
+
+    public String pending(String clientId) {
+        return session(clientId) + ":pending";
+    }
+
+    public String messages(String clientId) {
+        return session(clientId) + ":messages";
+    }
+
+    public String retained() {
+        return prefix + ":retained";
+    }
+}

@@ -1,0 +1,140 @@
+package io.mqttgw.routing.session;
+
+/**
+ * The Lua scripts that keep a session's three keys consistent (each script touches one session's keys, which share a
+ * hash tag) and match retained topics on the Redis side.
+ */
+final class SessionScripts {
+    private SessionScripts() {
+    }
+
+    /** Answer of {@link #APPEND} when the device has no persistent session. */
+    static final long APPEND_NO_SESSION = -1;
+    /** Answer of {@link #APPEND} when {@code session.max-pending} messages are pending. */
+    static final long APPEND_FULL = -2;
+
+    /**
+     * KEYS session, pending, messages; ARGV clean (0/1), epoch. Clean: deletes the session, answers nothing.
+     * Otherwise marks it opened by this epoch, takes any expiry off, and answers {existed (0/1), subscriptions or
+     * false, {id...}, {message...}}.
+     */
+    static final String OPEN = """
+            if ARGV[1] == '1' then
+              redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+              return {}
+            end
+            local existed = redis.call('EXISTS', KEYS[1])
+            redis.call('HSET', KEYS[1], 'epoch', ARGV[2])
+            redis.call('PERSIST', KEYS[1])
+            redis.call('PERSIST', KEYS[2])
+            redis.call('PERSIST', KEYS[3])
+            local subs = redis.call('HGET', KEYS[1], 'subs')
+            local ids = redis.call('LRANGE', KEYS[2], 0, -1)
+            local messages = {}
+            if #ids > 0 then
+              messages = redis.call('HMGET', KEYS[3], unpack(ids))
+            end
+            return {existed, subs, ids, messages}
+            """;
+
+    /**
+     * KEYS session, pending, messages; ARGV epoch, expiry ms. Starts the expiry if the session was last opened by
+     * this epoch (a newer connection keeps it alive): 1, else 0.
+     */
+    static final String DISCONNECTED = """
+            if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
+            redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            redis.call('PEXPIRE', KEYS[3], ARGV[2])
+            return 1
+            """;
+
+    /** KEYS session; ARGV subscriptions. Replaces them if the session exists: 1, else 0. */
+    static final String SAVE_SUBSCRIPTIONS = """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+            redis.call('HSET', KEYS[1], 'subs', ARGV[1])
+            return 1
+            """;
+
+    /**
+     * KEYS session, pending, messages; ARGV max pending, message. Appends with the next id and answers it; -1 without
+     * a session, -2 when full. An offline session's new keys get the session's remaining time to live.
+     */
+    static final String APPEND = """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+            if redis.call('LLEN', KEYS[2]) >= tonumber(ARGV[1]) then return -2 end
+            local id = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+            redis.call('RPUSH', KEYS[2], id)
+            redis.call('HSET', KEYS[3], id, ARGV[2])
+            local ttl = redis.call('PTTL', KEYS[1])
+            if ttl > 0 then
+              redis.call('PEXPIRE', KEYS[2], ttl)
+              redis.call('PEXPIRE', KEYS[3], ttl)
+            end
+            return id
+            """;
+
+    /** KEYS pending, messages; ARGV id. */
+    static final String REMOVE = """
+            redis.call('LREM', KEYS[1], 1, ARGV[1])
+            return redis.call('HDEL', KEYS[2], ARGV[1])
+            """;
+
+    /**
+     * KEYS retained; ARGV topic, message (empty: delete), max retained. 1 stored or deleted, 0 refused (full, and
+     * the topic had none).
+     */
+    static final String RETAIN = """
+            if ARGV[2] == '' then
+              redis.call('HDEL', KEYS[1], ARGV[1])
+              return 1
+            end
+            if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= tonumber(ARGV[3]) then
+              return 0
+            end
+            redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+            return 1
+            """;
+
+    /**
+     * KEYS retained; ARGV filter, glob, limit. The retained messages whose topic matches the MQTT filter: HSCAN with
+     * MATCH narrows the candidates to the glob (wildcard levels as {@code *}), then each is matched level by level
+     * here, so only matches cross the network. Wildcards at the first level skip {@code $} topics (MQTT-4.7.2-1).
+     */
+    static final String RETAINED = """
+            local function levels(s)
+              local out = {}
+              for level in string.gmatch(s .. '/', '([^/]*)/') do out[#out + 1] = level end
+              return out
+            end
+            local filter = levels(ARGV[1])
+            local first = string.sub(ARGV[1], 1, 1)
+            local wildFirst = first == '+' or first == '#'
+            local function matches(topic)
+              if wildFirst and string.sub(topic, 1, 1) == '$' then return false end
+              local t = levels(topic)
+              for i = 1, #filter do
+                local f = filter[i]
+                if f == '#' then return true end
+                if i > #t then return false end
+                if f ~= '+' and f ~= t[i] then return false end
+              end
+              return #filter == #t
+            end
+            local limit = tonumber(ARGV[3])
+            local out = {}
+            local cursor = '0'
+            repeat
+              local r = redis.call('HSCAN', KEYS[1], cursor, 'MATCH', ARGV[2], 'COUNT', 1000)
+              cursor = r[1]
+              local kv = r[2]
+              for i = 1, #kv, 2 do
+                if matches(kv[i]) then
+                  out[#out + 1] = kv[i + 1]
+                  if #out >= limit then return out end
+                end
+              end
+            until cursor == '0'
+            return out
+            """;
+}
