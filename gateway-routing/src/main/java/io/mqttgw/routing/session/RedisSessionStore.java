@@ -24,13 +24,21 @@ import org.redisson.client.codec.ByteArrayCodec;
  * in Redis Cluster. Retained messages are matched against a wildcard filter inside Redis ({@link SessionScripts#RETAINED}),
  * so a SUBSCRIBE reads only what matches.
  *
- * <p>Calls return at once; stages complete on the Redis client's threads. Subscription saves for one client id are
- * chained, so they reach Redis in the order made; every other call of one client id is already ordered by its
- * caller (one append at a time per connection). Thread-safe.
+ * <p>Calls return at once; stages complete on the Redis client's threads. The calls of one client id (and the
+ * retains of one topic) are chained, each sent once the previous one answered, so they run in Redis in the order
+ * made: Redisson's connection pool would otherwise let two of them overtake each other (e.g. two commands queued for
+ * an offline device, or a save of subscriptions and the expiry that follows). Thread-safe.
  */
 public final class RedisSessionStore implements SessionStore {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     private static final byte[] EMPTY = new byte[0];
+    /** How long one wildcard scan's answer serves the same filter; retains through this node clear it at once. */
+    static final long SCAN_REUSE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    private static final int MAX_RECENT_SCANS = 10_000;
+
+    /** A scan of the retained hash for one wildcard filter, shared by the SUBSCRIBEs that come while it is recent. */
+    private record Scan(CompletableFuture<List<DownlinkMessage>> result, long startedNanos) {
+    }
 
     private final RedissonClient client;
     private final RScript script;
@@ -39,7 +47,12 @@ public final class RedisSessionStore implements SessionStore {
     private final byte[] maxPending;
     private final byte[] maxRetained;
     private final int retainedLimit;
-    private final ConcurrentHashMap<String, CompletableFuture<Void>> saves = new ConcurrentHashMap<>();
+    /** The last operation chained per client id ({@link #inOrder}); removed when it completes. */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> sessionChains = new ConcurrentHashMap<>();
+    /** Wildcard scans of the retained hash started in the last {@link #SCAN_REUSE_NANOS}, by filter. */
+    private final ConcurrentHashMap<String, Scan> recentScans = new ConcurrentHashMap<>();
+    /** The last retain chained per topic. */
+    private final ConcurrentHashMap<String, CompletableFuture<Void>> retainChains = new ConcurrentHashMap<>();
     private final AtomicLong lastSuccessNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong lastFailureNanos = new AtomicLong();
     private volatile String lastFailure = "";
@@ -94,8 +107,9 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch) {
-        CompletionStage<List<Object>> reply = eval(keys.session(clientId), SessionScripts.OPEN,
-                RScript.ReturnType.LIST, sessionKeys(clientId), cleanSession ? ascii(1) : ascii(0), ascii(epoch));
+        CompletionStage<List<Object>> reply = inOrder(clientId, () -> eval(keys.session(clientId),
+                SessionScripts.OPEN, RScript.ReturnType.LIST, sessionKeys(clientId),
+                cleanSession ? ascii(1) : ascii(0), ascii(epoch)));
         return reply.thenApply(r -> cleanSession || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
     }
 
@@ -120,8 +134,9 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public CompletionStage<Void> disconnected(String clientId, long epoch) {
-        return this.<Long>eval(keys.session(clientId), SessionScripts.DISCONNECTED, RScript.ReturnType.LONG,
-                sessionKeys(clientId), ascii(epoch), ascii(expiryMillis)).thenApply(r -> null);
+        return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.DISCONNECTED,
+                RScript.ReturnType.LONG, sessionKeys(clientId), ascii(epoch), ascii(expiryMillis)))
+                .thenApply(r -> null);
     }
 
     @Override
@@ -131,27 +146,41 @@ public final class RedisSessionStore implements SessionStore {
                 RScript.ReturnType.LONG, List.of(keys.session(clientId)), (Object) encoded).thenApply(r -> null));
     }
 
-    /** Runs {@code op} after the previous one chained for {@code clientId} completed. */
-    private CompletionStage<Void> inOrder(String clientId, Supplier<CompletionStage<Void>> op) {
-        CompletableFuture<Void> result = new CompletableFuture<>();
-        CompletableFuture<Void> tail = saves.compute(clientId, (id, previous) ->
-                (previous == null ? DONE : previous.exceptionally(e -> null)).thenCompose(v -> op.get())
-                        .whenComplete((v, e) -> {
-                            if (e != null) {
-                                result.completeExceptionally(e);
-                            } else {
-                                result.complete(null);
-                            }
-                        }));
-        tail.whenComplete((v, e) -> saves.remove(clientId, tail));
+    private <T> CompletionStage<T> inOrder(String clientId, Supplier<CompletionStage<T>> op) {
+        return inOrder(sessionChains, clientId, op);
+    }
+
+    /**
+     * Runs {@code op} once the previous operation chained under {@code key} has completed (successfully or not).
+     * Redisson spreads commands over a pool of connections, so two scripts sent one after the other may run in
+     * Redis in either order; the chain keeps the caller's order per client id (and per retained topic). The op
+     * runs outside the map's locks (a callback may chain again).
+     */
+    private static <T> CompletionStage<T> inOrder(ConcurrentHashMap<String, CompletableFuture<Void>> chains,
+                                                  String key, Supplier<CompletionStage<T>> op) {
+        CompletableFuture<Void> mine = new CompletableFuture<>();
+        CompletableFuture<Void> previous = chains.put(key, mine);
+        CompletableFuture<T> result = (previous == null ? DONE : previous).thenCompose(v -> {
+            try {
+                return op.get();
+            } catch (RuntimeException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        });
+        // 'mine' always completes normally, so a failed operation does not stop the ones behind it
+        result.whenComplete((r, e) -> {
+            chains.remove(key, mine);
+            mine.complete(null);
+        });
         return result;
     }
 
     @Override
     public CompletionStage<Append> append(DownlinkMessage message) {
         String clientId = message.clientId();
-        return this.<Long>eval(keys.session(clientId), SessionScripts.APPEND, RScript.ReturnType.LONG,
-                sessionKeys(clientId), maxPending, MessageCodec.encode(message)).thenApply(id -> {
+        byte[] encoded = MessageCodec.encode(message);
+        return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.APPEND,
+                RScript.ReturnType.LONG, sessionKeys(clientId), maxPending, encoded)).thenApply(id -> {
                     if (id == SessionScripts.APPEND_NO_SESSION) {
                         return Append.NO_SESSION;
                     }
@@ -161,17 +190,21 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public CompletionStage<Void> remove(String clientId, String messageId) {
-        return this.<Long>eval(keys.session(clientId), SessionScripts.REMOVE, RScript.ReturnType.LONG,
-                List.of(keys.pending(clientId), keys.messages(clientId)),
-                (Object) messageId.getBytes(StandardCharsets.US_ASCII)).thenApply(r -> null);
+        byte[] id = messageId.getBytes(StandardCharsets.US_ASCII);
+        return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.REMOVE,
+                RScript.ReturnType.LONG, List.of(keys.pending(clientId), keys.messages(clientId)), (Object) id))
+                .thenApply(r -> null);
     }
 
     @Override
     public CompletionStage<Void> retain(DownlinkMessage message) {
         byte[] encoded = message.payload().length == 0 ? EMPTY : MessageCodec.encode(message);
-        return this.<Long>eval(keys.retained(), SessionScripts.RETAIN, RScript.ReturnType.LONG,
-                List.of(keys.retained()), message.topic().getBytes(StandardCharsets.UTF_8), encoded, maxRetained)
+        byte[] topic = message.topic().getBytes(StandardCharsets.UTF_8);
+        return inOrder(retainChains, message.topic(), () -> this.<Long>eval(keys.retained(), SessionScripts.RETAIN,
+                RScript.ReturnType.LONG, List.of(keys.retained()), topic, encoded, maxRetained))
                 .thenApply(stored -> {
+                    // what this node changed, its own subscribers see at once
+                    recentScans.clear();
                     if (stored == 0) {
                         throw new IllegalStateException("session.max-retained (" + retainedLimit
                                 + ") retained messages are stored already");
@@ -182,6 +215,26 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public CompletionStage<List<DownlinkMessage>> retained(String topicFilter) {
+        if (topicFilter.indexOf('+') < 0 && topicFilter.indexOf('#') < 0) {
+            return lookUpRetained(topicFilter);
+        }
+        // a reconnect storm makes every device SUBSCRIBE to the same few wildcard filters at once: one scan in Redis
+        // serves all of them for SCAN_REUSE_NANOS, instead of one scan of the retained hash per device
+        long now = System.nanoTime();
+        Scan recent = recentScans.get(topicFilter);
+        if (recent != null && now - recent.startedNanos() < SCAN_REUSE_NANOS
+                && !recent.result().isCompletedExceptionally()) {
+            return recent.result();
+        }
+        if (recentScans.size() >= MAX_RECENT_SCANS) {
+            recentScans.clear();
+        }
+        CompletableFuture<List<DownlinkMessage>> scan = lookUpRetained(topicFilter).toCompletableFuture();
+        recentScans.put(topicFilter, new Scan(scan, now));
+        return scan;
+    }
+
+    private CompletionStage<List<DownlinkMessage>> lookUpRetained(String topicFilter) {
         CompletionStage<List<Object>> reply = eval(keys.retained(), SessionScripts.RETAINED, RScript.ReturnType.LIST,
                 List.of(keys.retained()), topicFilter.getBytes(StandardCharsets.UTF_8),
                 glob(topicFilter).getBytes(StandardCharsets.UTF_8), ascii(retainedLimit));
@@ -192,7 +245,7 @@ public final class RedisSessionStore implements SessionStore {
                     messages.add(MessageCodec.decode((byte[]) v));
                 }
             }
-            return messages;
+            return List.copyOf(messages);
         });
     }
 
@@ -241,8 +294,9 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public CompletionStage<Void> close() {
-        CompletableFuture<?>[] running = saves.values().toArray(CompletableFuture[]::new);
-        return CompletableFuture.allOf(running).exceptionally(e -> null).thenRun(() -> {
+        List<CompletableFuture<Void>> running = new ArrayList<>(sessionChains.values());
+        running.addAll(retainChains.values());
+        return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).exceptionally(e -> null).thenRun(() -> {
             if (ownsClient) {
                 client.shutdown();
             }

@@ -30,11 +30,21 @@ final class SessionScripts {
             redis.call('PERSIST', KEYS[3])
             local subs = redis.call('HGET', KEYS[1], 'subs')
             local ids = redis.call('LRANGE', KEYS[2], 0, -1)
-            local messages = {}
-            if #ids > 0 then
-              messages = redis.call('HMGET', KEYS[3], unpack(ids))
+            local kept, messages = {}, {}
+            -- in slices: unpack() of more than a few thousand values overflows Lua's C stack
+            for i = 1, #ids, 500 do
+              local slice = redis.call('HMGET', KEYS[3], unpack(ids, i, math.min(i + 499, #ids)))
+              for j = 1, #slice do
+                if slice[j] then
+                  kept[#kept + 1] = ids[i + j - 1]
+                  messages[#messages + 1] = slice[j]
+                else
+                  -- an id without its message would take a place of max-pending for ever
+                  redis.call('LREM', KEYS[2], 1, ids[i + j - 1])
+                end
+              end
             end
-            return {existed, subs, ids, messages}
+            return {existed, subs, kept, messages}
             """;
 
     /**
@@ -100,12 +110,20 @@ final class SessionScripts {
      * KEYS retained; ARGV filter, glob, limit. The retained messages whose topic matches the MQTT filter: HSCAN with
      * MATCH narrows the candidates to the glob (wildcard levels as {@code *}), then each is matched level by level
      * here, so only matches cross the network. Wildcards at the first level skip {@code $} topics (MQTT-4.7.2-1).
+     * A filter without wildcards (the common case: a device's own command topic) is a single HGET, not a scan of
+     * every retained topic.
      */
     static final String RETAINED = """
             local function levels(s)
               local out = {}
               for level in string.gmatch(s .. '/', '([^/]*)/') do out[#out + 1] = level end
               return out
+            end
+            if not string.find(ARGV[1], '[+#]') then
+              -- no wildcard: one field, no scan
+              local m = redis.call('HGET', KEYS[1], ARGV[1])
+              if m then return {m} end
+              return {}
             end
             local filter = levels(ARGV[1])
             local first = string.sub(ARGV[1], 1, 1)

@@ -110,7 +110,9 @@ public final class DownlinkClient implements AutoCloseable {
                 if (qos == 0) {
                     return CompletableFuture.completedFuture(SendResult.dropped());
                 }
-                DownlinkMessage message = new DownlinkMessage(clientId, topic, qos, retain, payload,
+                // the stored copy is a delivery to a subscriber, which carries retain 0 (MQTT-3.3.1-9), as the
+                // gateway's own offline queueing stores it; it does not become the topic's retained message
+                DownlinkMessage message = new DownlinkMessage(clientId, topic, qos, false, payload,
                         expiresAt == null ? 0L : expiresAt.toEpochMilli());
                 return offline.store().apply(message).thenApply(append -> SendResult.offline(
                         switch (append.status()) {

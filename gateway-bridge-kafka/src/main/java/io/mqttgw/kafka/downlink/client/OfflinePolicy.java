@@ -36,7 +36,9 @@ public final class OfflinePolicy {
      * Keep a QoS 1/2 command in the device's persistent session (clean session 0), which the gateway delivers, in
      * order, when the device reconnects to any node: e.g. {@code OfflinePolicy.store(directory::storeOffline)} with
      * gateway-routing's {@code RedisDeviceDirectory}. The result says {@code STORED}, or {@code NOT_CONNECTED} when
-     * the device has no persistent session (or QoS 0), or {@code QUEUE_FULL} at {@code session.max-pending}.
+     * the device has no persistent session (or QoS 0), or {@code QUEUE_FULL} at {@code session.max-pending}. The
+     * stored copy has the retain flag cleared and does not become the topic's retained message (a retained message
+     * goes through a node: {@code DownlinkClient.broadcast(nodes, topic, qos, true, payload)}).
      */
     public static OfflinePolicy store(
             Function<DownlinkMessage, ? extends CompletionStage<SessionStore.Append>> store) {

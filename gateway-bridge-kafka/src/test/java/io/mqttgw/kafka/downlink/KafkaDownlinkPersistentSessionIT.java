@@ -1,0 +1,198 @@
+package io.mqttgw.kafka.downlink;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.hivemq.client.mqtt.MqttGlobalPublishFilter;
+import com.hivemq.client.mqtt.datatypes.MqttQos;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
+import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
+import io.mqttgw.core.bootstrap.Gateway;
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.testkit.TestDevices;
+import io.mqttgw.core.testkit.TestGateway;
+import io.mqttgw.core.testkit.TestPki;
+import io.mqttgw.kafka.downlink.client.DownlinkClient;
+import io.mqttgw.kafka.downlink.client.OfflinePolicy;
+import io.mqttgw.kafka.downlink.client.SendResult;
+import io.mqttgw.kafka.testkit.KafkaBroker;
+import io.mqttgw.routing.redis.RedisDeviceDirectory;
+import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.TestRouteStores;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+/**
+ * A business service with {@code DownlinkClient}, {@code RedisDeviceDirectory} and {@code OfflinePolicy.store}
+ * against a real Kafka broker, a real Redis and two gateway nodes sharing both: a command for a device that is away
+ * waits in its persistent session and reaches it when it comes back, on the other node.
+ */
+class KafkaDownlinkPersistentSessionIT {
+    @TempDir
+    static Path dir;
+    static KafkaBroker broker;
+    static RedisTestServer redis;
+    static RedissonClient service;
+    static TestPki pki;
+
+    @BeforeAll
+    static void start() throws Exception {
+        broker = KafkaBroker.start(dir.resolve("kafka"));
+        broker.createTopics("device.downlink.ps-a", "device.downlink.ps-b");
+        redis = RedisTestServer.start(dir.resolve("redis"));
+        service = TestRouteStores.checker(redis);
+        pki = TestPki.create(dir.resolve("pki"));
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (service != null) {
+            service.shutdown();
+        }
+        if (redis != null) {
+            redis.close();
+        }
+        if (broker != null) {
+            broker.close();
+        }
+    }
+
+    static Gateway node(String id) {
+        return TestGateway.tls(pki, dir.resolve(id)).with("node.id", id)
+                .with("acl.subscribe", "devices/{client-id}/#,fleet/#")
+                .with("downlink.source", "kafka")
+                .with("downlink.kafka.bootstrap-servers", broker.bootstrapServers())
+                .with("downlink.kafka.commit-interval", "100ms")
+                .with("routes.provider", "redis").with("session.provider", "redis")
+                .with("routes.redis.address", redis.address()).with("routes.redis.flush-interval", "5ms")
+                .with("routes.redis.timeout", "2s")
+                .start();
+    }
+
+    static Mqtt3Publish receive(Mqtt3BlockingClient.Mqtt3Publishes publishes, String what) throws Exception {
+        return publishes.receive(20, TimeUnit.SECONDS).orElseThrow(() -> new AssertionError("no " + what));
+    }
+
+    static String text(Mqtt3Publish p) {
+        return new String(p.getPayloadAsBytes(), StandardCharsets.UTF_8);
+    }
+
+    static byte[] utf8(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    static Optional<String> nodeOf(RedisDeviceDirectory directory, String clientId) {
+        return directory.lookup(clientId).toCompletableFuture().orTimeout(2, TimeUnit.SECONDS).join()
+                .map(Route::nodeId);
+    }
+
+    static SendResult send(DownlinkClient client, String clientId, String payload) throws Exception {
+        return client.send(clientId, "devices/" + clientId + "/commands", 1, utf8(payload)).toCompletableFuture()
+                .get(20, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aCommandStoredForAnOfflineDeviceReachesItWhenItReconnectsToAnotherNode() throws Exception {
+        String id = "dev-ps";
+        RedisDeviceDirectory directory = new RedisDeviceDirectory(service, "mqttgw", 100);
+        try (Gateway a = node("ps-a"); Gateway b = node("ps-b");
+             DownlinkClient client = DownlinkClient.builder()
+                     .producerProperties(Map.of("bootstrap.servers", broker.bootstrapServers(), "linger.ms", 0))
+                     .routes(directory::lookup)
+                     .offlinePolicy(OfflinePolicy.store(directory::storeOffline)).build()) {
+            Mqtt3BlockingClient onA = TestDevices.mutualTls(pki, a.tlsPort(), id).buildBlocking();
+            try (Mqtt3BlockingClient.Mqtt3Publishes publishes = onA.publishes(MqttGlobalPublishFilter.ALL)) {
+                assertFalse(onA.connectWith().cleanSession(false).send().isSessionPresent());
+                onA.subscribeWith().topicFilter("devices/" + id + "/commands").qos(MqttQos.AT_LEAST_ONCE).send();
+                await("route names ps-a", () -> nodeOf(directory, id).equals(Optional.of("ps-a")));
+                SendResult online = send(client, id, "online-1");
+                assertEquals(SendResult.Status.SENT, online.status());
+                assertEquals("device.downlink.ps-a", online.kafkaTopic());
+                assertEquals("online-1", text(receive(publishes, "command through node a")));
+            }
+            onA.disconnect();
+            await("route gone", () -> nodeOf(directory, id).isEmpty());
+            await("session expiring", () -> service.getBucket("mqttgw:session:{" + id + "}", StringCodec.INSTANCE)
+                    .remainTimeToLive() > 0);
+
+            // the device is away: the commands wait in its persistent session, not in Kafka
+            for (String payload : List.of("offline-1", "offline-2", "offline-3")) {
+                SendResult stored = send(client, id, payload);
+                assertEquals(SendResult.Status.STORED, stored.status(), payload);
+                assertEquals(null, stored.kafkaTopic());
+            }
+            assertEquals(SendResult.Status.NOT_CONNECTED, send(client, "dev-never-seen", "x").status(),
+                    "a device without a persistent session gets nothing stored");
+
+            Mqtt3BlockingClient onB = TestDevices.mutualTls(pki, b.tlsPort(), id).buildBlocking();
+            try (Mqtt3BlockingClient.Mqtt3Publishes publishes = onB.publishes(MqttGlobalPublishFilter.ALL)) {
+                assertTrue(onB.connectWith().cleanSession(false).send().isSessionPresent());
+                List<String> got = new ArrayList<>();
+                for (int i = 0; i < 3; i++) {
+                    got.add(text(receive(publishes, "stored command " + i)));
+                }
+                assertEquals(List.of("offline-1", "offline-2", "offline-3"), got);
+
+                await("route names ps-b", () -> nodeOf(directory, id).equals(Optional.of("ps-b")));
+                SendResult online = send(client, id, "online-2");
+                assertEquals("device.downlink.ps-b", online.kafkaTopic());
+                assertEquals("online-2", text(receive(publishes, "command through node b, subscription restored")));
+            }
+            onB.disconnect();
+        }
+    }
+
+    @Test
+    void aRetainedBroadcastThroughKafkaReachesALaterSubscriberWithTheRetainFlag() throws Exception {
+        try (Gateway a = node("ps-a"); Gateway b = node("ps-b");
+             DownlinkClient client = DownlinkClient.builder()
+                     .producerProperties(Map.of("bootstrap.servers", broker.bootstrapServers(), "linger.ms", 0))
+                     .routes(id -> b.routes().lookup(id)).build()) {
+            assertEquals(2, client.broadcast(List.of("ps-a", "ps-b"), "fleet/eu/config", 1, true, utf8("cfg-7"))
+                    .toCompletableFuture().get(20, TimeUnit.SECONDS));
+            await("retained stored by the nodes", () -> a.sessions().retained("fleet/eu/config")
+                    .toCompletableFuture().orTimeout(2, TimeUnit.SECONDS).join().size() == 1);
+
+            Mqtt3BlockingClient later = TestDevices.mutualTls(pki, b.tlsPort(), "dev-later").buildBlocking();
+            try (Mqtt3BlockingClient.Mqtt3Publishes publishes = later.publishes(MqttGlobalPublishFilter.ALL)) {
+                later.connect();
+                later.subscribeWith().topicFilter("fleet/+/config").qos(MqttQos.AT_LEAST_ONCE).send();
+                Mqtt3Publish p = receive(publishes, "retained config");
+                assertEquals("fleet/eu/config", p.getTopic().toString());
+                assertEquals("cfg-7", text(p));
+                assertTrue(p.isRetain());
+            }
+            later.disconnect();
+        }
+    }
+
+    static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!holds(condition)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    private static boolean holds(java.util.function.BooleanSupplier condition) {
+        try {
+            return condition.getAsBoolean();
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+}
