@@ -1,2 +1,3 @@
-/** Benchmarks of the MQTT protocol path: codec, topic filter matching, fan-out encoding, the uplink pipeline. */
+/** Benchmarks of the MQTT protocol path: codec, topic filter matching, the uplink pipeline. The broadcast
+ * fan-out benchmark is {@code io.mqttgw.core.protocol.BroadcastFanOutBenchmark} (it needs a package-private class). */
 package io.mqttgw.bench.jmh.protocol;
