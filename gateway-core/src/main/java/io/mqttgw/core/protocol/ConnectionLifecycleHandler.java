@@ -41,11 +41,8 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
             // downlink that waited for a session restore that never finished now sees the channel closed
             c.restored();
             if (c.persistent()) {
-                services.sessions().disconnected(c.clientId(), c.route().epoch()).whenComplete((ignored, error) -> {
-                    if (error != null) {
-                        services.metrics().sessionStoreError("disconnected");
-                    }
-                });
+                SessionStoreCalls.call(services.metrics(), "disconnected",
+                        () -> services.sessions().disconnected(c.clientId(), c.route().epoch()));
             }
             services.registry().remove(c.clientId(), ctx.channel());
             Route route = c.route();

@@ -89,15 +89,8 @@ public final class DownlinkDispatcher implements DownlinkTarget {
             complete(outcome, message.qos() == 0 ? Outcome.NOT_CONNECTED : Outcome.EXPIRED);
             return;
         }
-        CompletionStage<SessionStore.Append> append;
-        try {
-            append = store.append(message);
-        } catch (RuntimeException e) {
-            append = CompletableFuture.failedFuture(e);
-        }
-        append.whenComplete((result, error) -> {
+        SessionStoreCalls.call(metrics, "append", () -> store.append(message)).whenComplete((result, error) -> {
             if (error != null) {
-                metrics.sessionStoreError("append");
                 complete(outcome, Outcome.NOT_CONNECTED);
             } else {
                 complete(outcome, switch (result.status()) {
@@ -123,15 +116,8 @@ public final class DownlinkDispatcher implements DownlinkTarget {
             return message;
         }
         boolean delete = message.payload().length == 0;
-        CompletionStage<Void> stored;
-        try {
-            stored = store.retain(message);
-        } catch (RuntimeException e) {
-            stored = CompletableFuture.failedFuture(e);
-        }
-        stored.whenComplete((ignored, error) -> {
+        SessionStoreCalls.call(metrics, "retain", () -> store.retain(message)).whenComplete((ignored, error) -> {
             if (error != null) {
-                metrics.sessionStoreError("retain");
                 metrics.retained("refused");
             } else {
                 metrics.retained(delete ? "deleted" : "stored");

@@ -117,7 +117,7 @@ final class DownlinkSession {
 
     private void appendHead() {
         Pending p = appending.peek();
-        store.append(p.publish.message()).whenComplete((append, error) -> {
+        SessionStoreCalls.call(metrics, "append", () -> store.append(p.publish.message())).whenComplete((append, error) -> {
             Runnable next = () -> appended(p, append, error);
             try {
                 channel.eventLoop().execute(next);
@@ -131,8 +131,7 @@ final class DownlinkSession {
     private void appended(Pending p, SessionStore.Append append, Throwable error) {
         appending.poll();
         if (error != null) {
-            // the store failed: deliver anyway, without the guarantee of a reconnect, rather than not at all
-            metrics.sessionStoreError("append");
+            // the store failed (counted): deliver anyway, without the guarantee of a reconnect, rather than not at all
         } else if (append.status() == SessionStore.Append.Status.FULL) {
             finish(p, Outcome.QUEUE_FULL);
         } else if (append.status() == SessionStore.Append.Status.STORED) {
@@ -223,11 +222,8 @@ final class DownlinkSession {
         p.done = true;
         if (p.storedId != null && (outcome == Outcome.DELIVERED || outcome == Outcome.EXPIRED)) {
             String clientId = ConnectionContext.of(channel).clientId();
-            store.remove(clientId, p.storedId).whenComplete((ignored, error) -> {
-                if (error != null) {
-                    metrics.sessionStoreError("remove");
-                }
-            });
+            String id = p.storedId;
+            SessionStoreCalls.call(metrics, "remove", () -> store.remove(clientId, id));
         }
         p.publish.release();
         metrics.downlinkOutcome(outcome);

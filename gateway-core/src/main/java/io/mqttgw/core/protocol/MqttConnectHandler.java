@@ -232,18 +232,9 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             });
         }
         services.routes().put(route);
-        CompletionStage<StoredSession> stored;
-        try {
-            stored = services.sessions().open(clientId, cleanSession, epoch);
-        } catch (RuntimeException e) {
-            stored = CompletableFuture.failedFuture(e);
-        }
+        CompletionStage<StoredSession> stored = SessionStoreCalls.call(services.metrics(), "open",
+                () -> services.sessions().open(clientId, cleanSession, epoch));
         if (!persistent) {
-            stored.whenComplete((ignored, error) -> {
-                if (error != null) {
-                    services.metrics().sessionStoreError("open");
-                }
-            });
             services.metrics().sessionOpened("clean");
             accept(ctx, clientId, false);
             return;
@@ -254,9 +245,6 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         stored.whenComplete((session, error) -> {
             Runnable restore = () -> {
                 wait.cancel(false);
-                if (error != null) {
-                    services.metrics().sessionStoreError("open");
-                }
                 restore(ctx, error != null ? null : session);
             };
             if (ctx.executor().inEventLoop()) {
@@ -294,7 +282,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             int granted = context.grantedQos(m.message().topic());
             if (granted < 0) {
                 services.metrics().downlinkOutcome(DownlinkTarget.Outcome.NOT_SUBSCRIBED);
-                services.sessions().remove(context.clientId(), m.id());
+                SessionStoreCalls.call(services.metrics(), "remove",
+                        () -> services.sessions().remove(context.clientId(), m.id()));
                 continue;
             }
             if (downlink == null) {

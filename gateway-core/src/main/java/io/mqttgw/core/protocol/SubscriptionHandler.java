@@ -18,8 +18,6 @@ import io.netty.handler.codec.mqtt.MqttUnsubAckMessage;
 import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
  * SUBSCRIBE and UNSUBSCRIBE: keeps the connection's topic filters (for downlink) in its {@link ConnectionContext}.
@@ -96,30 +94,20 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
 
     private void saveIfPersistent(ConnectionContext context) {
         if (context.persistent()) {
-            services.sessions().saveSubscriptions(context.clientId(), new java.util.LinkedHashMap<>(context.subscriptions()))
-                    .whenComplete((ignored, error) -> {
-                        if (error != null) {
-                            metrics.sessionStoreError("subscriptions");
-                        }
-                    });
+            Map<String, Integer> subscriptions = new java.util.LinkedHashMap<>(context.subscriptions());
+            SessionStoreCalls.call(metrics, "subscriptions",
+                    () -> services.sessions().saveSubscriptions(context.clientId(), subscriptions));
         }
     }
 
     /** The retained messages matching {@code filter}, read from the store and sent on the channel's loop. */
     private void sendRetained(Channel channel, String filter) {
-        CompletionStage<List<DownlinkMessage>> found;
-        try {
-            found = services.sessions().retained(filter);
-        } catch (RuntimeException e) {
-            found = CompletableFuture.failedFuture(e);
-        }
-        found.whenComplete((messages, error) -> {
-            if (error != null) {
-                metrics.sessionStoreError("retained");
-            } else if (!messages.isEmpty()) {
-                channel.eventLoop().execute(() -> sendRetained(channel, messages));
-            }
-        });
+        SessionStoreCalls.call(metrics, "retained", () -> services.sessions().retained(filter))
+                .whenComplete((messages, error) -> {
+                    if (error == null && !messages.isEmpty()) {
+                        channel.eventLoop().execute(() -> sendRetained(channel, messages));
+                    }
+                });
     }
 
     private void sendRetained(Channel channel, List<DownlinkMessage> messages) {
