@@ -35,6 +35,8 @@ public final class RedisSessionStore implements SessionStore {
     /** How long one wildcard scan's answer serves the same filter; retains through this node clear it at once. */
     static final long SCAN_REUSE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
     private static final int MAX_RECENT_SCANS = 10_000;
+    private static final CompletionStage<List<DownlinkMessage>> NONE_RETAINED = CompletableFuture.completedFuture(
+            List.of());
 
     /** A scan of the retained hash for one wildcard filter, shared by the SUBSCRIBEs that come while it is recent. */
     private record Scan(CompletableFuture<List<DownlinkMessage>> result, long startedNanos) {
@@ -49,6 +51,9 @@ public final class RedisSessionStore implements SessionStore {
     private final int retainedLimit;
     /** The last operation chained per client id ({@link #inOrder}); removed when it completes. */
     private final ConcurrentHashMap<String, CompletableFuture<Void>> sessionChains = new ConcurrentHashMap<>();
+    /** HLEN of the retained hash as last read (-1: not yet), and when that read started. */
+    private volatile long retainedCount = -1;
+    private final AtomicLong retainedCountCheckedNanos = new AtomicLong(System.nanoTime() - SCAN_REUSE_NANOS);
     /** Wildcard scans of the retained hash started in the last {@link #SCAN_REUSE_NANOS}, by filter. */
     private final ConcurrentHashMap<String, Scan> recentScans = new ConcurrentHashMap<>();
     /** The last retain chained per topic. */
@@ -205,6 +210,7 @@ public final class RedisSessionStore implements SessionStore {
                 .thenApply(stored -> {
                     // what this node changed, its own subscribers see at once
                     recentScans.clear();
+                    retainedCount = Math.max(retainedCount, encoded.length == 0 ? 0 : 1);
                     if (stored == 0) {
                         throw new IllegalStateException("session.max-retained (" + retainedLimit
                                 + ") retained messages are stored already");
@@ -215,6 +221,10 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public CompletionStage<List<DownlinkMessage>> retained(String topicFilter) {
+        if (retainedHashEmpty()) {
+            // a fleet that uses no retained messages pays no Redis call per SUBSCRIBE
+            return NONE_RETAINED;
+        }
         if (topicFilter.indexOf('+') < 0 && topicFilter.indexOf('#') < 0) {
             return lookUpRetained(topicFilter);
         }
@@ -232,6 +242,24 @@ public final class RedisSessionStore implements SessionStore {
         CompletableFuture<List<DownlinkMessage>> scan = lookUpRetained(topicFilter).toCompletableFuture();
         recentScans.put(topicFilter, new Scan(scan, now));
         return scan;
+    }
+
+    /**
+     * Whether the retained hash was empty when last counted. The count is read again (without waiting for it) at
+     * most every {@link #SCAN_REUSE_NANOS}; a retain through this node marks it non-empty at once, so what another
+     * node stores is seen here within that time, as with the shared wildcard scans.
+     */
+    private boolean retainedHashEmpty() {
+        long checked = retainedCountCheckedNanos.get();
+        long now = System.nanoTime();
+        if (now - checked >= SCAN_REUSE_NANOS && retainedCountCheckedNanos.compareAndSet(checked, now)) {
+            client.getMap(keys.retained(), ByteArrayCodec.INSTANCE).sizeAsync().whenComplete((n, error) -> {
+                if (error == null) {
+                    retainedCount = n;
+                }
+            });
+        }
+        return retainedCount == 0;
     }
 
     private CompletionStage<List<DownlinkMessage>> lookUpRetained(String topicFilter) {
