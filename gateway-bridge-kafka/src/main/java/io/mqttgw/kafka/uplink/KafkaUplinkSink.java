@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.mqttgw.core.events.LogText;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
@@ -152,7 +153,7 @@ public final class KafkaUplinkSink implements UplinkSink {
         long last = lastLogged.get(i);
         if ((last == 0 || now - last >= LOG_INTERVAL_NANOS) && lastLogged.compareAndSet(i, last, now)) {
             long more = unlogged.getAndSet(i, 0);
-            LOG.warn("Kafka uplink: {} (MQTT topic {}{}){}", cause.label(), topic,
+            LOG.warn("Kafka uplink: {} (MQTT topic {}{}){}", cause.label(), LogText.escape(topic),
                     more > 0 ? "; " + more + " more since the last report" : "",
                     error == null ? "" : ": " + error);
         } else {

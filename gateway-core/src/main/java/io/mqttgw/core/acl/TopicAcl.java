@@ -61,7 +61,8 @@ public final class TopicAcl {
 
     /**
      * Whether {@code allowed} covers {@code wanted} level by level: '#' covers the rest, '+' covers any one level
-     * (a '+' too, but not a '#'), {@code {client-id}} covers only the client id, a word only itself. A wanted
+     * (a '+' too, but not a '#'), {@code {client-id}} covers only the client id taken literally (never a wildcard),
+     * a word only itself. A wanted
      * wildcard is covered only by a wildcard, so {@code devices/+/commands} is not within {@code devices/{client-id}/#}.
      */
     static boolean covers(String[] allowed, String[] wanted, String clientId) {
@@ -84,11 +85,20 @@ public final class TopicAcl {
                 }
                 continue;
             }
-            if (CLIENT_ID.equals(a) ? !clientId.equals(w) : !a.equals(w)) {
+            if (CLIENT_ID.equals(a) ? !isOwnLevel(w, clientId) : !a.equals(w)) {
                 return false;
             }
         }
         return i == wanted.length;
+    }
+
+    /**
+     * Whether the wanted level is literally the client id: a wanted wildcard never is, even for a client id that is
+     * itself "+" (so the characters of an identity can never widen a grant), and an empty or multi-level client id
+     * never equals one level. Identities with such characters are refused at CONNECT already; this holds regardless.
+     */
+    private static boolean isOwnLevel(String wanted, String clientId) {
+        return !"+".equals(wanted) && !"#".equals(wanted) && !clientId.isEmpty() && clientId.equals(wanted);
     }
 
     @Override

@@ -122,7 +122,8 @@ public final class Gateway implements AutoCloseable {
             }
 
             routes.start(new LocalRoutes(registry));
-            downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background, sessions);
+            downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background, sessions,
+                    config.mqtt().topicLimits());
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
                     new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource(), admission, sessions);
             HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);

@@ -140,6 +140,13 @@ public final class CoreConfigKeys {
             "0, 1 or 2", "Highest QoS granted in SUBACK (downlink). QoS 2 is exactly once within a connection; "
                     + "a persistent session resends an unfinished QoS 2 message after a reconnect (at least once).",
             intRange(0, 2));
+    public static final ConfigKey<Integer> MQTT_MAX_TOPIC_LENGTH = new ConfigKey<>("mqtt.max-topic-length", "1024",
+            "1 to 65535 (UTF-8 bytes)", "Longest topic name or filter: a longer PUBLISH or will topic closes the "
+                    + "connection (reason topic_limit), a longer SUBSCRIBE filter gets 0x80 in SUBACK, a longer "
+                    + "downlink topic is refused (outcome invalid_topic).", intRange(1, 65535));
+    public static final ConfigKey<Integer> MQTT_MAX_TOPIC_LEVELS = new ConfigKey<>("mqtt.max-topic-levels", "16",
+            "1 to 1024", "Most levels ('/'-separated parts) in a topic name or filter; past it the same as "
+                    + "mqtt.max-topic-length.", intRange(1, 1024));
 
     public static final ConfigKey<String> IDENTITY_SOURCE = new ConfigKey<>("identity.source", "cn",
             "cn, san-uri or san-dns", "Where the device identity is read from in the client certificate.",
@@ -244,6 +251,10 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Integer> SESSION_MAX_RETAINED = new ConfigKey<>("session.max-retained", "10000",
             "1 to 10000000", "Retained downlink messages kept (one per topic); past it a new topic's message is "
                     + "refused and counted.", intRange(1, 10_000_000));
+    public static final ConfigKey<Integer> SESSION_MAX_SESSIONS = new ConfigKey<>("session.max-sessions", "1000000",
+            "1 to 100000000", "Persistent sessions this node keeps (memory store: in its heap). Past it the session "
+                    + "whose device disconnected longest ago is deleted (mqttgw_sessions_evicted_total); sessions "
+                    + "of connected devices are never evicted.", intRange(1, 100_000_000));
 
     public static final ConfigKey<Boolean> ADMIN_ENABLED = new ConfigKey<>("admin.enabled", "true",
             "true or false", "Serve /metrics (Prometheus) and /health over HTTP.", bool());
@@ -323,7 +334,7 @@ public final class CoreConfigKeys {
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_RELOAD_INTERVAL,
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
-            MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS,
+            MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS, MQTT_MAX_TOPIC_LENGTH, MQTT_MAX_TOPIC_LEVELS,
             IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY, IDENTITY_EXPIRY_WARNING,
             AUTH_PROVIDER, AUTH_TIMEOUT, AUTH_ALLOW_WITHOUT_CERTIFICATE,
             ACL_PUBLISH, ACL_SUBSCRIBE, ACL_ON_VIOLATION,
@@ -331,6 +342,7 @@ public final class CoreConfigKeys {
             UPLINK_SINK, UPLINK_FILE_DIR, UPLINK_FILE_MAX_SIZE, UPLINK_FILE_MAX_FILES, UPLINK_FILE_QUEUE_CAPACITY,
             DOWNLINK_SOURCE, DOWNLINK_MAX_INFLIGHT, DOWNLINK_MAX_QUEUED, DOWNLINK_RETRY_INTERVAL, DOWNLINK_MAX_RETRIES,
             DOWNLINK_BROADCAST_RATE, SESSION_PROVIDER, SESSION_EXPIRY, SESSION_OPEN_TIMEOUT, SESSION_MAX_PENDING, SESSION_MAX_RETAINED,
+            SESSION_MAX_SESSIONS,
             ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT,
             ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_REJECT_DELAY,
             OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,

@@ -3,8 +3,10 @@ package io.mqttgw.core.config;
 import static io.mqttgw.core.config.CoreConfigKeys.*;
 
 import io.mqttgw.core.acl.TopicAcl;
+import io.mqttgw.core.identity.IdentityRules;
 import io.mqttgw.core.overload.OverloadDetector;
 import io.mqttgw.core.overload.OverloadMonitor;
+import io.mqttgw.core.protocol.TopicLimits;
 import io.mqttgw.core.proxy.TrustedSources;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -60,7 +62,7 @@ public record GatewayConfig(
     }
 
     public record Mqtt(Duration connectTimeout, int maxPacketSize, int maxClientIdLength, int maxInflightUplink,
-                       int maxSubscriptions, int maxQos) {
+                       int maxSubscriptions, int maxQos, TopicLimits topicLimits) {
     }
 
     /** How the device identity is read from the certificate and tied to the MQTT client id. */
@@ -86,7 +88,8 @@ public record GatewayConfig(
 
     /** New connections a second (0: no limit), TLS handshakes at once (0: no limit), and the turn-away delay. */
     /** Persistent sessions and retained messages: where they are kept, and their bounds. */
-    public record Session(String provider, Duration expiry, Duration openTimeout, int maxPending, int maxRetained) {
+    public record Session(String provider, Duration expiry, Duration openTimeout, int maxPending, int maxRetained,
+                          int maxSessions) {
     }
 
     public record Admission(int connectionRate, int maxHandshakes, Duration rejectDelay) {
@@ -101,6 +104,11 @@ public record GatewayConfig(
     /** Builds the snapshot and checks rules that span keys; each failure names the keys and the fix. */
     public static GatewayConfig from(ConfigValues v) {
         String nodeId = v.get(NODE_ID).isEmpty() ? hostName() : v.get(NODE_ID);
+        if (IdentityRules.check(nodeId) != null) {
+            // auto-assigned client ids embed the node id and must pass the identity rules like any other identity
+            throw v.invalid(NODE_ID, "(" + nodeId + ") must not be empty, start with '$' or contain '+', '#', '/' or "
+                    + "control characters: set node.id to a plain name");
+        }
 
         long low = v.get(SERVER_WRITE_LOW);
         long high = v.get(SERVER_WRITE_HIGH);
@@ -131,7 +139,7 @@ public record GatewayConfig(
         }
         Mqtt mqtt = new Mqtt(v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_PACKET_SIZE).intValue(),
                 v.get(MQTT_MAX_CLIENT_ID_LENGTH), v.get(MQTT_MAX_INFLIGHT_UPLINK), v.get(MQTT_MAX_SUBSCRIPTIONS),
-                v.get(MQTT_MAX_QOS));
+                v.get(MQTT_MAX_QOS), new TopicLimits(v.get(MQTT_MAX_TOPIC_LENGTH), v.get(MQTT_MAX_TOPIC_LEVELS)));
         Identity identity = new Identity(v.get(IDENTITY_SOURCE),
                 "must-match".equals(v.get(IDENTITY_CLIENT_ID_POLICY)), v.get(IDENTITY_EXPIRY_WARNING));
         Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));
@@ -159,7 +167,7 @@ public record GatewayConfig(
                 v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), new Downlink(v.get(DOWNLINK_MAX_INFLIGHT),
                         v.get(DOWNLINK_MAX_QUEUED), v.get(DOWNLINK_RETRY_INTERVAL), v.get(DOWNLINK_MAX_RETRIES),
                         v.get(DOWNLINK_BROADCAST_RATE)), new Session(v.get(SESSION_PROVIDER), v.get(SESSION_EXPIRY), v.get(SESSION_OPEN_TIMEOUT),
-                        v.get(SESSION_MAX_PENDING), v.get(SESSION_MAX_RETAINED)), admin, admission, overload, shutdown,
+                        v.get(SESSION_MAX_PENDING), v.get(SESSION_MAX_RETAINED), v.get(SESSION_MAX_SESSIONS)), admin, admission, overload, shutdown,
                 v.get(LOG_LIFECYCLE_RATE), v);
     }
 

@@ -17,11 +17,20 @@ import java.util.function.LongSupplier;
 /**
  * Sessions and retained messages of a single node, in memory: they survive a reconnect to this node, not a restart
  * nor a move to another node (use {@code session.provider: redis} for that). Thread-safe; each session is guarded by
- * its own monitor, so devices never contend with each other. Expired sessions are swept every few thousand opens.
+ * its own monitor, so devices never contend with each other.
+ *
+ * <p>At most {@code session.max-sessions} sessions are kept: the sessions of disconnected devices are also listed in
+ * disconnect order (a {@link LinkedHashMap} under its own short lock, O(1) per call), so when a new session would pass
+ * the bound, the one disconnected longest ago is deleted (counted), and expired sessions are found at the head of that
+ * order a few at a time on each open: nothing scans all sessions on the calling event loop. The sessions of connected
+ * devices are never evicted; if they alone fill the bound, a new session is kept anyway (connections are bounded
+ * elsewhere). Lock order: a map bin, then a session's monitor; the order lock is never taken inside either (a session's
+ * monitor is taken inside it, for a read).
  */
 public final class InMemorySessionStore implements SessionStore {
     private static final CompletionStage<Void> DONE = CompletableFuture.completedFuture(null);
-    private static final int SWEEP_EVERY = 4096;
+    /** Expired sessions removed from the head of the disconnect order per open, at most. */
+    private static final int EXPIRE_PER_OPEN = 8;
 
     /** One persistent session; guarded by its own monitor. */
     private static final class Session {
@@ -35,45 +44,137 @@ public final class InMemorySessionStore implements SessionStore {
 
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, DownlinkMessage> retained = new ConcurrentHashMap<>();
+    /** Sessions of disconnected devices, oldest disconnect first; guarded by itself. May hold stale entries. */
+    private final LinkedHashMap<String, Session> disconnectOrder = new LinkedHashMap<>();
     private final long expiryMillis;
     private final int maxPending;
     private final int maxRetained;
+    private final int maxSessions;
     private final LongSupplier clock;
     private final AtomicLong ids = new AtomicLong();
-    private final AtomicLong calls = new AtomicLong();
+    private final AtomicLong evicted = new AtomicLong();
 
     public InMemorySessionStore(long expiryMillis, int maxPending, int maxRetained, LongSupplier clock) {
+        this(expiryMillis, maxPending, maxRetained, Integer.MAX_VALUE, clock);
+    }
+
+    public InMemorySessionStore(long expiryMillis, int maxPending, int maxRetained, int maxSessions,
+                                LongSupplier clock) {
         this.expiryMillis = expiryMillis;
         this.maxPending = maxPending;
         this.maxRetained = maxRetained;
+        this.maxSessions = maxSessions;
         this.clock = clock;
     }
 
     @Override
     public CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch) {
-        if (calls.incrementAndGet() % SWEEP_EVERY == 0) {
-            long now = clock.getAsLong();
-            sessions.values().removeIf(s -> expired(s, now));
-        }
+        long now = clock.getAsLong();
+        removeExpired(now);
         if (cleanSession) {
             sessions.remove(clientId);
+            forget(clientId);
             return CompletableFuture.completedFuture(StoredSession.NONE);
         }
-        long now = clock.getAsLong();
         boolean[] present = {true};
+        // marked connected inside the bin's lock, so an eviction (which decides in the same lock) never deletes a
+        // session that is being resumed
         Session session = sessions.compute(clientId, (id, s) -> {
             if (s == null || expired(s, now)) {
                 present[0] = false;
-                return new Session();
+                s = new Session();
+            }
+            synchronized (s) {
+                s.expiresAtMillis = 0;
+                s.epoch = epoch;
             }
             return s;
         });
+        forget(clientId);
+        if (!present[0]) {
+            evictWhileFull();
+        }
         synchronized (session) {
-            session.expiresAtMillis = 0;
-            session.epoch = epoch;
             return CompletableFuture.completedFuture(new StoredSession(present[0],
                     new LinkedHashMap<>(session.subscriptions), new ArrayList<>(session.pending)));
         }
+    }
+
+    private void forget(String clientId) {
+        synchronized (disconnectOrder) {
+            disconnectOrder.remove(clientId);
+        }
+    }
+
+    /** Past the bound: deletes sessions of disconnected devices, the one disconnected longest ago first. */
+    private void evictWhileFull() {
+        while (sessions.size() > maxSessions) {
+            Map.Entry<String, Session> oldest = pollOldest();
+            if (oldest == null) {
+                return;
+            }
+            if (removeIfDisconnected(oldest.getKey(), oldest.getValue(), Long.MAX_VALUE)) {
+                evicted.incrementAndGet();
+            }
+        }
+    }
+
+    /** Expired sessions sit at the head of the disconnect order (one expiry for all): a few are removed per call. */
+    private void removeExpired(long now) {
+        for (int i = 0; i < EXPIRE_PER_OPEN; i++) {
+            Map.Entry<String, Session> oldest;
+            synchronized (disconnectOrder) {
+                if (disconnectOrder.isEmpty()) {
+                    return;
+                }
+                oldest = disconnectOrder.entrySet().iterator().next();
+                long expiresAt;
+                synchronized (oldest.getValue()) {
+                    expiresAt = oldest.getValue().expiresAtMillis;
+                }
+                if (expiresAt > now) {
+                    // not expired: nothing behind it is either (one expiry for all)
+                    return;
+                }
+                // expired, or a stale entry of a device that reconnected (0)
+                disconnectOrder.remove(oldest.getKey());
+            }
+            removeIfDisconnected(oldest.getKey(), oldest.getValue(), now);
+        }
+    }
+
+    private Map.Entry<String, Session> pollOldest() {
+        synchronized (disconnectOrder) {
+            var it = disconnectOrder.entrySet().iterator();
+            if (!it.hasNext()) {
+                return null;
+            }
+            Map.Entry<String, Session> e = it.next();
+            it.remove();
+            return Map.entry(e.getKey(), e.getValue());
+        }
+    }
+
+    /**
+     * Deletes the session of {@code clientId} if it is still {@code expected} and its device is disconnected (and, with
+     * {@code now} below {@code Long.MAX_VALUE}, expired); decided in the map bin's lock, so a concurrent open wins.
+     */
+    private boolean removeIfDisconnected(String clientId, Session expected, long now) {
+        boolean[] removed = {false};
+        sessions.computeIfPresent(clientId, (id, s) -> {
+            if (s != expected) {
+                return s;
+            }
+            synchronized (s) {
+                boolean disconnected = s.expiresAtMillis != 0;
+                if (disconnected && (now == Long.MAX_VALUE || s.expiresAtMillis <= now)) {
+                    removed[0] = true;
+                    return null;
+                }
+                return s;
+            }
+        });
+        return removed[0];
     }
 
     private static boolean expired(Session s, long now) {
@@ -91,6 +192,11 @@ public final class InMemorySessionStore implements SessionStore {
                     return DONE;
                 }
                 s.expiresAtMillis = clock.getAsLong() + expiryMillis;
+            }
+            synchronized (disconnectOrder) {
+                // moved to the tail: the most recently disconnected
+                disconnectOrder.remove(clientId);
+                disconnectOrder.put(clientId, s);
             }
         }
         return DONE;
@@ -168,6 +274,11 @@ public final class InMemorySessionStore implements SessionStore {
 
     public int sessions() {
         return sessions.size();
+    }
+
+    /** Sessions deleted to stay within {@code session.max-sessions}. */
+    public long evictedCount() {
+        return evicted.get();
     }
 
     public int retainedCount() {

@@ -16,8 +16,12 @@ public final class InMemorySessionStoreProvider implements SessionStoreProvider 
     public SessionStore create(ProviderContext context) {
         GatewayConfig.Session config = context.config().session();
         InMemorySessionStore store = new InMemorySessionStore(config.expiry().toMillis(), config.maxPending(),
-                config.maxRetained(), System::currentTimeMillis);
+                config.maxRetained(), config.maxSessions(), System::currentTimeMillis);
         context.meters().gauge("mqttgw.sessions.memory.size", store, InMemorySessionStore::sessions);
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.evicted", store,
+                        InMemorySessionStore::evictedCount)
+                .description("Persistent sessions deleted to stay within session.max-sessions, the longest "
+                        + "disconnected first").register(context.meters());
         context.meters().gauge("mqttgw.retained.memory.size", store, InMemorySessionStore::retainedCount);
         return store;
     }

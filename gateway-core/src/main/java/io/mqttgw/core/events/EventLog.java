@@ -9,6 +9,7 @@ import org.slf4j.LoggerFactory;
  * Connection lifecycle events (connected, refused, disconnected) on the logger {@code io.mqttgw.events}. At INFO at
  * most {@code log.lifecycle-rate} events a second are written; the rest are counted and summarised in the next
  * written line, so a storm of a million reconnects costs a few log lines. Per-message events do not exist here.
+ * Client ids are escaped ({@link LogText}), so a device cannot forge a line.
  * Thread-safe and lock-free; the window check is approximate under contention, which is fine for a log budget.
  */
 public final class EventLog {
@@ -25,19 +26,19 @@ public final class EventLog {
 
     public void connected(String clientId, Object remote, String listener) {
         if (admit()) {
-            LOG.info("connected client={} remote={} listener={}{}", clientId, remote, listener, suppressedNote());
+            LOG.info("connected client={} remote={} listener={}{}", LogText.escape(clientId), remote, listener, suppressedNote());
         }
     }
 
     public void refused(String clientId, Object remote, Object code) {
         if (admit()) {
-            LOG.info("refused client={} remote={} connack={}{}", clientId, remote, code, suppressedNote());
+            LOG.info("refused client={} remote={} connack={}{}", LogText.escape(clientId), remote, code, suppressedNote());
         }
     }
 
     public void disconnected(String clientId, Object remote, String reason) {
         if (admit()) {
-            LOG.info("disconnected client={} remote={} reason={}{}", clientId, remote, reason, suppressedNote());
+            LOG.info("disconnected client={} remote={} reason={}{}", LogText.escape(clientId), remote, reason, suppressedNote());
         }
     }
 

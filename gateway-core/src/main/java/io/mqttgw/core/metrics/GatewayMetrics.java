@@ -42,6 +42,8 @@ public final class GatewayMetrics {
     private final Map<String, Counter> sessionStoreErrors = new java.util.HashMap<>();
     private final Map<String, Counter> retained = new java.util.HashMap<>();
     private final Counter aclDeniedSubscribe;
+    private final Map<String, Counter> identitiesRejected = new java.util.HashMap<>();
+    private final Map<String, Counter> topicsRefused = new java.util.HashMap<>();
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -119,6 +121,24 @@ public final class GatewayMetrics {
             retained.put(result, Counter.builder("mqttgw.downlink.retained").tag("result", result)
                     .description("Retained downlink messages stored, deleted (empty payload) or refused (store full "
                             + "or failing)").register(registry));
+        }
+        java.util.List<String> identityReasons = new java.util.ArrayList<>();
+        for (io.mqttgw.core.identity.IdentityRules.Violation v : io.mqttgw.core.identity.IdentityRules.Violation.values()) {
+            identityReasons.add(v.label());
+        }
+        identityReasons.add(PROOF_CONFLICT);
+        for (String reason : identityReasons) {
+            identitiesRejected.put(reason, Counter.builder("mqttgw.identities.rejected").tag("reason", reason)
+                    .description("CONNECTs refused with identifier rejected because of their identity: a character "
+                            + "rule, or proof_conflict (the id is held by a connection proven the other way)")
+                    .register(registry));
+        }
+        for (String where : TOPIC_PLACES) {
+            for (io.mqttgw.core.protocol.TopicLimits.Exceeded e : io.mqttgw.core.protocol.TopicLimits.Exceeded.values()) {
+                topicsRefused.put(where + e.label(), Counter.builder("mqttgw.topics.refused").tag("where", where)
+                        .tag("limit", e.label()).description("Topics and filters past mqtt.max-topic-length or "
+                                + "mqtt.max-topic-levels, by where they came from").register(registry));
+            }
         }
         takeovers = Counter.builder("mqttgw.takeovers")
                 .description("Older connections closed because the same client id connected again").register(registry);
@@ -267,6 +287,30 @@ public final class GatewayMetrics {
 
     public double retainedCount(String result) {
         return retained.get(result).count();
+    }
+
+    /** Label of an identity refused because another proof kind holds it. */
+    public static final String PROOF_CONFLICT = "proof_conflict";
+    /** Where a topic can be refused: {@code publish}, {@code will}, {@code subscribe}, {@code unsubscribe}, {@code downlink}. */
+    public static final java.util.List<String> TOPIC_PLACES = java.util.List.of("publish", "will", "subscribe",
+            "unsubscribe", "downlink");
+
+    /** @param reason an {@code IdentityRules.Violation} label or {@link #PROOF_CONFLICT} */
+    public void identityRejected(String reason) {
+        identitiesRejected.get(reason).increment();
+    }
+
+    public double identitiesRejected(String reason) {
+        return identitiesRejected.get(reason).count();
+    }
+
+    /** @param where one of {@link #TOPIC_PLACES} */
+    public void topicRefused(String where, io.mqttgw.core.protocol.TopicLimits.Exceeded limit) {
+        topicsRefused.get(where + limit.label()).increment();
+    }
+
+    public double topicsRefused(String where, io.mqttgw.core.protocol.TopicLimits.Exceeded limit) {
+        return topicsRefused.get(where + limit.label()).count();
     }
 
     public void takeover() {

@@ -67,7 +67,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), services.metrics());
         this.publish = new UplinkPublishHandler(services.sink(), services.metrics(),
-                services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation());
+                services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
+                services.config().mqtt().topicLimits());
         this.subscribe = new SubscriptionHandler(services);
     }
 

@@ -1,6 +1,7 @@
 package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.acl.TopicAcl;
+import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.Channel;
@@ -23,7 +24,13 @@ public final class ConnectionContext {
     private SocketAddress remoteAddress;
     private String certificateIdentity;
     private X509Certificate certificate;
+    /**
+     * How the identity was proven; written on the loop before the session is registered and never after, so a thread
+     * that found this connection in the registry reads it safely (the registry's map publishes it).
+     */
+    private IdentityProof proof = IdentityProof.NO_CERTIFICATE;
     private String clientId;
+    private String sessionKey;
     private Route route;
     private boolean sessionOpen;
     private boolean persistent;
@@ -80,6 +87,12 @@ public final class ConnectionContext {
     public void verifiedCertificate(X509Certificate certificate, String identity) {
         this.certificate = certificate;
         this.certificateIdentity = identity;
+        this.proof = IdentityProof.CERTIFICATE;
+    }
+
+    /** How this connection proved its identity: a verified client certificate, or none. */
+    public IdentityProof proof() {
+        return proof;
     }
 
     public String clientId() {
@@ -88,6 +101,15 @@ public final class ConnectionContext {
 
     public Route route() {
         return route;
+    }
+
+    /**
+     * The key of this connection's persistent session in the session store: the client id for a certificate-proven
+     * identity, a namespaced one otherwise ({@link IdentityProof#sessionKey}), so a connection without a certificate
+     * can never resume or discard the session of a certificate-proven device. Set with the session.
+     */
+    public String sessionKey() {
+        return sessionKey;
     }
 
     /** True between the accepting CONNACK and the close. */
@@ -101,6 +123,7 @@ public final class ConnectionContext {
      */
     public void openSession(String clientId, Route route, UplinkMessage will, TopicAcl acl, boolean persistent) {
         this.clientId = clientId;
+        this.sessionKey = proof.sessionKey(clientId);
         this.route = route;
         this.will = will;
         this.acl = java.util.Objects.requireNonNull(acl, "acl");
@@ -109,6 +132,17 @@ public final class ConnectionContext {
         if (persistent) {
             whileRestoring = new java.util.ArrayList<>(0);
         }
+    }
+
+    /**
+     * Undoes {@link #openSession} when the registration that follows it was refused: the connection is closed as a
+     * refused CONNECT, with no session, route or will to clean up.
+     */
+    void abandonSession() {
+        this.sessionOpen = false;
+        this.persistent = false;
+        this.will = null;
+        this.whileRestoring = null;
     }
 
     /** Clean session 0: subscriptions and unacknowledged downlink outlive the connection in the session store. */

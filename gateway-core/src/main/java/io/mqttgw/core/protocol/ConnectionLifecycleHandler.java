@@ -42,7 +42,7 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
             c.restored();
             if (c.persistent()) {
                 SessionStoreCalls.call(services.metrics(), "disconnected",
-                        () -> services.sessions().disconnected(c.clientId(), c.route().epoch()));
+                        () -> services.sessions().disconnected(c.sessionKey(), c.route().epoch()));
             }
             services.registry().remove(c.clientId(), ctx.channel());
             Route route = c.route();

@@ -18,6 +18,18 @@ public enum DisconnectReason {
     TAKEOVER,
     /** CONNECT refused: CONNACK with a non-zero return code was sent. */
     CONNECT_REFUSED,
+    /**
+     * CONNECT refused with identifier rejected: the identity breaks the identity rules (wildcards, '/', a leading
+     * '$', control characters), whatever its source.
+     */
+    INVALID_IDENTITY,
+    /**
+     * CONNECT refused with identifier rejected: a connection whose identity was proven the other way (with a
+     * certificate, or without one) holds the client id on this node.
+     */
+    IDENTITY_CONFLICT,
+    /** A PUBLISH or will topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels}. */
+    TOPIC_LIMIT,
     /** MQTT 5 or an unknown protocol level. */
     UNSUPPORTED_PROTOCOL,
     /** The first packet was not CONNECT. */

@@ -1,6 +1,7 @@
 package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
@@ -36,10 +37,18 @@ public final class DownlinkDispatcher implements DownlinkTarget {
     private final GatewayMetrics metrics;
     private final ScheduledExecutorService pacer;
     private final SessionStore store;
+    private final TopicLimits topicLimits;
 
     /** @param pacer a non-I/O thread that paces broadcasts */
     public DownlinkDispatcher(ChannelRegistry registry, GatewayConfig.Downlink config, GatewayMetrics metrics,
                               ScheduledExecutorService pacer, SessionStore store) {
+        this(registry, config, metrics, pacer, store, TopicLimits.DEFAULT);
+    }
+
+    /** @param topicLimits the bounds every downlink topic is checked against, whatever its source */
+    public DownlinkDispatcher(ChannelRegistry registry, GatewayConfig.Downlink config, GatewayMetrics metrics,
+                              ScheduledExecutorService pacer, SessionStore store, TopicLimits topicLimits) {
+        this.topicLimits = topicLimits;
         this.registry = registry;
         this.config = config;
         this.metrics = metrics;
@@ -49,8 +58,12 @@ public final class DownlinkDispatcher implements DownlinkTarget {
 
     @Override
     public CompletionStage<Outcome> deliver(DownlinkMessage message) {
-        DownlinkMessage live = retainAndStrip(message);
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
+        if (!withinLimits(message)) {
+            complete(outcome, Outcome.INVALID_TOPIC);
+            return outcome;
+        }
+        DownlinkMessage live = retainAndStrip(message);
         Channel channel = registry.find(live.clientId());
         if (channel == null) {
             queueOffline(live, outcome);
@@ -92,6 +105,11 @@ public final class DownlinkDispatcher implements DownlinkTarget {
         SessionStoreCalls.call(metrics, "append", () -> store.append(message)).whenComplete((result, error) -> {
             if (error != null) {
                 complete(outcome, Outcome.NOT_CONNECTED);
+            } else if (result.status() == SessionStore.Append.Status.NO_SESSION
+                    && !message.clientId().startsWith(IdentityProof.NO_CERTIFICATE_SESSION_PREFIX)) {
+                // no certificate-proven session by that id: the one of a device without a certificate, if any
+                queueOffline(DownlinkSession.forSessionKey(message,
+                        IdentityProof.NO_CERTIFICATE.sessionKey(message.clientId())), outcome);
             } else {
                 complete(outcome, switch (result.status()) {
                     case STORED -> Outcome.QUEUED;
@@ -100,6 +118,17 @@ public final class DownlinkDispatcher implements DownlinkTarget {
                 });
             }
         });
+    }
+
+    /** The topic limits, checked here for every source (Kafka, admin, tests): counted when broken. */
+    private boolean withinLimits(DownlinkMessage message) {
+        TopicLimits.Exceeded exceeded = message.topic() == null ? TopicLimits.Exceeded.LENGTH
+                : topicLimits.check(message.topic());
+        if (exceeded != null) {
+            metrics.topicRefused("downlink", exceeded);
+            return false;
+        }
+        return true;
     }
 
     private void complete(CompletableFuture<Outcome> outcome, Outcome o) {
@@ -129,6 +158,10 @@ public final class DownlinkDispatcher implements DownlinkTarget {
 
     @Override
     public CompletionStage<Integer> broadcast(DownlinkMessage retainedOrNot) {
+        if (!withinLimits(retainedOrNot)) {
+            metrics.downlinkOutcome(Outcome.INVALID_TOPIC);
+            return CompletableFuture.completedFuture(0);
+        }
         DownlinkMessage message = retainAndStrip(retainedOrNot);
         List<Channel> receivers = new ArrayList<>((int) Math.min(Integer.MAX_VALUE, registry.size()));
         registry.forEach(receivers::add);

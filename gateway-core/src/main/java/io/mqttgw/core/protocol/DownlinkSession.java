@@ -2,6 +2,7 @@ package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;
 import io.mqttgw.core.spi.SessionStore;
 import io.netty.channel.Channel;
@@ -115,9 +116,18 @@ final class DownlinkSession {
         }
     }
 
+    /** The message as the store keeps it: under the session's key, which differs from the client id without a certificate. */
+    static DownlinkMessage forSessionKey(DownlinkMessage m, String sessionKey) {
+        if (sessionKey == null || sessionKey.equals(m.clientId())) {
+            return m;
+        }
+        return new DownlinkMessage(sessionKey, m.topic(), m.qos(), m.retain(), m.payload(), m.expiresAtMillis());
+    }
+
     private void appendHead() {
         Pending p = appending.peek();
-        SessionStoreCalls.call(metrics, "append", () -> store.append(p.publish.message())).whenComplete((append, error) -> {
+        DownlinkMessage toStore = forSessionKey(p.publish.message(), ConnectionContext.of(channel).sessionKey());
+        SessionStoreCalls.call(metrics, "append", () -> store.append(toStore)).whenComplete((append, error) -> {
             Runnable next = () -> appended(p, append, error);
             try {
                 channel.eventLoop().execute(next);
@@ -221,9 +231,9 @@ final class DownlinkSession {
     private void finish(Pending p, Outcome outcome) {
         p.done = true;
         if (p.storedId != null && (outcome == Outcome.DELIVERED || outcome == Outcome.EXPIRED)) {
-            String clientId = ConnectionContext.of(channel).clientId();
+            String sessionKey = ConnectionContext.of(channel).sessionKey();
             String id = p.storedId;
-            SessionStoreCalls.call(metrics, "remove", () -> store.remove(clientId, id));
+            SessionStoreCalls.call(metrics, "remove", () -> store.remove(sessionKey, id));
         }
         p.publish.release();
         metrics.downlinkOutcome(outcome);

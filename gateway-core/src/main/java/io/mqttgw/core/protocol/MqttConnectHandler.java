@@ -2,6 +2,10 @@ package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.identity.IdentityProof;
+import io.mqttgw.core.identity.IdentityRules;
+import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.AuthRequest;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.DownlinkTarget;
@@ -132,7 +136,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         }
         String clientId = requested;
         GatewayConfig.Identity policy = services.config().identity();
-        if (context.certificate() != null) {
+        if (context.proof() == IdentityProof.CERTIFICATE) {
             String identity = context.certificateIdentity();
             if (identity == null) {
                 refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
@@ -150,12 +154,27 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             clientId = "auto-" + services.config().nodeId() + "-"
                     + Long.toString(services.epochs().incrementAndGet(), 36);
         }
+        // the one identity check, on the final id whatever its source, before anyone (the authenticator included)
+        // sees it
+        IdentityRules.Violation violation = IdentityRules.check(clientId);
+        if (violation != null) {
+            services.metrics().identityRejected(violation.label());
+            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                    DisconnectReason.INVALID_IDENTITY);
+            return;
+        }
         UplinkMessage will = null;
         if (header.isWillFlag()) {
             String willTopic = payload.willTopic();
             if (willTopic == null || willTopic.isEmpty() || willTopic.indexOf('+') >= 0
                     || willTopic.indexOf('#') >= 0) {
                 DeviceDisconnector.close(ctx.channel(), DisconnectReason.INVALID_TOPIC);
+                return;
+            }
+            TopicLimits.Exceeded exceeded = services.config().mqtt().topicLimits().check(willTopic);
+            if (exceeded != null) {
+                services.metrics().topicRefused("will", exceeded);
+                DeviceDisconnector.close(ctx.channel(), DisconnectReason.TOPIC_LIMIT);
                 return;
             }
             will = new UplinkMessage(clientId, willTopic, header.willQos(), header.isWillRetain(),
@@ -219,8 +238,21 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
                 String.valueOf(ConnectionContext.of(channel).remoteAddress()));
         boolean persistent = !cleanSession;
-        ConnectionContext.of(channel).openSession(clientId, route, will, acl, persistent);
-        Channel older = services.registry().register(clientId, channel);
+        ConnectionContext context = ConnectionContext.of(channel);
+        context.openSession(clientId, route, will, acl, persistent);
+        // a connection never displaces one whose identity was proven the other way (certificate or not), nor the
+        // reverse: decided atomically with the registration
+        IdentityProof proof = context.proof();
+        ChannelRegistry.Registration registration = services.registry().register(clientId, channel,
+                (holder, newcomer) -> ConnectionContext.of(holder).proof() == proof);
+        if (!registration.registered()) {
+            context.abandonSession();
+            services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
+            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                    DisconnectReason.IDENTITY_CONFLICT);
+            return;
+        }
+        Channel older = registration.replaced();
         if (older != null) {
             services.metrics().takeover();
             older.eventLoop().execute(() -> {
@@ -233,7 +265,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         }
         services.routes().put(route);
         CompletionStage<StoredSession> stored = SessionStoreCalls.call(services.metrics(), "open",
-                () -> services.sessions().open(clientId, cleanSession, epoch));
+                () -> services.sessions().open(context.sessionKey(), cleanSession, epoch));
         if (!persistent) {
             services.metrics().sessionOpened("clean");
             accept(ctx, clientId, false);
@@ -283,7 +315,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             if (granted < 0) {
                 services.metrics().downlinkOutcome(DownlinkTarget.Outcome.NOT_SUBSCRIBED);
                 SessionStoreCalls.call(services.metrics(), "remove",
-                        () -> services.sessions().remove(context.clientId(), m.id()));
+                        () -> services.sessions().remove(context.sessionKey(), m.id()));
                 continue;
             }
             if (downlink == null) {

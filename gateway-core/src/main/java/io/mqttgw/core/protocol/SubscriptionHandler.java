@@ -21,7 +21,8 @@ import java.util.Map;
 
 /**
  * SUBSCRIBE and UNSUBSCRIBE: keeps the connection's topic filters (for downlink) in its {@link ConnectionContext}.
- * A filter that is invalid, outside the device's topic ACL, or past {@code mqtt.max-subscriptions}, gets the failure
+ * A filter that is invalid, past the topic limits ({@code mqtt.max-topic-length}, {@code mqtt.max-topic-levels};
+ * counted), outside the device's topic ACL, or past {@code mqtt.max-subscriptions}, gets the failure
  * code 0x80 in SUBACK; the granted QoS is capped at {@code mqtt.max-qos}. An empty SUBSCRIBE or UNSUBSCRIBE violates
  * MQTT-3.8.3-3 and closes the connection. A persistent session's filters are saved to the session store. After the
  * SUBACK, the retained messages matching each granted filter follow, with the retain flag set (MQTT-3.3.1-6/8), read
@@ -39,12 +40,14 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
     private final int maxQos;
     private final GatewayMetrics metrics;
     private final SessionServices services;
+    private final TopicLimits topicLimits;
 
     public SubscriptionHandler(SessionServices services) {
         this.services = services;
         this.maxSubscriptions = services.config().mqtt().maxSubscriptions();
         this.maxQos = services.config().mqtt().maxQos();
         this.metrics = services.metrics();
+        this.topicLimits = services.config().mqtt().topicLimits();
     }
 
     @Override
@@ -71,7 +74,11 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
             MqttTopicSubscription s = requested.get(i);
             String filter = s.topicFilter();
             boolean known = subscriptions.containsKey(filter);
-            if (!TopicFilters.isValidFilter(filter) || (!known && subscriptions.size() >= maxSubscriptions)) {
+            TopicLimits.Exceeded exceeded = topicLimits.check(filter);
+            if (exceeded != null) {
+                metrics.topicRefused("subscribe", exceeded);
+                granted[i] = FAILURE;
+            } else if (!TopicFilters.isValidFilter(filter) || (!known && subscriptions.size() >= maxSubscriptions)) {
                 granted[i] = FAILURE;
             } else if (!context.acl().maySubscribe(context.clientId(), filter)) {
                 metrics.aclDenied(false);
@@ -96,7 +103,7 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
         if (context.persistent()) {
             Map<String, Integer> subscriptions = new java.util.LinkedHashMap<>(context.subscriptions());
             SessionStoreCalls.call(metrics, "subscriptions",
-                    () -> services.sessions().saveSubscriptions(context.clientId(), subscriptions));
+                    () -> services.sessions().saveSubscriptions(context.sessionKey(), subscriptions));
         }
     }
 
@@ -136,7 +143,15 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         ConnectionContext context = ConnectionContext.of(ctx.channel());
-        filters.forEach(context.subscriptions()::remove);
+        for (String filter : filters) {
+            TopicLimits.Exceeded exceeded = topicLimits.check(filter);
+            if (exceeded != null) {
+                // never subscribed (SUBSCRIBE refused it): counted, nothing to remove; UNSUBACK has no failure code
+                metrics.topicRefused("unsubscribe", exceeded);
+            } else {
+                context.subscriptions().remove(filter);
+            }
+        }
         ctx.writeAndFlush(new MqttUnsubAckMessage(UNSUBACK,
                 MqttMessageIdVariableHeader.from(unsubscribe.variableHeader().messageId())));
         saveIfPersistent(context);

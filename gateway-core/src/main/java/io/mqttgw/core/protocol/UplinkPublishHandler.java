@@ -26,7 +26,8 @@ import java.util.function.BiConsumer;
  * slow sink holds a bounded amount of memory and pushes back on the device through TCP. A message the sink refuses
  * or fails is not acknowledged (the device retransmits). A PUBLISH outside the device's topic ACL is counted and
  * closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow
- * (PUBREL to PUBCOMP).
+ * (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the connection
+ * (reason topic_limit), counted.
  * Stateless (state lives in {@link ConnectionContext}), shared; event loop only.
  */
 @Sharable
@@ -39,9 +40,16 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
     private final int maxInflight;
     private final boolean disconnectOnAclViolation;
     private final BiConsumer<Object, Throwable> countQos0Failure;
+    private final TopicLimits topicLimits;
 
     public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
                                 boolean disconnectOnAclViolation) {
+        this(sink, metrics, maxInflight, disconnectOnAclViolation, TopicLimits.DEFAULT);
+    }
+
+    public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
+                                boolean disconnectOnAclViolation, TopicLimits topicLimits) {
+        this.topicLimits = topicLimits;
         this.sink = sink;
         this.metrics = metrics;
         this.maxInflight = maxInflight;
@@ -70,6 +78,13 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         int qos = publish.fixedHeader().qosLevel().value();
         int packetId = publish.variableHeader().packetId();
         ConnectionContext context = ConnectionContext.of(ctx.channel());
+        TopicLimits.Exceeded exceeded = topicLimits.check(publish.variableHeader().topicName());
+        if (exceeded != null) {
+            publish.release();
+            metrics.topicRefused("publish", exceeded);
+            DeviceDisconnector.close(ctx.channel(), DisconnectReason.TOPIC_LIMIT);
+            return;
+        }
         if (!context.acl().mayPublish(context.clientId(), publish.variableHeader().topicName())) {
             publish.release();
             denied(ctx, context, qos, packetId);

@@ -2,6 +2,7 @@ package io.mqttgw.core.registry;
 
 import io.netty.channel.Channel;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 
 /**
@@ -46,6 +47,37 @@ public final class ChannelRegistry {
     public Channel register(String clientId, Channel channel) {
         Channel previous = shard(clientId).put(clientId, channel);
         return previous == channel ? null : previous;
+    }
+
+    /** What {@link #register(String, Channel, BiPredicate)} did. */
+    public record Registration(boolean registered, Channel replaced) {
+        static final Registration NEW = new Registration(true, null);
+        static final Registration REFUSED = new Registration(false, null);
+    }
+
+    /**
+     * Registers {@code channel} for {@code clientId} unless another channel holds it and {@code mayReplace} (asked
+     * with the holder and the newcomer, atomically with the update) says no; then the holder stays and the answer is
+     * not registered. Otherwise the answer names the replaced channel (to be closed), or none.
+     */
+    public Registration register(String clientId, Channel channel, BiPredicate<Channel, Channel> mayReplace) {
+        Channel[] replaced = new Channel[1];
+        boolean[] refused = new boolean[1];
+        shard(clientId).compute(clientId, (id, holder) -> {
+            if (holder == null || holder == channel) {
+                return channel;
+            }
+            if (!mayReplace.test(holder, channel)) {
+                refused[0] = true;
+                return holder;
+            }
+            replaced[0] = holder;
+            return channel;
+        });
+        if (refused[0]) {
+            return Registration.REFUSED;
+        }
+        return replaced[0] == null ? Registration.NEW : new Registration(true, replaced[0]);
     }
 
     /** Removes the entry only if it still holds {@code channel}: a kicked connection never removes its successor. */

@@ -20,6 +20,8 @@ public interface DownlinkTarget {
         EXPIRED,
         /** The connection's downlink queue, or the device's persistent session, was full. */
         QUEUE_FULL,
+        /** The topic is past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels}: refused, nothing sent. */
+        INVALID_TOPIC,
         /**
          * Kept in the device's persistent session (clean session 0), which is offline or went offline before it
          * acknowledged: sent again when it reconnects, to whichever node.

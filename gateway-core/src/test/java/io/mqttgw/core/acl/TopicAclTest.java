@@ -48,4 +48,40 @@ class TopicAclTest {
     void allowAllStillKeepsWildcardsOffDollarTopics(String topic, boolean allowed) {
         assertEquals(allowed, TopicAcl.ALLOW_ALL.mayPublish("d", topic));
     }
+
+    @ParameterizedTest(name = "identity {0} may subscribe to {1}: {2}")
+    @CsvSource(delimiter = '|', value = {
+        "+   | devices/+/#          | false",
+        "+   | devices/+/commands   | false",
+        "+   | devices/+            | false",
+        "+   | devices/dev-2/commands | false",
+        "#   | devices/#            | false",
+        "#   | devices/+/#          | false",
+        "#   | devices/dev-2/commands | false",
+        "a/b | devices/a/b/commands | false",
+        "a/b | devices/a/#          | false",
+        "a/b | devices/+/#          | false"
+    })
+    void identityWithWildcardOrSeparatorGrantsNoOtherDevicesFilters(String identity, String filter, boolean allowed) {
+        assertEquals(allowed, own.maySubscribe(identity, filter));
+    }
+
+    @ParameterizedTest(name = "identity {0} may publish to {1}: {2}")
+    @CsvSource(delimiter = '|', value = {
+        "+   | devices/+/telemetry     | false",
+        "+   | devices/dev-2/telemetry | false",
+        "#   | devices/#               | false",
+        "#   | devices/dev-2/telemetry | false",
+        "a/b | devices/a/b/telemetry   | false",
+        "a/b | devices/a/telemetry     | false"
+    })
+    void identityWithWildcardOrSeparatorPublishesNowhereElse(String identity, String topic, boolean allowed) {
+        assertEquals(allowed, own.mayPublish(identity, topic));
+    }
+
+    @org.junit.jupiter.api.Test
+    void emptyIdentityGrantsNothingUnderItsPlaceholder() {
+        assertEquals(false, own.maySubscribe("", "devices//commands"));
+        assertEquals(false, own.mayPublish("", "devices//telemetry"));
+    }
 }

@@ -1,0 +1,94 @@
+package io.mqttgw.core.defaults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mqttgw.core.spi.SessionStore.StoredSession;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class InMemorySessionStoreTest {
+    private final AtomicLong clock = new AtomicLong(1_000);
+
+    private static boolean present(InMemorySessionStore store, String id, long epoch) {
+        StoredSession s = store.open(id, false, epoch).toCompletableFuture().join();
+        return s.present();
+    }
+
+    @Test
+    void evictsTheLongestDisconnectedSessionWhenANewOneWouldPassTheBound() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, 3, clock::get);
+        for (int i = 0; i < 3; i++) {
+            assertFalse(present(store, "d" + i, i));
+        }
+        // disconnect order d1, d0, d2: d1 is the oldest disconnected
+        store.disconnected("d1", 1);
+        clock.addAndGet(10);
+        store.disconnected("d0", 0);
+        clock.addAndGet(10);
+        store.disconnected("d2", 2);
+
+        assertFalse(present(store, "new-1", 10));
+        assertEquals(3, store.sessions());
+        assertEquals(1, store.evictedCount());
+        assertTrue(present(store, "d0", 11), "d0 was kept");
+        assertTrue(present(store, "d2", 12), "d2 was kept");
+        assertEquals(3, store.sessions());
+    }
+
+    @Test
+    void neverEvictsTheSessionOfAConnectedDevice() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, 2, clock::get);
+        assertFalse(present(store, "a", 1));
+        assertFalse(present(store, "b", 2));
+        store.disconnected("a", 1);
+        // a reconnects: no longer evictable
+        assertTrue(present(store, "a", 3));
+        assertFalse(present(store, "c", 4));
+        assertEquals(3, store.sessions(), "all connected: kept beyond the bound rather than dropping a live one");
+        assertEquals(0, store.evictedCount());
+        store.disconnected("b", 2);
+        assertFalse(present(store, "d", 5));
+        assertEquals(1, store.evictedCount());
+        assertFalse(present(store, "b", 6), "b, the only disconnected one, was evicted");
+    }
+
+    @Test
+    void aFloodOfNewIdsStaysAtTheBound() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, 100, clock::get);
+        for (int i = 0; i < 10_000; i++) {
+            present(store, "flood-" + i, i);
+            store.disconnected("flood-" + i, i);
+            clock.incrementAndGet();
+        }
+        assertEquals(100, store.sessions());
+        assertEquals(9_900, store.evictedCount());
+        assertTrue(present(store, "flood-9999", 20_000), "the newest survive");
+        assertFalse(present(store, "flood-0", 20_001), "the oldest went first");
+    }
+
+    @Test
+    void removesExpiredSessionsFromTheHeadOfTheDisconnectOrder() {
+        InMemorySessionStore store = new InMemorySessionStore(1_000, 10, 10, 1_000, clock::get);
+        for (int i = 0; i < 4; i++) {
+            present(store, "e" + i, i);
+            store.disconnected("e" + i, i);
+        }
+        clock.addAndGet(2_000);
+        present(store, "fresh", 9);
+        assertEquals(1, store.sessions(), "expired sessions are gone without a full scan");
+        assertEquals(0, store.evictedCount(), "expiry is not eviction");
+    }
+
+    @Test
+    void aCleanSessionForgetsTheDisconnectOrderEntry() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, 1, clock::get);
+        present(store, "x", 1);
+        store.disconnected("x", 1);
+        store.open("x", true, 2).toCompletableFuture().join();
+        assertEquals(0, store.sessions());
+        assertFalse(present(store, "y", 3));
+        assertEquals(0, store.evictedCount());
+    }
+}
