@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.defaults.InMemorySessionStore;
+import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
@@ -58,7 +59,8 @@ class DownlinkDispatcherTest {
         ConnectionContext context = new ConnectionContext("tcp");
         context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL, persistent);
         if (persistent) {
-            sessions.open(clientId, false, 1);
+            // a device without a certificate: its session lives under its namespaced key
+            sessions.open(context.sessionKey(), false, 1);
         }
         context.restored();
         context.subscriptions().put(filter, grantedQos);
@@ -303,7 +305,7 @@ class DownlinkDispatcherTest {
         ch.runPendingTasks();
         written(ch).forEach(ReferenceCountUtil::release);
 
-        sessions.open("dev-1", true, 2);
+        sessions.open(ConnectionContext.of(ch).sessionKey(), true, 2);
         ConnectionContext.of(ch).discardSession();
         ch.close();
         ConnectionContext.of(ch).closeDownlink();
@@ -383,8 +385,9 @@ class DownlinkDispatcherTest {
         return handed.getNow(-1);
     }
 
+    /** The pending messages of the session of {@code clientId}, a device without a certificate. */
     private List<String> pendingTopics(String clientId) {
-        return sessions.open(clientId, false, 99).toCompletableFuture().join().pending().stream()
+        return sessions.open(IdentityProof.NO_CERTIFICATE.sessionKey(clientId), false, 99).toCompletableFuture().join().pending().stream()
                 .map(m -> m.message().topic()).toList();
     }
 }
