@@ -252,10 +252,10 @@ public final class CoreConfigKeys {
             "1 to 10000000", "Retained downlink messages kept (one per topic); past it a new topic's message is "
                     + "refused and counted.", intRange(1, 10_000_000));
     public static final ConfigKey<Integer> SESSION_MAX_SESSIONS = new ConfigKey<>("session.max-sessions", "1000000",
-            "1 to 100000000", "memory session store: persistent sessions kept on the node. Past it the session whose "
-                    + "device disconnected longest ago is deleted (mqttgw_sessions_evicted_total); sessions of "
-                    + "connected devices are never evicted. The redis store does not apply it yet.",
-            intRange(1, 100_000_000));
+            "1 to 100000000", "Persistent sessions of departed devices a node keeps (memory store: all it holds; redis "
+                    + "store: those whose device last disconnected from this node). Past it the session whose device "
+                    + "disconnected longest ago is deleted (mqttgw_sessions_evicted_total); sessions of connected "
+                    + "devices are never evicted.", intRange(1, 100_000_000));
 
     public static final ConfigKey<Boolean> ADMIN_ENABLED = new ConfigKey<>("admin.enabled", "true",
             "true or false", "Serve /metrics (Prometheus) and /health over HTTP.", bool());

@@ -62,6 +62,11 @@ public final class RedisSessionStore implements SessionStore {
     private final AtomicLong lastFailureNanos = new AtomicLong();
     private volatile String lastFailure = "";
     private final boolean ownsClient;
+    /** Key of the sorted set of sessions whose device left this node; null: no bound. */
+    private final String sessionsLeftKey;
+    private final byte[] maxSessions;
+    private final AtomicLong evicted = new AtomicLong();
+    private volatile long sessionsLeft;
 
     /**
      * @param client        the Redis client
@@ -73,6 +78,17 @@ public final class RedisSessionStore implements SessionStore {
      */
     public RedisSessionStore(RedissonClient client, String keyPrefix, Duration expiry, int maxPending,
                              int maxRetained, boolean ownsClient) {
+        this(client, keyPrefix, expiry, maxPending, maxRetained, ownsClient, null, 0);
+    }
+
+    /**
+     * @param nodeId      this node's id: the sessions whose device last disconnected from this node are bounded
+     * @param maxSessions {@code session.max-sessions}: past it the one disconnected longest ago is deleted
+     */
+    public RedisSessionStore(RedissonClient client, String keyPrefix, Duration expiry, int maxPending,
+                             int maxRetained, boolean ownsClient, String nodeId, int maxSessions) {
+        this.sessionsLeftKey = nodeId == null ? null : new SessionKeys(keyPrefix).sessionsLeft(nodeId);
+        this.maxSessions = ascii(maxSessions);
         this.client = client;
         this.ownsClient = ownsClient;
         this.script = client.getScript(ByteArrayCodec.INSTANCE);
@@ -141,7 +157,60 @@ public final class RedisSessionStore implements SessionStore {
     public CompletionStage<Void> disconnected(String clientId, long epoch) {
         return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.DISCONNECTED,
                 RScript.ReturnType.LONG, sessionKeys(clientId), ascii(epoch), ascii(expiryMillis)))
-                .thenApply(r -> null);
+                .thenCompose(started -> started != null && started == 1 && sessionsLeftKey != null
+                        ? trackDisconnected(clientId, epoch) : DONE);
+    }
+
+    /**
+     * Records that the device left this node and deletes, past {@code session.max-sessions}, the sessions whose
+     * devices left longest ago (each only if it is still away: {@link SessionScripts#EVICT}). Two scripts on two
+     * keys, not one, so that each touches one Redis Cluster slot; a session that comes back in between is kept.
+     */
+    private CompletionStage<Void> trackDisconnected(String clientId, long epoch) {
+        long now = System.currentTimeMillis();
+        byte[] member = (epoch + ":" + clientId).getBytes(StandardCharsets.UTF_8);
+        return this.<List<Object>>eval(sessionsLeftKey, SessionScripts.TRACK_DISCONNECTED,
+                RScript.ReturnType.LIST, List.of(sessionsLeftKey), ascii(now), member, maxSessions,
+                ascii(now - expiryMillis)).thenCompose(r -> {
+                    if (r == null || r.isEmpty()) {
+                        return DONE;
+                    }
+                    if (r.get(0) instanceof Long n) {
+                        sessionsLeft = n;
+                    }
+                    List<CompletableFuture<Void>> evictions = new ArrayList<>();
+                    for (int i = 1; i < r.size(); i += 2) {
+                        String popped = r.get(i) instanceof byte[] b ? new String(b, StandardCharsets.UTF_8)
+                                : String.valueOf(r.get(i));
+                        int colon = popped.indexOf(':');
+                        if (colon > 0) {
+                            evictions.add(evict(popped.substring(colon + 1),
+                                    popped.substring(0, colon)).toCompletableFuture());
+                        }
+                    }
+                    return CompletableFuture.allOf(evictions.toArray(CompletableFuture[]::new));
+                });
+    }
+
+    private CompletionStage<Void> evict(String clientId, String epoch) {
+        return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.EVICT,
+                RScript.ReturnType.LONG, sessionKeys(clientId), (Object) epoch.getBytes(StandardCharsets.US_ASCII)))
+                .thenApply(deleted -> {
+                    if (deleted != null && deleted == 1) {
+                        evicted.incrementAndGet();
+                    }
+                    return null;
+                });
+    }
+
+    /** Sessions deleted to stay within {@code session.max-sessions}. */
+    public long evictedCount() {
+        return evicted.get();
+    }
+
+    /** Sessions whose device left this node and that are still tracked for the bound, as Redis last answered. */
+    public long sessionsLeft() {
+        return sessionsLeft;
     }
 
     @Override

@@ -33,7 +33,13 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
         RedissonClient client = Redisson.create(config);
         LOG.info("Redis session store: key prefix {}, expiry {} s, {} pending per device, {} retained at most",
                 settings.keyPrefix(), session.expiry().toSeconds(), session.maxPending(), session.maxRetained());
-        return new RedisSessionStore(client, settings.keyPrefix(), session.expiry(), session.maxPending(),
-                session.maxRetained(), true);
+        RedisSessionStore store = new RedisSessionStore(client, settings.keyPrefix(), session.expiry(),
+                session.maxPending(), session.maxRetained(), true, context.nodeId(), session.maxSessions());
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.evicted", store,
+                        RedisSessionStore::evictedCount)
+                .description("Persistent sessions deleted to stay within session.max-sessions, the longest "
+                        + "disconnected first").register(context.meters());
+        context.meters().gauge("mqttgw.sessions.redis.left", store, RedisSessionStore::sessionsLeft);
+        return store;
     }
 }

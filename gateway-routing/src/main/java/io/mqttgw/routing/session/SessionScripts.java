@@ -59,6 +59,35 @@ final class SessionScripts {
             return 1
             """;
 
+    /**
+     * KEYS sessions-left (of this node); ARGV now ms, member ({@code <epoch>:<clientId>}), max sessions, expired-before
+     * ms. Drops members whose sessions have expired anyway, adds the member, and pops the oldest past the bound:
+     * answers {count kept, member, score, member, score...} of the popped ones.
+     */
+    static final String TRACK_DISCONNECTED = """
+            redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[4])
+            redis.call('ZADD', KEYS[1], ARGV[1], ARGV[2])
+            local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
+            local out = {0}
+            if over > 0 then
+              local popped = redis.call('ZPOPMIN', KEYS[1], over)
+              for i = 1, #popped do out[#out + 1] = popped[i] end
+            end
+            out[1] = redis.call('ZCARD', KEYS[1])
+            return out
+            """;
+
+    /**
+     * KEYS session, pending, messages; ARGV epoch. Deletes the session only if the connection of that epoch was the
+     * last to open it and the device is still away (the keys have a time to live): 1, else 0 (it came back).
+     */
+    static final String EVICT = """
+            if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
+            if redis.call('PTTL', KEYS[1]) < 0 then return 0 end
+            redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
+            return 1
+            """;
+
     /** KEYS session; ARGV subscriptions. Replaces them if the session exists: 1, else 0. */
     static final String SAVE_SUBSCRIPTIONS = """
             if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end

@@ -196,6 +196,43 @@ class RedisSessionStoreIT {
         assertFalse(get(shortLived.open("dev-x", false, 2)).present());
     }
 
+    @Test
+    void aFloodOfNewIdsKeepsTheSessionsThatLeftThisNodeAtTheBoundOldestFirst() throws Exception {
+        RedisSessionStore bounded = new RedisSessionStore(client, PREFIX, EXPIRY, MAX_PENDING, MAX_RETAINED, false,
+                "node-a", 3);
+        for (int i = 0; i < 10; i++) {
+            get(bounded.open("flood-" + i, false, 100 + i));
+            get(bounded.disconnected("flood-" + i, 100 + i));
+            // the bound orders by disconnect time in milliseconds
+            Thread.sleep(2);
+        }
+        assertEquals(7, bounded.evictedCount());
+        assertEquals(3, bounded.sessionsLeft());
+        for (int i = 0; i < 7; i++) {
+            assertEquals(0, check.getKeys().countExists(session("flood-" + i)), "flood-" + i + " evicted");
+        }
+        for (int i = 7; i < 10; i++) {
+            assertEquals(1, check.getKeys().countExists(session("flood-" + i)), "flood-" + i + " kept");
+        }
+        assertEquals(3, check.getScoredSortedSet(PREFIX + ":sessions-left:{node-a}", StringCodec.INSTANCE).size());
+    }
+
+    @Test
+    void neverEvictsASessionWhoseDeviceCameBack() throws Exception {
+        RedisSessionStore bounded = new RedisSessionStore(client, PREFIX, EXPIRY, MAX_PENDING, MAX_RETAINED, false,
+                "node-a", 1);
+        get(bounded.open("back", false, 1));
+        get(bounded.disconnected("back", 1));
+        // it reconnects (through another node, which does not touch node-a's set)
+        get(bounded.open("back", false, 2));
+        Thread.sleep(2);
+        get(bounded.open("other", false, 3));
+        get(bounded.disconnected("other", 3));
+        assertEquals(0, bounded.evictedCount(), "the popped entry named a session that is connected again");
+        assertEquals(1, check.getKeys().countExists(session("back")));
+        assertTrue(get(bounded.open("back", false, 4)).present());
+    }
+
     // --- pending messages -------------------------------------------------------------------------------------
 
     @Test
