@@ -34,8 +34,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The CONNECT phase of one connection: waits a bounded time for CONNECT, binds the client id to the certificate
- * identity, asks the {@code Authenticator} (reading paused meanwhile, the answer bounded by {@code auth.timeout}
- * and handed back to this event loop), registers the session (closing an older channel with the same client id),
+ * identity, refuses a final identity that breaks {@code IdentityRules} (identifier rejected), asks the
+ * {@code Authenticator} (reading paused meanwhile, the answer bounded by {@code auth.timeout} and handed back to this
+ * event loop), registers the session (closing an older channel with the same client id and
+ * proof kind; refusing with identifier rejected when the holder proved its identity the other way),
  * queues the route write, sends CONNACK and then replaces itself with the session handlers. Packets a device sends
  * before its CONNACK (allowed by MQTT) wait in the flow-control handler while reading is paused and reach the
  * session handlers once it resumes. One instance per connection; event loop only.
