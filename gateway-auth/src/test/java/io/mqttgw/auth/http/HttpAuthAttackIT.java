@@ -1,14 +1,20 @@
 package io.mqttgw.auth.http;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
+import com.hivemq.client.mqtt.mqtt3.Mqtt3Client;
+import com.hivemq.client.mqtt.mqtt3.exceptions.Mqtt3ConnAckException;
+import com.hivemq.client.mqtt.mqtt3.message.connect.connack.Mqtt3ConnAckReturnCode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.auth.testkit.AuthServiceStub;
 import io.mqttgw.auth.testkit.AuthServiceStub.Reply;
 import io.mqttgw.core.spi.AuthRequest;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.AuthResult.Decision;
+import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
@@ -158,5 +164,44 @@ class HttpAuthAttackIT {
                 "/devices/".length(), c.uri().length() - "/auth".length()).replace("+", "%2B"),
                 StandardCharsets.UTF_8)).toList();
         assertEquals(hostile, decoded, "the service reads back each client id exactly");
+    }
+
+    private static Mqtt3BlockingClient device(Gateway gateway, String clientId) {
+        return Mqtt3Client.builder().identifier(clientId).serverHost("127.0.0.1").serverPort(gateway.tcpPort())
+                .buildBlocking();
+    }
+
+    @Test
+    void twoHundredMqttConnectsWithWrongPasswordsReachTheServiceFiveTimesAndANeighbourStillConnects()
+            throws Exception {
+        AuthServiceStub s = service(call -> call.body().contains("\"password\":\"right\"") ? Reply.allow()
+                : Reply.json("{\"allow\":false,\"reason\":\"bad_credentials\"}"));
+        try (Gateway gateway = TestGateway.tcp(dir.resolve("gateway")).with("auth.provider", "http")
+                .with("auth.http.url", s.url("/devices/{client-id}")).with("auth.timeout", "30s")
+                .with("auth.http.request-timeout", "20s").start()) {
+            int badCredentials = 0;
+            int unavailable = 0;
+            for (int i = 0; i < 200; i++) {
+                byte[] guess = ("guess-" + i).getBytes(StandardCharsets.UTF_8);
+                Mqtt3BlockingClient c = device(gateway, "victim");
+                Mqtt3ConnAckException e = assertThrows(Mqtt3ConnAckException.class, () -> c.connectWith()
+                        .simpleAuth().username("victim").password(guess).applySimpleAuth().send());
+                Mqtt3ConnAckReturnCode code = e.getMqttMessage().getReturnCode();
+                if (code == Mqtt3ConnAckReturnCode.BAD_USER_NAME_OR_PASSWORD) {
+                    badCredentials++;
+                } else if (code == Mqtt3ConnAckReturnCode.SERVER_UNAVAILABLE) {
+                    unavailable++;
+                }
+            }
+            assertEquals(5, s.callCount(), "calls the service received for 200 passwords");
+            assertEquals(5, badCredentials);
+            assertEquals(195, unavailable);
+            Mqtt3BlockingClient neighbour = device(gateway, "neighbour");
+            neighbour.connectWith().simpleAuth().username("neighbour").password("right".getBytes(
+                    StandardCharsets.UTF_8)).applySimpleAuth().send();
+            neighbour.disconnect();
+            assertEquals(6, s.callCount());
+            assertEquals("/devices/neighbour", s.calls().get(5).uri());
+        }
     }
 }
