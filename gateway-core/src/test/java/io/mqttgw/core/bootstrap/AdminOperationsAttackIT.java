@@ -22,6 +22,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLContext;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -260,6 +267,45 @@ class AdminOperationsAttackIT {
             assertEquals("{\"outcome\":\"delivered\"}\n", fits.body(), "a payload at the limit goes");
             await("the command at the device", () -> received.size() == 1);
             device.disconnect().join();
+        }
+    }
+
+    @Test
+    void writesEveryOperationWithItsOperatorToTheEventLogWithoutForgedLines() throws Exception {
+        List<String> lines = new CopyOnWriteArrayList<>();
+        LoggerContext logs = (LoggerContext) LogManager.getContext(false);
+        AbstractAppender capture = new AbstractAppender("capture-events", null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                lines.add(event.getMessage().getFormattedMessage());
+            }
+        };
+        capture.start();
+        LoggerConfig events = new LoggerConfig("io.mqttgw.events", Level.INFO, false);
+        events.addAppender(capture, Level.INFO, null);
+        logs.getConfiguration().addLogger("io.mqttgw.events", events);
+        logs.updateLoggers();
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir).start()) {
+            int admin = gateway.adminPort();
+            post(admin, "/downlink?client=dev-x&topic=a&qos=1", "wrong-token-0123456789abcdef0123456789", "x");
+            post(admin, "/downlink?client=dev-x%0Aoperation%20operator=root&topic=devices/dev-x/c%0D%0Aforged&qos=1",
+                    TestGateway.OPERATOR_TOKEN, "x");
+            post(admin, "/downlink?client=dev-x&topic=devices/%23&qos=1", TestGateway.OPERATOR_TOKEN, "x");
+            await("three operation lines", () -> lines.stream().filter(l -> l.startsWith("operation")).count() >= 3);
+            List<String> ops = lines.stream().filter(l -> l.startsWith("operation")).toList();
+            assertTrue(ops.get(0).startsWith("operation refused") && ops.get(0).contains("invalid bearer token"),
+                    ops.get(0));
+            assertTrue(ops.stream().anyMatch(l -> l.contains("operator=token:test-operator")
+                    && l.contains("client=dev-x\\noperation operator=root topic=devices/dev-x/c\\r\\nforged")
+                    && l.endsWith("outcome=not_connected")), ops.toString());
+            assertTrue(ops.stream().anyMatch(l -> l.contains("operator=token:test-operator")
+                    && l.contains("outcome=refused: topic must be a topic name")), ops.toString());
+            ops.forEach(l -> assertTrue(l.indexOf('\n') < 0 && l.indexOf('\r') < 0, "one line each: " + l));
+        } finally {
+            logs.getConfiguration().removeLogger("io.mqttgw.events");
+            logs.updateLoggers();
+            capture.stop();
         }
     }
 }
