@@ -15,9 +15,9 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * The read-only endpoints, open to whoever reaches the admin listener: {@code GET /metrics} (Prometheus text),
  * {@code GET /health/live}, {@code GET /health/ready} and its older name {@code /health}. A request for an
- * operation goes on to the operations handlers when they serve this listener ({@code operationsHere}); otherwise
- * it, like any other path, gets 404 with a JSON reason. Answers from the request head and drops the body. One
- * instance per connection (it remembers whether the body being read belongs to a request it passed on); runs on the admin thread.
+ * operation goes on to the operations handlers when they serve this listener; otherwise it, like any other path,
+ * gets 404 with a JSON reason. Answers from the request head and drops the body. One instance per connection (it
+ * remembers whether the body being read belongs to a request it passed on); runs on the admin thread.
  */
 final class ReadOnlyEndpointsHandler extends ChannelInboundHandlerAdapter {
     private final PrometheusMeterRegistry registry;

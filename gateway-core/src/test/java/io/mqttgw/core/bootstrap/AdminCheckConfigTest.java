@@ -22,8 +22,8 @@ class AdminCheckConfigTest {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         Path tokens = Files.writeString(dir.resolve("admin-tokens"), "\n# none yet\n");
         Path config = Files.writeString(dir.resolve("gateway.yaml"), "node:\n  id: test\n"
-                + "listener:\n  tls:\n    cert-file: " + pki.certFile() + "\n    key-file: " + pki.keyFile() + "\n    ca-file: " + pki.caFile()
-                + "\nadmin:\n  operations:\n    token-file: " + tokens + "\n");
+                + "listener:\n  tls:\n    cert-file: " + pki.certFile() + "\n    key-file: " + pki.keyFile()
+                + "\n    ca-file: " + pki.caFile() + "\nadmin:\n  operations:\n    token-file: " + tokens + "\n");
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int status = GatewayMain.run(new String[] {"check-config", "--config", config.toString()},
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
