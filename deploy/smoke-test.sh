@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end smoke test of the built distribution deploy/target/mqtt-gateway (run it after ./mvnw verify or
 # package): the development PKI, check-config, then the demo gateway over real mutual TLS with the mosquitto
-# clients (QoS 1 publish lands in uplink.jsonl, subscribe, a wrong client id refused), /health and /metrics, and a
+# clients (QoS 1 publish lands in uplink.jsonl, subscribe, a wrong client id refused), /health/ready, /health/live,
+# /metrics and operations off, and a
 # graceful SIGTERM shutdown. Non-interactive; every wait has a time limit; the gateway is always stopped on exit.
 #
 # Needs mosquitto_pub, mosquitto_sub (Debian: apt-get install mosquitto-clients), curl and Java 17+.
@@ -62,7 +63,7 @@ http_status() {
 }
 
 health_is_200() {
-  [ "$(http_status /health)" = 200 ]
+  [ "$(http_status /health/ready)" = 200 ]
 }
 
 finish() {
@@ -146,7 +147,7 @@ grep -q "listener.tls.port = '99999'" "$WORK/bad.err" || fail "the error does no
 step "demo starts the gateway (TLS port $TLS_PORT, admin port $ADMIN_PORT)"
 DEMO_TLS_PORT="$TLS_PORT" DEMO_ADMIN_PORT="$ADMIN_PORT" "$GATEWAY" demo "$WORK/demo" >"$WORK/gateway.out" 2>&1 &
 GATEWAY_PID=$!
-wait_until 90 "GET /health answering 200" health_is_200
+wait_until 90 "GET /health/ready answering 200" health_is_200
 
 step "the printed mosquitto commands carry the demo's ports and files"
 pub="$(grep -m1 '^  mosquitto_pub ' "$WORK/gateway.out" || true)"
@@ -156,7 +157,7 @@ for cmd in "$pub" "$sub"; do
   [[ "$cmd" == *"-p $TLS_PORT "* ]] || fail "printed command does not use port $TLS_PORT: $cmd"
   [[ "$cmd" == *"$WORK/demo/ca.pem"* ]] || fail "printed command does not use $WORK/demo/ca.pem: $cmd"
 done
-grep -q "curl -i http://localhost:$ADMIN_PORT/health" "$WORK/gateway.out" || fail "demo printed no curl of /health on $ADMIN_PORT"
+grep -q "curl -i http://localhost:$ADMIN_PORT/health/ready" "$WORK/gateway.out" || fail "demo printed no curl of /health/ready on $ADMIN_PORT"
 
 step "device-2 subscribes with the printed mosquitto_sub (-E: exit once subscribed)"
 timeout 30 bash -c "$sub -E" >"$WORK/sub.out" 2>&1 || fail "mosquitto_sub failed: $(cat "$WORK/sub.out")"
@@ -179,8 +180,12 @@ timeout 30 mosquitto_pub -h localhost -p "$TLS_PORT" --cafile "$WORK/demo/ca.pem
 { [ "$status" -ne 0 ] && [ "$status" -ne 124 ]; } || fail "device-1's certificate with client id device-2 was not refused (status $status)"
 grep -q '"payload":"c3Bvb2Y="' "$uplink" && fail "the refused client's message reached the uplink"
 
-step "/health is 200 and /metrics counts the QoS 1 publish"
+step "/health/ready, /health/live and /health are 200, operations are off, /metrics counts the QoS 1 publish"
+[ "$(http_status /health/ready)" = 200 ] || fail "/health/ready is not 200"
+[ "$(http_status /health/live)" = 200 ] || fail "/health/live is not 200"
 [ "$(http_status /health)" = 200 ] || fail "/health is not 200"
+ops="$(curl -s -o /dev/null -m 5 -w '%{http_code}' -X POST "http://127.0.0.1:$ADMIN_PORT/downlink?client=device-2&topic=devices/device-2/commands" || true)"
+[ "$ops" = 404 ] || fail "POST /downlink without a configured operator credential answered $ops, not 404"
 curl -s -m 5 "http://127.0.0.1:$ADMIN_PORT/metrics" >"$WORK/metrics.txt" || fail "GET /metrics failed"
 grep -Eq '^mqttgw_publish_in_total\{[^}]*qos="1"[^}]*\} [1-9]' "$WORK/metrics.txt" \
   || fail "/metrics has no mqttgw_publish_in_total for qos 1 >= 1"

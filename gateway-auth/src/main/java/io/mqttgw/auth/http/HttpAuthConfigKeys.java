@@ -84,7 +84,28 @@ public final class HttpAuthConfigKeys {
             "Certificate pins: a pinned client id presenting another certificate is refused with not authorized, "
                     + "without a call.", nonEmpty());
 
+    public static final ConfigKey<Integer> IDENTITY_MAX_IN_FLIGHT = new ConfigKey<>(
+            "auth.http.identity.max-in-flight", "1", "1 to 1000",
+            "Calls of one identity (client id, with its certificate's fingerprint when it has one) queued or awaiting "
+                    + "their answer at once; a CONNECT of that identity with other credentials meanwhile is refused "
+                    + "with CONNACK server unavailable, without a call and without auth.http.on-failure, so one "
+                    + "identity cannot fill auth.http.max-in-flight and auth.http.max-queued.", intRange(1, 1000));
+    public static final ConfigKey<Integer> IDENTITY_DENIED_CALLS = new ConfigKey<>(
+            "auth.http.identity.denied-calls", "5", "1 to 1000000",
+            "Calls of one identity the service may deny within auth.http.identity.deny-window; past it, that "
+                    + "identity's CONNECTs the cache cannot answer are refused with CONNACK server unavailable, "
+                    + "without a call, until the window ends.", intRange(1, 1_000_000));
+    public static final ConfigKey<Duration> IDENTITY_DENY_WINDOW = new ConfigKey<>("auth.http.identity.deny-window",
+            "1m", "0s to 1d; 0s turns the hold off",
+            "Window, from an identity's first denied call, in which auth.http.identity.denied-calls apply; an "
+                    + "allowed call ends it.", duration(Duration.ZERO, Duration.ofDays(1)));
+    public static final ConfigKey<Integer> IDENTITY_MAX_TRACKED = new ConfigKey<>("auth.http.identity.max-tracked",
+            "100000", "1 to 100000000",
+            "Identities whose denied calls are counted; the least recently used go first (and start a fresh "
+                    + "window).", intRange(1, 100_000_000));
+
     public static final List<ConfigKey<?>> ALL = List.of(URL, METHOD, BODY_FIELDS, CONNECT_TIMEOUT, REQUEST_TIMEOUT,
             IDLE_TIMEOUT, MAX_CONNECTIONS, MAX_IN_FLIGHT, MAX_QUEUED, IO_THREADS, CA_FILE, ON_FAILURE,
-            CACHE_MAX_ENTRIES, CACHE_ALLOW_TTL, CACHE_DENY_TTL, BREAKER_THRESHOLD, BREAKER_OPEN, PINS_FILE);
+            CACHE_MAX_ENTRIES, CACHE_ALLOW_TTL, CACHE_DENY_TTL, BREAKER_THRESHOLD, BREAKER_OPEN, PINS_FILE,
+            IDENTITY_MAX_IN_FLIGHT, IDENTITY_DENIED_CALLS, IDENTITY_DENY_WINDOW, IDENTITY_MAX_TRACKED);
 }

@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Timer;
 import io.mqttgw.auth.cache.ResultCache;
 import io.mqttgw.auth.resilience.CallLimiter;
 import io.mqttgw.auth.resilience.CircuitBreaker;
+import io.mqttgw.auth.resilience.IdentityGuard;
 import io.mqttgw.core.spi.AuthResult;
 import java.time.Duration;
 import java.util.HashMap;
@@ -20,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 final class HttpAuthMetrics {
     /** Who decided a CONNECT. */
     enum Source {
-        SERVICE, CACHE, POLICY, PIN;
+        SERVICE, CACHE, POLICY, PIN,
+        /** A per-identity bound ({@code auth.http.identity.*}) answered without a call. */
+        IDENTITY;
 
         final String label = name().toLowerCase(Locale.ROOT);
     }
@@ -35,12 +38,15 @@ final class HttpAuthMetrics {
     private final Counter[][] results = new Counter[AuthResult.Decision.values().length][Source.values().length];
     private final Map<String, Counter> calls = new HashMap<>();
     private final Map<String, Counter> skipped = new HashMap<>();
+    private final Counter identityHeld;
+    private final Counter identityBusy;
     private final Counter cacheHits;
     private final Counter cacheMisses;
     private final Counter coalesced;
     private final Timer latency;
 
-    HttpAuthMetrics(MeterRegistry meters, ResultCache cache, CallLimiter limiter, CircuitBreaker breaker) {
+    HttpAuthMetrics(MeterRegistry meters, ResultCache cache, CallLimiter limiter, CircuitBreaker breaker,
+                    IdentityGuard identities) {
         for (AuthResult.Decision d : AuthResult.Decision.values()) {
             for (Source s : Source.values()) {
                 results[d.ordinal()][s.ordinal()] = Counter.builder("mqttgw.auth.results")
@@ -57,6 +63,19 @@ final class HttpAuthMetrics {
             skipped.put(cause, Counter.builder("mqttgw.auth.http.skipped").tag("cause", cause)
                     .description("Calls not made, so auth.http.on-failure decided, by cause").register(meters));
         }
+        identityHeld = Counter.builder("mqttgw.auth.http.identity.refused").tag("cause", "held")
+                .description("CONNECTs refused without a call by a per-identity bound: held after "
+                        + "auth.http.identity.denied-calls denies, or busy with auth.http.identity.max-in-flight calls")
+                .register(meters);
+        identityBusy = Counter.builder("mqttgw.auth.http.identity.refused").tag("cause", "busy")
+                .description("CONNECTs refused without a call by a per-identity bound: held after "
+                        + "auth.http.identity.denied-calls denies, or busy with auth.http.identity.max-in-flight calls")
+                .register(meters);
+        Gauge.builder("mqttgw.auth.http.identity.tracked", identities, IdentityGuard::tracked)
+                .description("Identities whose denied calls are counted (auth.http.identity.max-tracked)")
+                .register(meters);
+        Gauge.builder("mqttgw.auth.http.identity.busy", identities, IdentityGuard::busyIdentities)
+                .description("Identities with a call queued or in flight").register(meters);
         cacheHits = Counter.builder("mqttgw.auth.cache.hits").description("CONNECTs answered from the cache")
                 .register(meters);
         cacheMisses = Counter.builder("mqttgw.auth.cache.misses")
@@ -90,6 +109,10 @@ final class HttpAuthMetrics {
 
     void skipped(String cause) {
         skipped.get(cause).increment();
+    }
+
+    void identityRefused(boolean held) {
+        (held ? identityHeld : identityBusy).increment();
     }
 
     void cacheHit() {

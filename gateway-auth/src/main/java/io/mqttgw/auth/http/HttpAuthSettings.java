@@ -16,12 +16,17 @@ import java.time.Duration;
  * @param authTimeout core's {@code auth.timeout}: the longest any CONNECT waits for its answer
  * @param caFile      CAs for an https service, or null for the JDK's trust store
  * @param pins        certificate pins, or null without a pins file
+ * @param identity    the per-identity bounds ({@code auth.http.identity.*})
  */
 public record HttpAuthSettings(RequestTemplate template, Duration connectTimeout, Duration requestTimeout,
                                Duration idleTimeout, int maxConnections, int maxInFlight, int maxQueued,
                                int ioThreads, Path caFile, FailurePolicy onFailure, int cacheMaxEntries,
                                Duration allowTtl, Duration denyTtl, int breakerThreshold, Duration breakerOpen,
-                               FingerprintPins pins, Duration authTimeout) {
+                               FingerprintPins pins, Duration authTimeout, IdentityLimits identity) {
+
+    /** {@code auth.http.identity.*}: a deny window of zero turns holding off. */
+    public record IdentityLimits(int maxInFlight, int deniedCalls, Duration denyWindow, int maxTracked) {
+    }
 
     public static HttpAuthSettings from(ConfigValues v) {
         if (v.find(URL).isEmpty()) {
@@ -64,6 +69,8 @@ public record HttpAuthSettings(RequestTemplate template, Duration connectTimeout
         return new HttpAuthSettings(template, v.get(CONNECT_TIMEOUT), request, v.get(IDLE_TIMEOUT), maxConnections,
                 maxInFlight, v.get(MAX_QUEUED), io == 0 ? Math.min(4, Runtime.getRuntime().availableProcessors())
                 : io, caFile, FailurePolicy.of(v.get(ON_FAILURE)), v.get(CACHE_MAX_ENTRIES), v.get(CACHE_ALLOW_TTL),
-                v.get(CACHE_DENY_TTL), v.get(BREAKER_THRESHOLD), v.get(BREAKER_OPEN), pins, authTimeout);
+                v.get(CACHE_DENY_TTL), v.get(BREAKER_THRESHOLD), v.get(BREAKER_OPEN), pins, authTimeout,
+                new IdentityLimits(v.get(IDENTITY_MAX_IN_FLIGHT), v.get(IDENTITY_DENIED_CALLS),
+                        v.get(IDENTITY_DENY_WINDOW), v.get(IDENTITY_MAX_TRACKED)));
     }
 }

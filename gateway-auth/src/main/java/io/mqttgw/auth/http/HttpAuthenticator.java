@@ -6,6 +6,7 @@ import io.mqttgw.auth.cache.ResultCache;
 import io.mqttgw.auth.http.HttpAuthMetrics.Source;
 import io.mqttgw.auth.resilience.CallLimiter;
 import io.mqttgw.auth.resilience.CircuitBreaker;
+import io.mqttgw.auth.resilience.IdentityGuard;
 import io.mqttgw.auth.x509.FingerprintPins;
 import io.mqttgw.auth.x509.Fingerprints;
 import io.mqttgw.core.spi.AuthRequest;
@@ -29,14 +30,22 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code auth.provider: http}. For each CONNECT, in order: a pinned client id with another certificate is refused;
  * a remembered answer for the same device and credentials is returned at once; a call already in flight for them is
- * shared; otherwise one call is made, if the circuit breaker lets it and within the bound on calls in flight (or
- * after a wait in a bounded queue). A call that fails, and one not made, is decided by {@code auth.http.on-failure}
- * and not remembered. Called on event loops: never blocks, returns before the answer. Thread-safe.
+ * shared; an identity held after too many denies, or with its calls already in flight, is refused with server
+ * unavailable without a call ({@link IdentityGuard}: such a CONNECT never reaches {@code auth.http.on-failure},
+ * which could let it in); otherwise one call is made, if the circuit breaker lets it and within the bound on calls
+ * in flight (or after a wait in a bounded queue). A call that fails, and one not made for lack of capacity, is
+ * decided by {@code auth.http.on-failure} and not remembered. Called on event loops: never blocks, returns before
+ * the answer. Thread-safe.
  */
 public final class HttpAuthenticator implements Authenticator {
     private static final Logger LOG = LoggerFactory.getLogger(HttpAuthenticator.class);
     private static final long LOG_INTERVAL = TimeUnit.SECONDS.toNanos(10);
     private static final AuthResult PIN_MISMATCH = AuthResult.deny(AuthResult.Decision.NOT_AUTHORIZED);
+    /**
+     * The answer to a CONNECT an identity bound stops: "come back later", not "wrong password", since the
+     * credentials were not checked and may be the real device's.
+     */
+    private static final AuthResult IDENTITY_REFUSED = AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE);
 
     private final AuthService service;
     private final FailurePolicy onFailure;
@@ -47,6 +56,7 @@ public final class HttpAuthenticator implements Authenticator {
     private final ResultCache cache;
     private final CircuitBreaker breaker;
     private final CallLimiter limiter;
+    private final IdentityGuard identities;
     private final HttpAuthMetrics metrics;
     private final ConcurrentHashMap<String, CompletableFuture<AuthResult>> inFlight = new ConcurrentHashMap<>();
     private final AtomicLong lastFailureLog = new AtomicLong();
@@ -66,7 +76,10 @@ public final class HttpAuthenticator implements Authenticator {
         this.breaker = new CircuitBreaker(settings.breakerThreshold(), settings.breakerOpen().toNanos(), nanoClock);
         this.limiter = new CallLimiter(settings.maxInFlight(), settings.maxQueued(),
                 settings.authTimeout().toNanos(), nanoClock);
-        this.metrics = new HttpAuthMetrics(meters, cache, limiter, breaker);
+        HttpAuthSettings.IdentityLimits id = settings.identity();
+        this.identities = new IdentityGuard(id.maxInFlight(), id.deniedCalls(), id.denyWindow().toNanos(),
+                id.maxTracked(), nanoClock);
+        this.metrics = new HttpAuthMetrics(meters, cache, limiter, breaker, identities);
         this.lastFailureLog.set(nanoClock.getAsLong() - LOG_INTERVAL);
     }
 
@@ -94,27 +107,33 @@ public final class HttpAuthenticator implements Authenticator {
             metrics.coalesced();
             return shared.minimalCompletionStage();
         }
-        if (!breaker.tryAcquire()) {
+        String identity = IdentityGuard.identityOf(request.clientId(), fingerprint);
+        IdentityGuard.Admission admission = identities.tryAcquire(identity);
+        if (admission != IdentityGuard.Admission.CALL) {
+            metrics.identityRefused(admission == IdentityGuard.Admission.HELD);
+            finish(key, mine, IDENTITY_REFUSED, Source.IDENTITY, 0, null);
+        } else if (!breaker.tryAcquire()) {
             metrics.skipped("breaker_open");
-            finish(key, mine, onFailure.decide(request), Source.POLICY, 0);
+            finish(key, mine, onFailure.decide(request), Source.POLICY, 0, identity);
         } else {
             limiter.submit(new CallLimiter.Call() {
                 @Override
                 public void start() {
-                    call(key, mine, request, fingerprint);
+                    call(key, identity, mine, request, fingerprint);
                 }
 
                 @Override
                 public void rejected(boolean expired) {
                     metrics.skipped(expired ? "queue_expired" : "queue_full");
-                    finish(key, mine, onFailure.decide(request), Source.POLICY, 0);
+                    finish(key, mine, onFailure.decide(request), Source.POLICY, 0, identity);
                 }
             });
         }
         return mine.minimalCompletionStage();
     }
 
-    private void call(String key, CompletableFuture<AuthResult> mine, AuthRequest request, String fingerprint) {
+    private void call(String key, String identity, CompletableFuture<AuthResult> mine, AuthRequest request,
+                      String fingerprint) {
         long start = nanoClock.getAsLong();
         CompletionStage<ServiceAnswer> stage;
         try {
@@ -127,7 +146,7 @@ public final class HttpAuthenticator implements Authenticator {
                 metrics.latency(nanoClock.getAsLong() - start);
                 if (error != null) {
                     failed(error);
-                    finish(key, mine, onFailure.decide(request), Source.POLICY, 0);
+                    finish(key, mine, onFailure.decide(request), Source.POLICY, 0, identity);
                     return;
                 }
                 breaker.onSuccess();
@@ -136,9 +155,15 @@ public final class HttpAuthenticator implements Authenticator {
                 long ttl = answer.maxAgeNanos() >= 0 ? answer.maxAgeNanos() : result.allowed() ? allowTtl : denyTtl;
                 String pin = result.attributes().get(ResponseContract.PIN_ATTRIBUTE);
                 if (result.allowed() && pin != null && !pinMatches(pin, fingerprint)) {
-                    finish(key, mine, PIN_MISMATCH, Source.PIN, ttl);
+                    identities.denied(identity);
+                    finish(key, mine, PIN_MISMATCH, Source.PIN, ttl, identity);
                 } else {
-                    finish(key, mine, result, Source.SERVICE, ttl);
+                    if (result.allowed()) {
+                        identities.allowed(identity);
+                    } else {
+                        identities.denied(identity);
+                    }
+                    finish(key, mine, result, Source.SERVICE, ttl, identity);
                 }
             } finally {
                 limiter.release();
@@ -154,9 +179,15 @@ public final class HttpAuthenticator implements Authenticator {
         }
     }
 
-    private void finish(String key, CompletableFuture<AuthResult> mine, AuthResult result, Source source, long ttl) {
+    /** @param identity the identity whose in-flight permit this CONNECT holds, or null when it holds none */
+    private void finish(String key, CompletableFuture<AuthResult> mine, AuthResult result, Source source, long ttl,
+                        String identity) {
         if (ttl > 0) {
             cache.put(key, result, ttl);
+        }
+        // the permit goes back before the device hears the answer, so its next CONNECT is not refused as busy
+        if (identity != null) {
+            identities.release(identity);
         }
         inFlight.remove(key, mine);
         metrics.result(result, source);
@@ -235,5 +266,9 @@ public final class HttpAuthenticator implements Authenticator {
 
     CallLimiter limiter() {
         return limiter;
+    }
+
+    IdentityGuard identities() {
+        return identities;
     }
 }

@@ -2,7 +2,6 @@ package io.mqttgw.auth.http;
 
 import io.mqttgw.core.spi.AuthRequest;
 import java.net.URI;
-import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,6 +10,13 @@ import java.util.Map;
 /**
  * How a CONNECT becomes an HTTP call: the URL template with its placeholders replaced, the method, the fixed
  * headers and the JSON body's members. Parsed and checked once from configuration; immutable.
+ *
+ * <p>A value put into the URL is device input and must stay inside its placeholder: it is percent-encoded as UTF-8,
+ * every byte but the unreserved ones ({@code A-Z a-z 0-9 - _ ~}, and {@code .} in the query) escaped. In the path
+ * the dot is escaped too ({@code %2E}), so no value, nor two values side by side, can form a {@code .} or
+ * {@code ..} segment that a client or server would resolve into another path; {@code /}, {@code ?}, {@code #},
+ * {@code %}, spaces and CR/LF are escaped everywhere. Placeholders in the scheme, host or fragment are refused at
+ * startup: there no encoding keeps a value from choosing where the call goes.
  */
 public final class RequestTemplate {
     private final List<Object> urlParts;
@@ -50,13 +56,13 @@ public final class RequestTemplate {
             if (field == null || !field.inUrl()) {
                 throw new IllegalArgumentException("unknown URL placeholder {" + name + "}");
             }
-            parts.add(field);
+            parts.add(new Slot(field, inPath(url.substring(0, open), name)));
             i = close + 1;
         }
         URI probe;
         try {
             probe = URI.create(String.join("", parts.stream()
-                    .map(p -> p instanceof RequestField ? "x" : (String) p).toList()));
+                    .map(p -> p instanceof Slot ? "x" : (String) p).toList()));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("not a URL: " + e.getMessage());
         }
@@ -97,14 +103,55 @@ public final class RequestTemplate {
     public String url(AuthRequest request, String fingerprint) {
         StringBuilder sb = new StringBuilder(96);
         for (Object part : urlParts) {
-            if (part instanceof RequestField field) {
-                String v = field.valueOf(request, fingerprint);
-                sb.append(v == null ? "" : URLEncoder.encode(v, StandardCharsets.UTF_8).replace("+", "%20"));
+            if (part instanceof Slot slot) {
+                String v = slot.field.valueOf(request, fingerprint);
+                if (v != null) {
+                    encode(sb, v, slot.inPath);
+                }
             } else {
                 sb.append((String) part);
             }
         }
         return sb.toString();
+    }
+
+    /**
+     * Whether a placeholder after {@code before} (the template's text up to it) is in the path (true) or the query
+     * (false); one in the scheme, host or fragment is refused.
+     */
+    private static boolean inPath(String before, String name) {
+        if (before.indexOf('#') >= 0) {
+            throw new IllegalArgumentException("placeholder {" + name + "} in the URL's fragment, which is not sent");
+        }
+        if (before.indexOf('?') >= 0) {
+            return false;
+        }
+        int authority = before.indexOf("://");
+        if (authority < 0 || before.indexOf('/', authority + 3) < 0) {
+            throw new IllegalArgumentException("placeholder {" + name + "} before the URL's path: a device's value "
+                    + "must not choose the scheme or the host");
+        }
+        return true;
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    /** Appends {@code value} as UTF-8, every byte but the unreserved ones percent-encoded (the dot too in a path). */
+    static void encode(StringBuilder sb, String value, boolean inPath) {
+        byte[] bytes = value.getBytes(StandardCharsets.UTF_8);
+        for (byte b : bytes) {
+            int c = b & 0xff;
+            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+                    || c == '~' || c == '.' && !inPath) {
+                sb.append((char) c);
+            } else {
+                sb.append('%').append(HEX[c >>> 4]).append(HEX[c & 0xf]);
+            }
+        }
+    }
+
+    /** A placeholder of the URL and where it stands. */
+    private record Slot(RequestField field, boolean inPath) {
     }
 
     public String body(AuthRequest request, String fingerprint) {

@@ -117,6 +117,7 @@ class HttpAuthenticatorTest {
                 null, null, "tcp");
         auth.authenticate(otherPassword);
         assertEquals(2, service.calls(), "other credentials are not answered from the cache");
+        service.answer(1, AuthResult.ALLOWED);
         now.addAndGet(TimeUnit.SECONDS.toNanos(60));
         auth.authenticate(device("dev-1"));
         assertEquals(3, service.calls(), "expired");
@@ -221,5 +222,116 @@ class HttpAuthenticatorTest {
         service.answer(1, new AuthResult(Decision.ALLOW, Map.of(ResponseContract.PIN_ATTRIBUTE,
                 Fingerprints.sha256(cert))));
         assertEquals(Decision.NOT_AUTHORIZED, b.join().decision());
+    }
+
+    private static AuthRequest withPassword(String id, String password) {
+        return new AuthRequest(id, "user", password.getBytes(StandardCharsets.UTF_8), null, null,
+                new InetSocketAddress("127.0.0.1", 40000), "tcp");
+    }
+
+    @Test
+    void aDeniedIdentityTryingNewPasswordsIsHeldAfterTheDeniedCallsWithoutACall() {
+        HttpAuthenticator auth = authenticator("auth.http.identity.denied-calls: 3\n"
+                + "auth.http.identity.deny-window: 1m\n");
+        for (int i = 0; i < 3; i++) {
+            CompletableFuture<AuthResult> a = auth.authenticate(withPassword("dev-1", "guess-" + i))
+                    .toCompletableFuture();
+            service.answer(i, AuthResult.deny(Decision.BAD_CREDENTIALS));
+            assertEquals(Decision.BAD_CREDENTIALS, a.join().decision());
+        }
+        for (int i = 3; i < 100; i++) {
+            assertEquals(Decision.SERVER_UNAVAILABLE, now(auth.authenticate(withPassword("dev-1", "guess-" + i)))
+                    .decision(), "held: answered without a call");
+        }
+        assertEquals(3, service.calls());
+        assertEquals(97, count("mqttgw.auth.http.identity.refused", "cause", "held"));
+        assertEquals(97, count("mqttgw.auth.results", "result", "server_unavailable", "source", "identity"));
+        auth.authenticate(withPassword("dev-2", "pw"));
+        assertEquals(4, service.calls(), "another identity is not held");
+        now.addAndGet(TimeUnit.MINUTES.toNanos(1));
+        auth.authenticate(withPassword("dev-1", "after-the-window"));
+        assertEquals(5, service.calls(), "the window ended");
+    }
+
+    @Test
+    void aHeldIdentityIsNeverLetInByTheFailurePolicy() {
+        HttpAuthenticator auth = authenticator("auth.http.identity.denied-calls: 1\n"
+                + "auth.http.on-failure: allow-verified-certificate\n");
+        CompletableFuture<AuthResult> a = auth.authenticate(verifiedDevice("dev-1")).toCompletableFuture();
+        service.answer(0, AuthResult.deny(Decision.NOT_AUTHORIZED));
+        assertEquals(Decision.NOT_AUTHORIZED, a.join().decision());
+        AuthRequest again = new AuthRequest("dev-1", "other", null, "dev-1", null, null, "tls");
+        assertEquals(Decision.SERVER_UNAVAILABLE, now(auth.authenticate(again)).decision());
+        assertEquals(1, service.calls());
+    }
+
+    @Test
+    void aCertificateDeviceIsNotHeldByDeniesOfCallersWithoutItsCertificate() throws Exception {
+        X509Certificate cert = TestPki.create(dir.resolve("pki")).device("dev-1").getCertificate();
+        HttpAuthenticator auth = authenticator("auth.http.identity.denied-calls: 2\n");
+        for (int i = 0; i < 2; i++) {
+            CompletableFuture<AuthResult> a = auth.authenticate(withPassword("dev-1", "guess-" + i))
+                    .toCompletableFuture();
+            service.answer(i, AuthResult.deny(Decision.BAD_CREDENTIALS));
+            a.join();
+        }
+        assertEquals(Decision.SERVER_UNAVAILABLE, now(auth.authenticate(withPassword("dev-1", "guess-x")))
+                .decision(), "the claimed identity is held");
+        CompletableFuture<AuthResult> real = auth.authenticate(new AuthRequest("dev-1", null, null, "dev-1", cert,
+                null, "tls")).toCompletableFuture();
+        assertEquals(3, service.calls(), "the certificate device is asked about");
+        service.answer(2, AuthResult.ALLOWED);
+        assertTrue(real.join().allowed());
+    }
+
+    @Test
+    void anAllowEndsTheIdentitysDenyWindow() {
+        HttpAuthenticator auth = authenticator("auth.http.identity.denied-calls: 2\n"
+                + "auth.http.cache.allow-ttl: 0s\n");
+        CompletableFuture<AuthResult> a = auth.authenticate(withPassword("dev-1", "typo")).toCompletableFuture();
+        service.answer(0, AuthResult.deny(Decision.BAD_CREDENTIALS));
+        a.join();
+        CompletableFuture<AuthResult> b = auth.authenticate(withPassword("dev-1", "right")).toCompletableFuture();
+        service.answer(1, AuthResult.ALLOWED);
+        assertTrue(b.join().allowed());
+        CompletableFuture<AuthResult> c = auth.authenticate(withPassword("dev-1", "typo-2")).toCompletableFuture();
+        service.answer(2, AuthResult.deny(Decision.BAD_CREDENTIALS));
+        c.join();
+        auth.authenticate(withPassword("dev-1", "right"));
+        assertEquals(4, service.calls(), "one deny since the allow: not held");
+    }
+
+    @Test
+    void oneIdentityHasOneCallInFlightAndItsOtherCredentialsAreRefusedMeanwhile() {
+        HttpAuthenticator auth = authenticator("auth.http.on-failure: allow-verified-certificate\n");
+        CompletableFuture<AuthResult> first = auth.authenticate(verifiedDevice("dev-1")).toCompletableFuture();
+        for (int i = 0; i < 50; i++) {
+            AuthRequest flood = new AuthRequest("dev-1", "u" + i, null, "dev-1", null, null, "tls");
+            assertEquals(Decision.SERVER_UNAVAILABLE, now(auth.authenticate(flood)).decision(),
+                    "refused, not let in by the failure policy");
+        }
+        assertEquals(1, service.calls());
+        assertEquals(1, auth.limiter().inFlight());
+        assertEquals(50, count("mqttgw.auth.http.identity.refused", "cause", "busy"));
+        auth.authenticate(verifiedDevice("dev-2"));
+        assertEquals(2, service.calls(), "another identity still calls");
+        service.answer(0, AuthResult.ALLOWED);
+        assertTrue(first.join().allowed());
+        assertEquals(1, auth.identities().busyIdentities(), "dev-1's permit is back");
+        auth.authenticate(new AuthRequest("dev-1", "later", null, "dev-1", null, null, "tls"));
+        assertEquals(3, service.calls(), "the next CONNECT of dev-1 calls again");
+    }
+
+    @Test
+    void aCallThatFailsOrIsNotMadeGivesItsIdentityPermitBack() {
+        HttpAuthenticator auth = authenticator("auth.http.max-in-flight: 1\nauth.http.max-queued: 0\n");
+        CompletableFuture<AuthResult> first = auth.authenticate(device("dev-1")).toCompletableFuture();
+        assertEquals(Decision.SERVER_UNAVAILABLE, now(auth.authenticate(device("dev-2"))).decision(),
+                "queue full");
+        service.fail(0);
+        first.join();
+        assertEquals(0, auth.identities().busyIdentities());
+        auth.authenticate(device("dev-2"));
+        assertEquals(2, service.calls());
     }
 }

@@ -61,4 +61,52 @@ class RequestTemplateTest {
         assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://a/", "POST", Map.of(),
                 List.of("client-id=x", "username=x")));
     }
+
+    private static String urlFor(String template, String clientId) {
+        return RequestTemplate.parse(template, "GET", Map.of(), List.of()).url(new AuthRequest(clientId, null, null,
+                null, null, null, "tcp"), null);
+    }
+
+    @Test
+    void hostileClientIdsStayOneSegmentOfThePath() {
+        String t = "http://auth/devices/{client-id}/auth";
+        assertEquals("http://auth/devices/%2E%2E/auth", urlFor(t, ".."));
+        assertEquals("http://auth/devices/%2E/auth", urlFor(t, "."));
+        assertEquals("http://auth/devices/a%2F%2E%2E%2Fadmin/auth", urlFor(t, "a/../admin"));
+        assertEquals("http://auth/devices/%252e%252e/auth", urlFor(t, "%2e%2e"));
+        assertEquals("http://auth/devices/%3Fx%3D1/auth", urlFor(t, "?x=1"));
+        assertEquals("http://auth/devices/%23frag/auth", urlFor(t, "#frag"));
+        assertEquals("http://auth/devices/a%20b%2Bc/auth", urlFor(t, "a b+c"));
+        assertEquals("http://auth/devices/%C3%A4%E2%82%AC%F0%9F%98%80/auth", urlFor(t, "\u00e4\u20ac\ud83d\ude00"));
+        assertEquals("http://auth/devices/a%0D%0AHost%3A%20evil/auth", urlFor(t, "a\r\nHost: evil"));
+        assertEquals("http://auth/devices/%5C%2E%2E%5C/auth", urlFor(t, "\\..\\"));
+        assertEquals("http://auth/devices/%3B%2E%2E/auth", urlFor(t, ";.."));
+    }
+
+    @Test
+    void twoPlaceholdersSideBySideCannotFormADotDotSegment() {
+        RequestTemplate t = RequestTemplate.parse("http://auth/d/{client-id}{username}/auth", "GET", Map.of(),
+                List.of());
+        assertEquals("http://auth/d/%2E%2E/auth", t.url(new AuthRequest(".", ".", null, null, null, null, "tcp"),
+                null));
+    }
+
+    @Test
+    void encodesQueryValuesSoTheyCannotAddParameters() {
+        String t = "http://auth/check?id={client-id}&l={listener}";
+        assertEquals("http://auth/check?id=..&l=tcp", urlFor(t, ".."));
+        assertEquals("http://auth/check?id=a%26admin%3Dtrue%23x&l=tcp", urlFor(t, "a&admin=true#x"));
+        assertEquals("http://auth/check?id=a%2Bb%20c%0A&l=tcp", urlFor(t, "a+b c\n"));
+    }
+
+    @Test
+    void refusesPlaceholdersInTheHostOrFragment() {
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse(
+                "http://{client-id}.auth/check", "GET", Map.of(), List.of())).getMessage().contains("host"));
+        assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://auth{client-id}/check",
+                "GET", Map.of(), List.of()));
+        assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://auth/check#{client-id}",
+                "GET", Map.of(), List.of()));
+        assertEquals("http://auth?id=x", urlFor("http://auth?id={client-id}", "x"));
+    }
 }

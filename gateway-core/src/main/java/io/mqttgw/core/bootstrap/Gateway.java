@@ -2,13 +2,14 @@ package io.mqttgw.core.bootstrap;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.mqttgw.core.admin.AdminServer;
+import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.admission.AdmissionGate;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.config.ConfigLoader;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
-import io.mqttgw.core.metrics.AdminServer;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.metrics.NodeMeters;
@@ -75,6 +76,7 @@ public final class Gateway implements AutoCloseable {
     private final DownlinkSource downlink;
     private final SessionStore sessions;
     private final SslContextStore tls;
+    private final OperatorCredentials operators;
     private final NodeMeters nodeMeters;
     private final List<DeviceListener> listeners = new ArrayList<>();
     private final AdmissionControl admission;
@@ -84,7 +86,9 @@ public final class Gateway implements AutoCloseable {
     private DownlinkDispatcher downlinkTarget;
     private AdminServer admin;
     private volatile boolean accepting;
-    private boolean closed;
+    /** The monitor's level as its reactions last saw it; read by readiness on the admin thread. */
+    private volatile boolean overloadedNow;
+    private volatile boolean closed;
 
     private Gateway(GatewayConfig config, Providers providers) {
         this.config = config;
@@ -94,6 +98,8 @@ public final class Gateway implements AutoCloseable {
         this.registry = ChannelRegistry.forThisMachine();
         // certificate files first: a bad file stops startup before any thread, socket or data file exists
         this.tls = config.tls().enabled() ? new SslContextStore(config.tls(), metrics) : null;
+        this.operators = config.admin().enabled() && config.admin().operations().enabled()
+                ? OperatorCredentials.load(config.admin().operations()) : null;
         Transport transport = Transport.choose(config.server().transport());
         this.admission = new AdmissionControl(config.admission().connectionRate(), config.admission().maxHandshakes(),
                 meters);
@@ -124,8 +130,9 @@ public final class Gateway implements AutoCloseable {
             routes.start(new LocalRoutes(registry));
             downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background, sessions,
                     config.mqtt().topicLimits());
+            EventLog events = new EventLog(config.lifecycleLogRate());
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
-                    new EventLog(config.lifecycleLogRate()), SessionServices.newEpochSource(), admission, sessions);
+                    events, SessionServices.newEpochSource(), admission, sessions);
             HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
@@ -143,12 +150,11 @@ public final class Gateway implements AutoCloseable {
                         false);
             }
             if (config.admin().enabled()) {
-                admin = new AdminServer(config.admin().bind(), config.admin().port(), meters, downlinkTarget,
-                        () -> accepting,
+                admin = new AdminServer(config.admin(), meters, this::notReadyReason,
                         List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
                                 new HealthCheck("auth", authenticator::health),
                                 new HealthCheck("downlink", downlink::health),
-                                new HealthCheck("sessions", sessions::health)));
+                                new HealthCheck("sessions", sessions::health)), downlinkTarget, operators, events);
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
@@ -231,6 +237,7 @@ public final class Gateway implements AutoCloseable {
         @Override
         public void onOverloadChange(boolean overloaded, List<String> signalsOver, Map<String, Double> values) {
             GatewayConfig.Overload o = config.overload();
+            overloadedNow = overloaded;
             admission.refuseConnects(overloaded && o.refuseConnects());
             if (o.pauseHandshakes()) {
                 admission.pauseHandshakes(overloaded);
@@ -263,6 +270,20 @@ public final class Gateway implements AutoCloseable {
         LOG.warn("listeners {}: {}", open ? "re-opened" : "closed for overload", listeners);
     }
 
+    /**
+     * Why this node should get no new devices now, or null when it should: what {@code /health/ready} answers. Any
+     * thread; reads volatile state.
+     */
+    private String notReadyReason() {
+        if (closed) {
+            return "shutting down";
+        }
+        if (overloadedNow) {
+            return "overloaded";
+        }
+        return accepting ? null : "listeners closed";
+    }
+
     /** Whether the node is overloaded now (the monitor's view). */
     public boolean overloaded() {
         return overload != null && overload.overloaded();
@@ -285,8 +306,14 @@ public final class Gateway implements AutoCloseable {
         return tcpListener == null ? -1 : tcpListener.port();
     }
 
+    /** Port of the admin listener with the read-only endpoints. */
     public int adminPort() {
         return admin == null ? -1 : admin.port();
+    }
+
+    /** Port of the separate admin operations listener, or -1 when there is none. */
+    public int adminOperationsPort() {
+        return admin == null ? -1 : admin.operationsPort();
     }
 
     public GatewayConfig config() {

@@ -1,6 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.config.ConfigException;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
@@ -65,6 +66,15 @@ public final class GatewayMain {
                         // the files must make a context, not only exist: catches a wrong key, a bad PEM, a CA typo
                         new SslContextStore(config.tls(), new GatewayMetrics(new SimpleMeterRegistry()));
                     } catch (IllegalStateException e) {
+                        err.println("configuration error: " + e.getMessage());
+                        return 2;
+                    }
+                }
+                if (config.admin().enabled() && config.admin().operations().enabled()) {
+                    try {
+                        // the operator token file and TLS files as startup reads them
+                        OperatorCredentials.load(config.admin().operations());
+                    } catch (ConfigException e) {
                         err.println("configuration error: " + e.getMessage());
                         return 2;
                     }

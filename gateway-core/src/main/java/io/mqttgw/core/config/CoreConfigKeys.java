@@ -258,11 +258,39 @@ public final class CoreConfigKeys {
                     + "devices are never evicted.", intRange(1, 100_000_000));
 
     public static final ConfigKey<Boolean> ADMIN_ENABLED = new ConfigKey<>("admin.enabled", "true",
-            "true or false", "Serve /metrics (Prometheus) and /health over HTTP.", bool());
-    public static final ConfigKey<String> ADMIN_BIND = new ConfigKey<>("admin.bind", "0.0.0.0",
-            "an IP address or host name", "Address of the admin HTTP listener.", nonEmpty());
+            "true or false", "Serve the read-only endpoints /metrics, /health/live and /health/ready (and /health, "
+                    + "the same as /health/ready) over HTTP.", bool());
+    public static final ConfigKey<String> ADMIN_BIND = new ConfigKey<>("admin.bind", "127.0.0.1",
+            "an IP address or host name", "Address of the admin HTTP listener; set it to an address the balancer "
+                    + "reaches to let it check /health/ready.", nonEmpty());
     public static final ConfigKey<Integer> ADMIN_PORT = new ConfigKey<>("admin.port", "9090",
             "0 to 65535; 0 picks a free port", "Port of the admin HTTP listener.", intRange(0, PORT_MAX));
+    public static final ConfigKey<String> ADMIN_OPERATIONS_TOKEN_FILE = new ConfigKey<>(
+            "admin.operations.token-file", null, "path to a file of id:token lines (tokens of 32 to 512 characters)",
+            "Turns on the operations endpoints (/downlink, /downlink/broadcast), each call needing "
+                    + "'Authorization: Bearer <token>' with a token of this file; re-read when it changes.",
+            nonEmpty());
+    public static final ConfigKey<String> ADMIN_OPERATIONS_BIND = new ConfigKey<>("admin.operations.bind",
+            "127.0.0.1", "an IP address or host name",
+            "Address of the separate operations listener (used only when admin.operations.port is set).", nonEmpty());
+    public static final ConfigKey<Integer> ADMIN_OPERATIONS_PORT = new ConfigKey<>("admin.operations.port", null,
+            "0 to 65535; 0 picks a free port; unset serves operations on admin.port",
+            "Port of a separate operations listener; when set, the admin.port listener serves only the read-only "
+                    + "endpoints.", intRange(0, PORT_MAX));
+    public static final ConfigKey<String> ADMIN_OPERATIONS_TLS_CERT_FILE = new ConfigKey<>(
+            "admin.operations.tls.cert-file", null, "path to a PEM certificate chain (server certificate first)",
+            "Server certificate of the operations listener; with key-file and ca-file it serves HTTPS and requires "
+                    + "an operator client certificate (needs admin.operations.port).", nonEmpty());
+    public static final ConfigKey<String> ADMIN_OPERATIONS_TLS_KEY_FILE = new ConfigKey<>(
+            "admin.operations.tls.key-file", null, "path to an unencrypted PEM PKCS#8 private key",
+            "Private key of the operations listener's certificate.", nonEmpty());
+    public static final ConfigKey<String> ADMIN_OPERATIONS_TLS_CA_FILE = new ConfigKey<>(
+            "admin.operations.tls.ca-file", null, "path to a PEM bundle of CA certificates (not the device CA)",
+            "CAs that operator client certificates must chain to; the certificate subject names the operator in the "
+                    + "event log.", nonEmpty());
+    public static final ConfigKey<Long> ADMIN_OPERATIONS_MAX_PAYLOAD = new ConfigKey<>(
+            "admin.operations.max-payload", "16KiB", "0 to 16MiB",
+            "Largest downlink payload an operation takes; a larger body is refused with 413.", size(0, 16L << 20));
 
     public static final ConfigKey<Integer> ADMISSION_CONNECTION_RATE = new ConfigKey<>("admission.connection-rate",
             "5000", "0 (no limit) to 1000000", "New connections a second the node accepts (a token bucket with a "
@@ -311,8 +339,9 @@ public final class CoreConfigKeys {
             "0 to 100 percent, at most overload.queue-pressure", "Queue fill below which that signal is back.",
             intRange(0, 100));
     public static final ConfigKey<Boolean> OVERLOAD_CLOSE_LISTENERS = new ConfigKey<>("overload.close-listeners",
-            "true", "true or false", "While overloaded, close the listening ports and fail /health, so the balancer "
-                    + "sends new devices to other nodes; reopen on recovery.", bool());
+            "true", "true or false", "While overloaded, close the listening ports, so the "
+                    + "balancer sends new devices to other nodes; reopen on recovery (/health/ready is 503 while "
+                    + "overloaded either way).", bool());
     public static final ConfigKey<Boolean> OVERLOAD_REFUSE_CONNECTS = new ConfigKey<>("overload.refuse-connects",
             "true", "true or false", "While overloaded, answer CONNECT with CONNACK server unavailable after a random "
                     + "delay up to admission.reject-delay.", bool());
@@ -344,7 +373,9 @@ public final class CoreConfigKeys {
             DOWNLINK_SOURCE, DOWNLINK_MAX_INFLIGHT, DOWNLINK_MAX_QUEUED, DOWNLINK_RETRY_INTERVAL, DOWNLINK_MAX_RETRIES,
             DOWNLINK_BROADCAST_RATE, SESSION_PROVIDER, SESSION_EXPIRY, SESSION_OPEN_TIMEOUT, SESSION_MAX_PENDING, SESSION_MAX_RETAINED,
             SESSION_MAX_SESSIONS,
-            ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT,
+            ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT, ADMIN_OPERATIONS_TOKEN_FILE, ADMIN_OPERATIONS_BIND,
+            ADMIN_OPERATIONS_PORT, ADMIN_OPERATIONS_TLS_CERT_FILE, ADMIN_OPERATIONS_TLS_KEY_FILE,
+            ADMIN_OPERATIONS_TLS_CA_FILE, ADMIN_OPERATIONS_MAX_PAYLOAD,
             ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_REJECT_DELAY,
             OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,
             OVERLOAD_HEAP_EXIT, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT, OVERLOAD_HANDSHAKE_RATE,

@@ -76,7 +76,28 @@ public record GatewayConfig(
     public record Acl(TopicAcl defaults, boolean disconnectOnViolation) {
     }
 
-    public record Admin(boolean enabled, String bind, int port) {
+    /** The admin plane: the read-only listener, and the operations endpoints (off unless a credential is set). */
+    public record Admin(boolean enabled, String bind, int port, Operations operations) {
+    }
+
+    /**
+     * Operations endpoints ({@code /downlink}, ...). On when a token file or operator mutual TLS is configured; every
+     * configured credential is then required. {@code port} is -1 when operations share the admin listener.
+     */
+    public record Operations(Path tokenFile, String bind, int port, Path tlsCertFile, Path tlsKeyFile, Path tlsCaFile,
+                             int maxPayload) {
+        public boolean enabled() {
+            return tokenFile != null || tlsCaFile != null;
+        }
+
+        /** Whether operations have their own listener, apart from the read-only endpoints. */
+        public boolean separateListener() {
+            return port >= 0;
+        }
+
+        public boolean mutualTls() {
+            return tlsCaFile != null;
+        }
     }
 
     public record Shutdown(int closeRatePerSecond, Duration timeout) {
@@ -145,7 +166,7 @@ public record GatewayConfig(
         Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));
         Acl acl = new Acl(new TopicAcl(v.get(ACL_PUBLISH), v.get(ACL_SUBSCRIBE)),
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
-        Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT));
+        Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
         Admission admission = new Admission(v.get(ADMISSION_CONNECTION_RATE), v.get(ADMISSION_MAX_HANDSHAKES),
                 v.get(ADMISSION_REJECT_DELAY));
@@ -181,6 +202,40 @@ public record GatewayConfig(
             throw v.invalid(exit, "is above " + enter.name() + " (" + in + ")");
         }
         return new OverloadDetector.Threshold(signal, enterValue, unit.apply(out));
+    }
+
+    /**
+     * Operations credentials: the three TLS files together or none; TLS only on a listener of its own (the read-only
+     * listener stays plain HTTP for balancer checks); nothing of it while the admin plane is off.
+     */
+    private static Operations operations(ConfigValues v) {
+        List<ConfigKey<String>> tlsKeys = List.of(ADMIN_OPERATIONS_TLS_CERT_FILE, ADMIN_OPERATIONS_TLS_KEY_FILE,
+                ADMIN_OPERATIONS_TLS_CA_FILE);
+        long tlsSet = tlsKeys.stream().filter(k -> v.find(k).isPresent()).count();
+        if (tlsSet != 0 && tlsSet != tlsKeys.size()) {
+            throw new ConfigException("operator mutual TLS needs all of " + tlsKeys.stream().map(ConfigKey::name)
+                    .toList() + ": set the missing ones or remove the others");
+        }
+        Operations o = new Operations(optionalPath(v, ADMIN_OPERATIONS_TOKEN_FILE), v.get(ADMIN_OPERATIONS_BIND),
+                v.find(ADMIN_OPERATIONS_PORT).orElse(-1), optionalPath(v, ADMIN_OPERATIONS_TLS_CERT_FILE),
+                optionalPath(v, ADMIN_OPERATIONS_TLS_KEY_FILE), optionalPath(v, ADMIN_OPERATIONS_TLS_CA_FILE),
+                v.get(ADMIN_OPERATIONS_MAX_PAYLOAD).intValue());
+        if (o.mutualTls() && !o.separateListener()) {
+            throw new ConfigException(ADMIN_OPERATIONS_TLS_CA_FILE.name() + " is set but "
+                    + ADMIN_OPERATIONS_PORT.name() + " is not: operator mutual TLS needs the operations listener of "
+                    + "its own (the read-only listener stays plain HTTP for health checks); set "
+                    + ADMIN_OPERATIONS_PORT.name());
+        }
+        if (o.enabled() && !v.get(ADMIN_ENABLED)) {
+            throw new ConfigException("admin operations are configured but " + ADMIN_ENABLED.name() + " is false: "
+                    + "set it to true or remove " + ADMIN_OPERATIONS_TOKEN_FILE.name() + " and "
+                    + ADMIN_OPERATIONS_TLS_CA_FILE.name());
+        }
+        return o;
+    }
+
+    private static Path optionalPath(ConfigValues v, ConfigKey<String> key) {
+        return v.find(key).map(x -> v.path(key)).orElse(null);
     }
 
     private static Path requiredPath(ConfigValues v, ConfigKey<String> key) {

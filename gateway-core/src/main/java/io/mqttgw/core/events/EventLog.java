@@ -6,7 +6,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Connection lifecycle events (connected, refused, disconnected) on the logger {@code io.mqttgw.events}. At INFO at
+ * Connection lifecycle events (connected, refused, disconnected) and admin operations on the logger
+ * {@code io.mqttgw.events}. At INFO at
  * most {@code log.lifecycle-rate} events a second are written; the rest are counted and summarised in the next
  * written line, so a storm of a million reconnects costs a few log lines. Per-message events do not exist here.
  * Client ids are escaped ({@link LogText}), so a device cannot forge a line.
@@ -39,6 +40,24 @@ public final class EventLog {
     public void disconnected(String clientId, Object remote, String reason) {
         if (admit()) {
             LOG.info("disconnected client={} remote={} reason={}{}", LogText.escape(clientId), remote, reason, suppressedNote());
+        }
+    }
+
+    /**
+     * An admin operation by an authenticated operator (token id or certificate subject): what it asked and what
+     * came of it, refusals included. Always written, not rate-limited: operations are few and this is their audit
+     * trail. Values are escaped, so a topic or client id cannot forge a log line.
+     */
+    public void operation(String operator, Object remote, String what, String outcome) {
+        LOG.info("operation operator={} remote={} what={} outcome={}", LogText.escape(operator), remote,
+                LogText.escape(what), LogText.escape(outcome));
+    }
+
+    /** An admin request refused before an operator was known (no or a wrong credential); rate-limited. */
+    public void operationRefused(Object remote, String what, String reason) {
+        if (admit()) {
+            LOG.info("operation refused remote={} what={} reason={}{}", remote, LogText.escape(what),
+                    LogText.escape(reason), suppressedNote());
         }
     }
 

@@ -1,8 +1,8 @@
 package io.mqttgw.core.events;
 
 /**
- * The one escaping for text a device chose (client ids, user names, topics) before it goes into a log line, so a
- * device cannot forge or split log lines: backslash, control characters (C0, DEL, C1) and the Unicode line and
+ * The one escaping for text from outside (client ids, user names, topics, request lines) before it goes into a log
+ * line, so nobody can forge or split log lines: backslash, control characters (C0, DEL, C1) and the Unicode line and
  * paragraph separators become backslash escapes. Text without any of them is returned as is (no copy). Stateless and
  * thread-safe.
  */
@@ -10,10 +10,10 @@ public final class LogText {
     private LogText() {
     }
 
-    /** {@code text} escaped for a log line; {@code null} stays {@code null}. */
+    /** {@code text} escaped for a log line; {@code null} becomes the text {@code null}. */
     public static String escape(String text) {
         if (text == null) {
-            return null;
+            return "null";
         }
         int n = text.length();
         int i = 0;

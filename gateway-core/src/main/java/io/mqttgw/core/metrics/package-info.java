@@ -1,2 +1,2 @@
-/** Micrometer meters of the gateway and the admin HTTP endpoint that serves them with {@code /health}. */
+/** Micrometer meters of the gateway and the named checks that the admin plane's readiness endpoint reports. */
 package io.mqttgw.core.metrics;

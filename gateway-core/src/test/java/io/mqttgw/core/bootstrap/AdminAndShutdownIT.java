@@ -51,6 +51,8 @@ class AdminAndShutdownIT {
             HttpResponse<String> health = get(gateway.adminPort(), "/health");
             assertEquals(200, health.statusCode());
             assertTrue(health.body().contains("\"status\":\"UP\""), health.body());
+            assertEquals(health.body(), get(gateway.adminPort(), "/health/ready").body(), "/health is /health/ready");
+            assertEquals("{\"status\":\"LIVE\"}\n", get(gateway.adminPort(), "/health/live").body());
 
             String metrics = get(gateway.adminPort(), "/metrics").body();
             assertTrue(metrics.contains("mqttgw_connections_open{node=\"test-node\"} 1.0"), metrics);
@@ -91,6 +93,33 @@ class AdminAndShutdownIT {
             c.close(true);
         }
         assertFalse(canConnect(admin), "the admin port is closed after shutdown");
+    }
+
+    @Test
+    void answersNotReadyButLiveWhileDraining() throws Exception {
+        Gateway gateway = TestGateway.tcp(dir).with("shutdown.close-rate", "10").with("shutdown.timeout", "10s")
+                .start();
+        List<MqttClient> clients = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            clients.add(paho(gateway, "drain-" + i));
+        }
+        int admin = gateway.adminPort();
+        assertEquals(200, get(admin, "/health/ready").statusCode());
+        Thread closer = new Thread(gateway::close, "closer");
+        closer.start();
+        // 20 sessions at 10/s: about two seconds of draining with the admin listener still up
+        long deadline = System.currentTimeMillis() + 30_000;
+        int ready = 200;
+        while (ready != 503 && System.currentTimeMillis() < deadline) {
+            ready = get(admin, "/health/ready").statusCode();
+        }
+        assertEquals(503, ready, "draining: take no new devices");
+        HttpResponse<String> live = get(admin, "/health/live");
+        assertEquals(200, live.statusCode(), "draining is not dead");
+        closer.join(30_000);
+        for (MqttClient c : clients) {
+            c.close(true);
+        }
     }
 
     @Test

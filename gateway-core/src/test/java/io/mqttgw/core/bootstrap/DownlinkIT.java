@@ -31,9 +31,11 @@ class DownlinkIT {
     @TempDir
     Path dir;
 
+    /** POSTs to the admin listener as the test operator (the gateway needs {@link TestGateway#withOperatorToken}). */
     static CompletableFuture<HttpResponse<String>> post(Gateway gateway, String pathAndQuery, String body) {
         return HttpClient.newHttpClient().sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                        + gateway.adminPort() + pathAndQuery)).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
+                        + gateway.adminPort() + pathAndQuery)).header("Authorization", "Bearer "
+                        + TestGateway.OPERATOR_TOKEN).POST(HttpRequest.BodyPublishers.ofString(body)).build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 
@@ -52,7 +54,8 @@ class DownlinkIT {
     @Test
     void retransmitsACommandWithDupUntilTheDeviceAcknowledgesIt() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = TestGateway.tls(pki, dir).with("downlink.retry-interval", "300ms").start();
+        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir)
+                .with("downlink.retry-interval", "300ms").start();
              RawMqttConnection device = RawMqttConnection.tls(pki.clientContext(pki.device("dev-dl")),
                      gateway.tlsPort())) {
             assertEquals(0, device.connect("dev-dl", 60));
@@ -85,7 +88,7 @@ class DownlinkIT {
     @Test
     void broadcastsToEverySubscribedDeviceExactlyOnce() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = TestGateway.tls(pki, dir)
+        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir)
                 .with("acl.subscribe", "devices/{client-id}/#,fleet/+/firmware").start()) {
             ConcurrentHashMap<String, AtomicInteger> received = new ConcurrentHashMap<>();
             List<Mqtt3AsyncClient> fleet = new ArrayList<>();

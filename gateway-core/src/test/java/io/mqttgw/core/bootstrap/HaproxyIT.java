@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A real HAProxy (Debian's package; .ci/run installs it) in TCP mode with send-proxy-v2 and a /health check in
+ * A real HAProxy (Debian's package; .ci/run installs it) in TCP mode with send-proxy-v2 and a /health/ready check in
  * front of two gateways: devices land on the first, each gateway sees the device's own address, and when the first
  * closes its port under overload HAProxy marks it down and new devices land on the second.
  */
@@ -86,7 +86,7 @@ class HaproxyIT {
                     "backend gateways",
                     // every device to the first gateway while it is up, so the move to the second is visible
                     "  balance first",
-                    "  option httpchk GET /health", "  http-check expect status 200",
+                    "  option httpchk GET /health/ready", "  http-check expect status 200",
                     "  default-server inter 200ms fall 1 rise 2 send-proxy-v2",
                     "  server gw1 127.0.0.1:" + first.tlsPort() + " check port " + first.adminPort(),
                     "  server gw2 127.0.0.1:" + second.tlsPort() + " check port " + second.adminPort(), ""));
@@ -103,7 +103,7 @@ class HaproxyIT {
                 Route onFirst = waitForRoute(first, "dev-a");
                 assertEquals(addressOf(a), onFirst.remoteAddress(), "the gateway sees the device, not HAProxy");
 
-                // a handshake flood straight at the first gateway overloads it: it closes its port, /health is 503
+                // a handshake flood straight at the first gateway overloads it: it closes its port, /health/ready is 503
                 SSLContext flood = pki.clientContext(pki.device("dev-flood"));
                 deadline = System.currentTimeMillis() + 5000;
                 while (!first.overloaded() && System.currentTimeMillis() < deadline) {

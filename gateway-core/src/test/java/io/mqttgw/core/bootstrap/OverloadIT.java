@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A flood of handshakes past overload.handshake-rate: the node closes its port and fails /health while existing
- * devices keep their PINGRESPs, and reopens once the flood is over.
+ * A flood of handshakes past overload.handshake-rate: the node closes its port and fails /health/ready (while
+ * /health/live stays 200) while existing devices keep their PINGRESPs, and reopens once the flood is over.
  */
 class OverloadIT {
     @TempDir
@@ -45,9 +45,13 @@ class OverloadIT {
     }
 
     static int health(Gateway gateway) {
+        return status(gateway, "/health/ready");
+    }
+
+    static int status(Gateway gateway, String path) {
         try {
             return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-                    + gateway.adminPort() + "/health")).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
+                    + gateway.adminPort() + path)).build(), HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (Exception e) {
             return -1;
         }
@@ -58,7 +62,7 @@ class OverloadIT {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway gateway = TestGateway.tls(pki, dir)
                 .with("overload.handshake-rate", "15").with("overload.handshake-rate-exit", "3")
-                .with("overload.interval", "100ms").with("overload.recovery-hold", "1s").start();
+                .with("overload.interval", "100ms").with("overload.recovery-hold", "3s").start();
              RawMqttConnection steady = RawMqttConnection.tls(pki.clientContext(pki.device("dev-steady")),
                      gateway.tlsPort())) {
             assertEquals(0, steady.connect("dev-steady", 60));
@@ -75,14 +79,16 @@ class OverloadIT {
             }
             assertTrue(gateway.overloaded(), "the handshake flood overloads the node");
             await("listening port closed", () -> !portOpen(port), 2000);
-            await("/health fails so the balancer looks elsewhere", () -> health(gateway) == 503, 2000);
+            await("/health/ready fails so the balancer looks elsewhere", () -> health(gateway) == 503, 2000);
+            assertEquals(503, status(gateway, "/health"), "/health is the same question as /health/ready");
+            assertEquals(200, status(gateway, "/health/live"), "liveness holds: a restart would only add a storm");
             assertTrue(gateway.metrics().registry().get("mqttgw.overload.level").gauge().value() == 1.0);
 
             steady.send(new byte[] {(byte) 0xC0, 0});
             assertEquals((byte) 0xD0, steady.readPacket()[0], "an existing device still gets its PINGRESP");
 
             await("port reopened after recovery", () -> portOpen(port), 10_000);
-            await("/health back to 200", () -> health(gateway) == 200, 2000);
+            await("/health/ready back to 200", () -> health(gateway) == 200, 2000);
             try (RawMqttConnection again = RawMqttConnection.tls(pki.clientContext(pki.device("dev-after")), port)) {
                 assertEquals(0, again.connect("dev-after", 60));
             }

@@ -50,7 +50,7 @@ class PersistentSessionIT {
     @Test
     void deliversCommandsQueuedWhileOfflineInOrderWhenThePersistentSessionResumes() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = TestGateway.tls(pki, dir).with("session.max-pending", "3").start()) {
+        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir).with("session.max-pending", "3").start()) {
             Mqtt3AsyncClient first = TestDevices.mutualTls(pki, gateway.tlsPort(), "dev-p").buildAsync();
             assertFalse(first.connectWith().cleanSession(false).send().join().isSessionPresent(), "a new session");
             first.subscribeWith().topicFilter("devices/dev-p/commands").qos(MqttQos.AT_LEAST_ONCE).send().join();
@@ -90,7 +90,7 @@ class PersistentSessionIT {
     @Test
     void resendsACommandInFlightToTheConnectionThatTakesThePersistentSessionOver() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = TestGateway.tls(pki, dir).start();
+        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir).start();
              RawMqttConnection old = RawMqttConnection.tls(pki.clientContext(pki.device("dev-t")),
                      gateway.tlsPort())) {
             assertEquals(0, old.connect("dev-t", 60, false)[3]);
@@ -122,7 +122,7 @@ class PersistentSessionIT {
     @Test
     void sendsTheRetainedConfigToADeviceThatSubscribesWithAWildcardLater() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = TestGateway.tls(pki, dir)
+        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir)
                 .with("acl.subscribe", "devices/{client-id}/#,fleet/+/config").start()) {
             assertEquals("{\"handedTo\":0}", outcome(post(gateway,
                     "/downlink/broadcast?topic=fleet/g1/config&qos=1&retain=true", "cfg-7")));

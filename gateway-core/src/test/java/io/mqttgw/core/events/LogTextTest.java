@@ -1,7 +1,6 @@
 package io.mqttgw.core.events;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -25,7 +24,14 @@ class LogTextTest {
         assertEquals("x\\u0000y\\u007fz\\u0085", LogText.escape("x\u0000y\u007fz\u0085"));
         assertEquals("p\\u2028q\\u2029", LogText.escape("p\u2028q\u2029"));
         assertEquals("back\\\\slash\\\\n", LogText.escape("back\\slash\\n"));
-        assertNull(LogText.escape(null));
+        assertEquals("null", LogText.escape(null));
+    }
+
+    @Test
+    void escapesLineBreaksAndControlCharactersSoNoLineCanBeForged() {
+        assertEquals("a\\nINFO forged\\r\\u001b[31m\\\\", LogText.escape("a\nINFO forged\r\u001b[31m\\"));
+        String plain = "devices/dev-1/commands";
+        assertSame(plain, LogText.escape(plain), "nothing to escape, nothing copied");
     }
 
     @Test

@@ -55,6 +55,20 @@ public final class TestGateway {
                 .with("overload.event-loop-lag", "5s");
     }
 
+    /** The token {@link #withOperatorToken} writes, under the id {@code test-operator}. */
+    public static final String OPERATOR_TOKEN = "test-operator-0123456789abcdef0123456789abcdef";
+
+    /** Turns the admin operations (/downlink, ...) on with a token file in {@code dir} holding {@link #OPERATOR_TOKEN}. */
+    public TestGateway withOperatorToken(Path dir) {
+        try {
+            Path file = java.nio.file.Files.writeString(dir.resolve("admin-tokens"),
+                    "test-operator:" + OPERATOR_TOKEN + "\n");
+            return with("admin.operations.token-file", file.toString());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     public TestGateway with(String key, String value) {
         properties.setProperty("mqttgw." + key, value);
         return this;

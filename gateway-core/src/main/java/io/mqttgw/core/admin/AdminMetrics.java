@@ -1,0 +1,35 @@
+package io.mqttgw.core.admin;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+
+/**
+ * {@code mqttgw_admin_requests_total{endpoint,result}}: every admin request by endpoint ({@code metrics},
+ * {@code live}, {@code ready}, {@code downlink}, {@code broadcast}, {@code other}) and result ({@code ok},
+ * {@code not_ready}, {@code unauthorized}, {@code invalid}, {@code too_large}, {@code not_found},
+ * {@code method_not_allowed}, {@code failed}). Called on the admin thread; Micrometer finds an existing counter.
+ */
+final class AdminMetrics {
+    private final MeterRegistry registry;
+
+    AdminMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    void count(String endpoint, String result) {
+        Counter.builder("mqttgw.admin.requests").description("Admin HTTP requests by endpoint and result")
+                .tag("endpoint", endpoint).tag("result", result).register(registry).increment();
+    }
+
+    /** The metric label of a request path; unknown paths share one label so callers cannot grow the series. */
+    static String endpoint(String path) {
+        return switch (path) {
+            case "/metrics" -> "metrics";
+            case "/health/live" -> "live";
+            case "/health/ready", "/health" -> "ready";
+            case OperationsHandler.DOWNLINK -> "downlink";
+            case OperationsHandler.BROADCAST -> "broadcast";
+            default -> "other";
+        };
+    }
+}

@@ -1,0 +1,106 @@
+package io.mqttgw.core.admin;
+
+import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.spi.DownlinkMessage;
+import io.mqttgw.core.spi.DownlinkTarget;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpUtil;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.util.Locale;
+
+/**
+ * The operations of an authenticated operator ({@link OperatorAuthHandler} ran before):
+ * {@code POST /downlink?client=ID&topic=T&qos=1[&retain=true]} sends the body to one device and answers with the
+ * outcome once known (for QoS 1/2 after the device's PUBACK); {@code POST /downlink/broadcast?topic=T&qos=1} sends
+ * it to every device of this node subscribed to the topic and answers with how many. Input is checked by
+ * {@link DownlinkRequest}; each operation, done or refused, is written to the event log with its operator.
+ * Stateless, shared by the connections; reads on the admin thread, completions arrive on device event loops.
+ */
+@ChannelHandler.Sharable
+final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    static final String DOWNLINK = "/downlink";
+    static final String BROADCAST = "/downlink/broadcast";
+
+    private final DownlinkTarget downlink;
+    private final AdminMetrics metrics;
+    private final EventLog events;
+
+    OperationsHandler(DownlinkTarget downlink, AdminMetrics metrics, EventLog events) {
+        this.downlink = downlink;
+        this.metrics = metrics;
+        this.events = events;
+    }
+
+    /** Whether {@code path} names an operation (the read-only listener refuses these when operations are elsewhere). */
+    static boolean isOperation(String path) {
+        return DOWNLINK.equals(path) || BROADCAST.equals(path);
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        boolean keepAlive = HttpUtil.isKeepAlive(request);
+        String operator = ctx.channel().attr(OperatorAuthHandler.OPERATOR).getAndSet(null);
+        QueryStringDecoder query = new QueryStringDecoder(request.uri());
+        String path = query.path();
+        String endpoint = AdminMetrics.endpoint(path);
+        Object remote = ctx.channel().remoteAddress();
+        if (!request.decoderResult().isSuccess()) {
+            refuse(ctx, false, HttpResponseStatus.BAD_REQUEST, endpoint, "invalid", operator, remote,
+                    request.method() + " " + path, "malformed HTTP request");
+            return;
+        }
+        if (!isOperation(path)) {
+            refuse(ctx, keepAlive, HttpResponseStatus.NOT_FOUND, endpoint, "not_found", operator, remote,
+                    request.method() + " " + path, "no such operation; try " + DOWNLINK + " or " + BROADCAST);
+            return;
+        }
+        if (!HttpMethod.POST.equals(request.method())) {
+            refuse(ctx, keepAlive, HttpResponseStatus.METHOD_NOT_ALLOWED, endpoint, "method_not_allowed", operator,
+                    remote, request.method() + " " + path, "operations take POST");
+            return;
+        }
+        boolean broadcast = BROADCAST.equals(path);
+        DownlinkRequest parsed = DownlinkRequest.parse(query, request.content(), broadcast);
+        if (parsed.refusal() != null) {
+            refuse(ctx, keepAlive, HttpResponseStatus.BAD_REQUEST, endpoint, "invalid", operator, remote,
+                    "POST " + path + " " + query.rawQuery(), parsed.refusal());
+            return;
+        }
+        DownlinkMessage m = parsed.message();
+        String what = (broadcast ? "broadcast" : "downlink client=" + m.clientId()) + " topic=" + m.topic() + " qos="
+                + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length;
+        if (broadcast) {
+            downlink.broadcast(m).whenComplete((n, e) -> done(ctx, keepAlive, endpoint, operator, remote, what,
+                    e == null ? "handed_to=" + n : null, e == null ? "{\"handedTo\":" + n + "}" : null));
+        } else {
+            downlink.deliver(m).whenComplete((o, e) -> {
+                String outcome = e == null ? o.name().toLowerCase(Locale.ROOT) : null;
+                done(ctx, keepAlive, endpoint, operator, remote, what, outcome,
+                        outcome == null ? null : "{\"outcome\":\"" + outcome + "\"}");
+            });
+        }
+    }
+
+    private void done(ChannelHandlerContext ctx, boolean keepAlive, String endpoint, String operator, Object remote,
+                      String what, String outcome, String body) {
+        metrics.count(endpoint, body == null ? "failed" : "ok");
+        events.operation(operator, remote, what, body == null ? "failed" : outcome);
+        FullHttpResponse response = body == null
+                ? AdminResponses.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, endpoint + " failed")
+                : AdminResponses.json(HttpResponseStatus.OK, body);
+        AdminResponses.respond(ctx, keepAlive, response);
+    }
+
+    private void refuse(ChannelHandlerContext ctx, boolean keepAlive, HttpResponseStatus status, String endpoint,
+                        String result, String operator, Object remote, String what, String reason) {
+        metrics.count(endpoint, result);
+        events.operation(operator, remote, what, "refused: " + reason);
+        AdminResponses.respond(ctx, keepAlive, AdminResponses.error(status, reason));
+    }
+}

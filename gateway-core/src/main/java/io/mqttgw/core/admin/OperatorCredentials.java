@@ -1,0 +1,114 @@
+package io.mqttgw.core.admin;
+
+import io.mqttgw.core.config.ConfigException;
+import io.mqttgw.core.config.CoreConfigKeys;
+import io.mqttgw.core.config.GatewayConfig;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpRequest;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+
+/**
+ * Who may call the operations endpoints: holders of a token of {@code admin.operations.token-file}, and/or of a
+ * client certificate from {@code admin.operations.tls.ca-file} on the operations listener. Every configured
+ * credential is required. Built at startup, before any listener, so a bad file stops the node; the token file is
+ * re-read when it changes, the TLS files are read once. {@link #authenticate} runs on the admin thread.
+ */
+public final class OperatorCredentials {
+    private static final String BEARER = "bearer ";
+
+    private final BearerTokens tokens;
+    private final SslContext tls;
+
+    private OperatorCredentials(BearerTokens tokens, SslContext tls) {
+        this.tokens = tokens;
+        this.tls = tls;
+    }
+
+    /** The credentials of {@code config}; a {@link ConfigException} naming the key when a file cannot be used. */
+    public static OperatorCredentials load(GatewayConfig.Operations config) {
+        if (!config.enabled()) {
+            throw new IllegalArgumentException("operations are not configured");
+        }
+        return new OperatorCredentials(config.tokenFile() == null ? null : BearerTokens.load(config.tokenFile()),
+                config.mutualTls() ? tlsContext(config) : null);
+    }
+
+    /** The server context of the operations listener (client certificate required), or null for plain HTTP. */
+    SslContext tlsContext() {
+        return tls;
+    }
+
+    /** The caller's name for the event log, or a refusal. */
+    record Verdict(String operator, String refusal) {
+        boolean accepted() {
+            return operator != null;
+        }
+    }
+
+    /** Checks the request's bearer token and the connection's client certificate, as far as each is configured. */
+    Verdict authenticate(HttpRequest request, SSLSession session) {
+        StringBuilder who = new StringBuilder();
+        if (tls != null) {
+            String subject = subject(session);
+            if (subject == null) {
+                return new Verdict(null, "no verified client certificate");
+            }
+            who.append("cert:").append(subject);
+        }
+        if (tokens != null) {
+            String header = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+            if (header == null || header.length() <= BEARER.length()
+                    || !header.regionMatches(true, 0, BEARER, 0, BEARER.length())) {
+                return new Verdict(null, "missing bearer token");
+            }
+            String id = tokens.idOf(header.substring(BEARER.length()).strip());
+            if (id == null) {
+                return new Verdict(null, "invalid bearer token");
+            }
+            who.insert(0, who.length() == 0 ? "token:" + id : "token:" + id + " ");
+        }
+        return new Verdict(who.toString(), null);
+    }
+
+    boolean usesTokens() {
+        return tokens != null;
+    }
+
+    private static String subject(SSLSession session) {
+        if (session == null) {
+            return null;
+        }
+        try {
+            Certificate[] chain = session.getPeerCertificates();
+            return chain.length > 0 && chain[0] instanceof X509Certificate x
+                    ? x.getSubjectX500Principal().getName() : null;
+        } catch (SSLPeerUnverifiedException e) {
+            return null;
+        }
+    }
+
+    private static SslContext tlsContext(GatewayConfig.Operations config) {
+        try {
+            return SslContextBuilder.forServer(config.tlsCertFile().toFile(), config.tlsKeyFile().toFile())
+                    .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                    .protocols("TLSv1.3", "TLSv1.2")
+                    .trustManager(config.tlsCaFile().toFile())
+                    .clientAuth(ClientAuth.REQUIRE)
+                    .build();
+        } catch (Exception e) {
+            throw new ConfigException("cannot build the operations listener's TLS context from "
+                    + CoreConfigKeys.ADMIN_OPERATIONS_TLS_CERT_FILE.name() + "=" + config.tlsCertFile() + ", "
+                    + CoreConfigKeys.ADMIN_OPERATIONS_TLS_KEY_FILE.name() + "=" + config.tlsKeyFile() + ", "
+                    + CoreConfigKeys.ADMIN_OPERATIONS_TLS_CA_FILE.name() + "=" + config.tlsCaFile() + ": "
+                    + e.getMessage() + " (PEM certificate chain, unencrypted PKCS#8 key, PEM CA bundle)", e);
+        }
+    }
+}
