@@ -5,6 +5,7 @@ import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.HealthCheck;
+import io.mqttgw.core.protocol.TopicLimits;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
@@ -42,11 +43,11 @@ public final class AdminServer implements AutoCloseable {
      */
     public AdminServer(GatewayConfig.Admin config, PrometheusMeterRegistry registry, Supplier<String> notReadyReason,
                        List<HealthCheck> checks, DownlinkTarget downlink, OperatorCredentials operators,
-                       EventLog events) throws InterruptedException {
+                       EventLog events, TopicLimits topicLimits) throws InterruptedException {
         GatewayConfig.Operations ops = config.operations();
         AdminMetrics metrics = new AdminMetrics(registry);
         AdminChannelInitializer.Operations operations = operators == null ? null
-                : new AdminChannelInitializer.Operations(operators, new OperationsHandler(downlink, metrics, events),
+                : new AdminChannelInitializer.Operations(operators, new OperationsHandler(downlink, metrics, events, topicLimits),
                 ops.maxPayload(), events);
         String refusal = operators == null
                 ? "operations endpoints are off: no operator credential is configured ("

@@ -1,21 +1,19 @@
 package io.mqttgw.core.admin;
 
+import io.mqttgw.core.protocol.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.netty.buffer.ByteBuf;
 import io.netty.handler.codec.http.QueryStringDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
  * Reads {@code ?client=ID&topic=T&qos=1&retain=false} and the body into a {@link DownlinkMessage}, or says why not,
- * with the rules of the Kafka downlink path: a topic without wildcards or NUL, within {@link #MAX_TOPIC_BYTES};
- * QoS 0, 1 or 2 (1 when absent); retain true or false; a client id for a single device.
+ * with the rules of the Kafka downlink path: a topic without wildcards or NUL, within the configured
+ * {@link TopicLimits} (the one check device topics get too); QoS 0, 1 or 2 (1 when absent); retain true or false; a
+ * client id for a single device.
  */
 record DownlinkRequest(DownlinkMessage message, String refusal) {
-    /** Topics longer than this (UTF-8) are refused; no device filter the ACL allows comes near it. */
-    static final int MAX_TOPIC_BYTES = 1024;
-
-    static DownlinkRequest parse(QueryStringDecoder query, ByteBuf body, boolean broadcast) {
+    static DownlinkRequest parse(QueryStringDecoder query, ByteBuf body, boolean broadcast, TopicLimits limits) {
         String client = param(query, "client");
         if (!broadcast && (client == null || client.isEmpty())) {
             return refused("want client=<client id>");
@@ -27,8 +25,12 @@ record DownlinkRequest(DownlinkMessage message, String refusal) {
         if (topic.indexOf('+') >= 0 || topic.indexOf('#') >= 0 || topic.indexOf('\u0000') >= 0) {
             return refused("topic must be a topic name: no wildcards (+, #) and no NUL");
         }
-        if (topic.getBytes(StandardCharsets.UTF_8).length > MAX_TOPIC_BYTES) {
-            return refused("topic longer than " + MAX_TOPIC_BYTES + " bytes");
+        TopicLimits.Exceeded exceeded = limits.check(topic);
+        if (exceeded == TopicLimits.Exceeded.LENGTH) {
+            return refused("topic longer than " + limits.maxBytes() + " bytes (mqtt.max-topic-length)");
+        }
+        if (exceeded == TopicLimits.Exceeded.LEVELS) {
+            return refused("topic has more than " + limits.maxLevels() + " levels (mqtt.max-topic-levels)");
         }
         String qosText = param(query, "qos");
         int qos;

@@ -1,6 +1,7 @@
 package io.mqttgw.core.admin;
 
 import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.protocol.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.netty.channel.ChannelHandler;
@@ -30,8 +31,10 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
     private final DownlinkTarget downlink;
     private final AdminMetrics metrics;
     private final EventLog events;
+    private final TopicLimits topicLimits;
 
-    OperationsHandler(DownlinkTarget downlink, AdminMetrics metrics, EventLog events) {
+    OperationsHandler(DownlinkTarget downlink, AdminMetrics metrics, EventLog events, TopicLimits topicLimits) {
+        this.topicLimits = topicLimits;
         this.downlink = downlink;
         this.metrics = metrics;
         this.events = events;
@@ -66,7 +69,7 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
             return;
         }
         boolean broadcast = BROADCAST.equals(path);
-        DownlinkRequest parsed = DownlinkRequest.parse(query, request.content(), broadcast);
+        DownlinkRequest parsed = DownlinkRequest.parse(query, request.content(), broadcast, topicLimits);
         if (parsed.refusal() != null) {
             refuse(ctx, keepAlive, HttpResponseStatus.BAD_REQUEST, endpoint, "invalid", operator, remote,
                     "POST " + path + " " + query.rawQuery(), parsed.refusal());

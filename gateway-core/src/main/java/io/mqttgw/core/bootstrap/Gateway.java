@@ -154,7 +154,8 @@ public final class Gateway implements AutoCloseable {
                         List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
                                 new HealthCheck("auth", authenticator::health),
                                 new HealthCheck("downlink", downlink::health),
-                                new HealthCheck("sessions", sessions::health)), downlinkTarget, operators, events);
+                                new HealthCheck("sessions", sessions::health)), downlinkTarget, operators, events,
+                        config.mqtt().topicLimits());
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import io.mqttgw.core.protocol.TopicLimits;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.handler.codec.http.QueryStringDecoder;
@@ -15,7 +16,7 @@ class DownlinkRequestTest {
     private static DownlinkRequest parse(String uri, boolean broadcast) {
         ByteBuf body = Unpooled.copiedBuffer("cmd", StandardCharsets.UTF_8);
         try {
-            return DownlinkRequest.parse(new QueryStringDecoder(uri), body, broadcast);
+            return DownlinkRequest.parse(new QueryStringDecoder(uri), body, broadcast, TopicLimits.DEFAULT);
         } finally {
             body.release();
         }
@@ -39,12 +40,14 @@ class DownlinkRequestTest {
                 "/downlink?client=d&topic=", "/downlink?client=d&topic=a/%2B/b", "/downlink?client=d&topic=a/%23",
                 "/downlink?client=d&topic=a%00b", "/downlink?client=d&topic=t&qos=3",
                 "/downlink?client=d&topic=t&qos=-1", "/downlink?client=d&topic=t&qos=01",
-                "/downlink?client=d&topic=t&retain=1", "/downlink?client=d&topic=" + "x".repeat(1025)}) {
+                "/downlink?client=d&topic=t&retain=1", "/downlink?client=d&topic=" + "x".repeat(1025),
+                "/downlink?client=d&topic=" + "a/".repeat(16) + "a"}) {
             DownlinkRequest r = parse(bad, false);
             assertNotNull(r.refusal(), bad);
             assertNull(r.message(), bad);
         }
-        assertNull(parse("/downlink?client=d&topic=" + "x".repeat(1024), false).refusal(), "at the limit");
+        assertNull(parse("/downlink?client=d&topic=" + "x".repeat(1024), false).refusal(), "at the length limit");
+        assertNull(parse("/downlink?client=d&topic=" + "a/".repeat(15) + "a", false).refusal(), "at the level limit");
     }
 
     @Test
