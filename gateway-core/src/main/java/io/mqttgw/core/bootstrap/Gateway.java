@@ -11,6 +11,7 @@ import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.AdminServer;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.metrics.HealthCheck;
+import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.metrics.NodeMeters;
 import io.mqttgw.core.overload.OverloadMonitor;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
@@ -147,7 +148,8 @@ public final class Gateway implements AutoCloseable {
                         List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
                                 new HealthCheck("auth", authenticator::health),
                                 new HealthCheck("downlink", downlink::health),
-                                new HealthCheck("sessions", sessions::health)));
+                                new HealthCheck("sessions", sessions::health),
+                                tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)));
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {

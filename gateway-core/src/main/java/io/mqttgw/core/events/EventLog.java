@@ -41,6 +41,33 @@ public final class EventLog {
         }
     }
 
+    /**
+     * A refused TLS handshake: the reason label and what the engine or the verifier said. The detail can carry text
+     * from the peer's certificate, so control characters are escaped.
+     */
+    public void tlsRefused(Object remote, String reason, String detail) {
+        if (admit()) {
+            LOG.info("tls handshake refused remote={} reason={} detail=\"{}\"{}", remote, reason,
+                    escapeControls(detail), suppressedNote());
+        }
+    }
+
+    private static String escapeControls(String text) {
+        if (text == null) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder(Math.min(text.length(), 300));
+        for (int i = 0; i < text.length() && i < 300; i++) {
+            char c = text.charAt(i);
+            if (c < 0x20 || c == 0x7f || c == '"' || c == '\\') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
     private boolean admit() {
         if (!LOG.isInfoEnabled()) {
             return false;
