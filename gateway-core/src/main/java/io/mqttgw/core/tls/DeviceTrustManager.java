@@ -28,6 +28,7 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
         checkClientTrusted(chain, authType);
+        VerifiedPeer.remember(engine, chain[0]);
     }
 
     @Override

@@ -79,6 +79,11 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private static X509Certificate peerCertificate(ChannelHandlerContext ctx) {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+        // the verifier's own (already parsed) object; asking the engine again would build and parse a new one
+        X509Certificate verified = VerifiedPeer.take(ssl.engine().getSession());
+        if (verified != null) {
+            return verified;
+        }
         try {
             Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
             return chain.length > 0 && chain[0] instanceof X509Certificate x ? x : null;
