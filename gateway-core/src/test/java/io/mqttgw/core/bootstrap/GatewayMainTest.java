@@ -57,6 +57,16 @@ class GatewayMainTest {
     }
 
     @Test
+    void refusesHardCrlModeWithoutACrlFile() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Path config = Files.writeString(config(pki), Files.readString(config(pki)) + "    crl-mode: hard\n");
+        assertEquals(2, run("check-config", "--config", config.toString()));
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertTrue(message.contains("listener.tls.crl-mode = 'hard'") && message.contains("listener.tls.crl-file"),
+                message);
+    }
+
+    @Test
     void namesTheKeyThePathAndTheReasonOfAnUnreadableFile() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         Files.delete(pki.certFile());
@@ -105,5 +115,25 @@ class GatewayMainTest {
         }
         assertTrue(pem.toString().startsWith(header), pem.toString());
         Files.writeString(pki.keyFile(), pem.toString());
+    }
+
+    @Test
+    void refusesAMissingCertificateFile() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Files.delete(pki.certFile());
+        assertEquals(2, run("check-config", "--config", config(pki).toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains(pki.certFile().toString()), err.toString());
+    }
+
+    @Test
+    void namesAMissingConfigurationFile() {
+        assertEquals(2, run("check-config", "--config", dir.resolve("nope.yaml").toString()));
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("configuration file not found"));
+    }
+
+    @Test
+    void explainsUsageForUnknownArguments() {
+        assertEquals(1, run("run", "--verbose"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("usage: gateway run --config FILE"));
     }
 }

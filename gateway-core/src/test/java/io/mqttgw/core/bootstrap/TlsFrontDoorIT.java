@@ -26,11 +26,13 @@ import javax.net.ssl.X509ExtendedKeyManager;
 import javax.net.ssl.X509KeyManager;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The TLS front door as a device sees it: a real JDK TLS client against the gateway's default (OpenSSL) engine, for
- * both certificate verifiers. A refused device reads the TLS alert it was sent; the gateway counts the reason.
+ * both certificate verifiers, and the alerts also against the JDK engine. A refused device reads the TLS alert it
+ * was sent; the gateway counts the reason.
  */
 class TlsFrontDoorIT {
     @TempDir
@@ -41,13 +43,32 @@ class TlsFrontDoorIT {
      * client's Finished in TLS 1.3, so its alert arrives on that read. Returns the JDK's report of the alert.
      */
     static String alertReceived(SSLContext context, int port) throws IOException {
-        try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
-            socket.setSoTimeout(30_000);
-            socket.startHandshake();
-            int read = socket.getInputStream().read();
-            return "no alert; read returned " + read;
-        } catch (SSLException e) {
-            return e.getMessage();
+        IOException last = null;
+        // the server may close while the client still writes its last handshake records (broken pipe): try again
+        for (int attempt = 0; attempt < 5; attempt++) {
+            try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+                socket.setSoTimeout(30_000);
+                socket.startHandshake();
+                int read = socket.getInputStream().read();
+                return "no alert; read returned " + read;
+            } catch (SSLException e) {
+                return e.getMessage();
+            } catch (java.net.SocketException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    /**
+     * OpenSSL sends the alert of the refusal. The JDK engine's server side (JDK 17) sends {@code certificate_unknown}
+     * for every refused client certificate whatever the reason, so with it only the counted reason tells them apart.
+     */
+    static void assertAlert(String expected, String received, String engine) {
+        if ("jdk".equals(engine)) {
+            assertTrue(received.contains(expected) || received.contains("certificate_unknown"), received);
+        } else {
+            assertTrue(received.contains(expected), received);
         }
     }
 
@@ -56,7 +77,8 @@ class TlsFrontDoorIT {
         while (gateway.metrics().tlsFailures(reason) < expected && System.currentTimeMillis() < deadline) {
             Thread.sleep(10);
         }
-        assertEquals(expected, gateway.metrics().tlsFailures(reason), "failures counted as " + reason.label());
+        // at least: a retried attempt (broken pipe) is refused and counted too
+        assertTrue(gateway.metrics().tlsFailures(reason) >= expected, "failures counted as " + reason.label());
     }
 
     private Gateway start(TestPki pki, String verifier, String... keyValues) {
@@ -67,37 +89,38 @@ class TlsFrontDoorIT {
         return gateway.start();
     }
 
-    @ParameterizedTest(name = "verifier {0}")
-    @ValueSource(strings = {"lean", "pkix"})
-    void refusesCertificateFromUnknownCaWithUnknownCaAlert(String verifier) throws Exception {
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesCertificateFromUnknownCaWithUnknownCaAlert(String verifier, String engine) throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = start(pki, verifier)) {
+        try (Gateway gateway = start(pki, verifier, "listener.tls.engine", engine)) {
             String alert = alertReceived(pki.clientContext(pki.untrustedDevice("dev-x")), gateway.tlsPort());
-            assertTrue(alert.contains("unknown_ca"), alert);
+            assertAlert("unknown_ca", alert, engine);
             awaitCount(gateway, TlsFailureReason.CERTIFICATE_UNKNOWN_CA, 1);
         }
     }
 
-    @ParameterizedTest(name = "verifier {0}")
-    @ValueSource(strings = {"lean", "pkix"})
-    void refusesExpiredCertificateWithCertificateExpiredAlert(String verifier) throws Exception {
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesExpiredCertificateWithCertificateExpiredAlert(String verifier, String engine) throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = start(pki, verifier)) {
+        try (Gateway gateway = start(pki, verifier, "listener.tls.engine", engine)) {
             String alert = alertReceived(pki.clientContext(pki.expiredDevice("dev-old")), gateway.tlsPort());
-            assertTrue(alert.contains("certificate_expired"), alert);
+            assertAlert("certificate_expired", alert, engine);
             awaitCount(gateway, TlsFailureReason.CERTIFICATE_EXPIRED, 1);
         }
     }
 
-    @ParameterizedTest(name = "verifier {0}")
-    @ValueSource(strings = {"lean", "pkix"})
-    void refusesRevokedCertificateWithCertificateRevokedAlert(String verifier) throws Exception {
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesRevokedCertificateWithCertificateRevokedAlert(String verifier, String engine) throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         X509Bundle stolen = pki.device("dev-stolen");
         Path crl = pki.writeCrl(dir.resolve("devices.crl"), stolen);
-        try (Gateway gateway = start(pki, verifier, "listener.tls.crl-file", crl.toString())) {
+        try (Gateway gateway = start(pki, verifier, "listener.tls.crl-file", crl.toString(),
+                "listener.tls.engine", engine)) {
             String alert = alertReceived(pki.clientContext(stolen), gateway.tlsPort());
-            assertTrue(alert.contains("certificate_revoked"), alert);
+            assertAlert("certificate_revoked", alert, engine);
             awaitCount(gateway, TlsFailureReason.CERTIFICATE_REVOKED, 1);
             CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
         }
@@ -119,7 +142,7 @@ class TlsFrontDoorIT {
     }
 
     @ParameterizedTest(name = "verifier {0}, RSA {1}")
-    @org.junit.jupiter.params.provider.CsvSource({"lean,false", "lean,true", "pkix,false", "pkix,true"})
+    @CsvSource({"lean,false", "lean,true", "pkix,false", "pkix,true"})
     void refusesCertificateSignedWithSha1(String verifier, boolean rsa) throws Exception {
         TestPki pki = rsa ? TestPki.createRsa(dir.resolve("pki")) : TestPki.create(dir.resolve("pki"));
         X509Bundle sha1 = pki.sha1Device("dev-sha1");
