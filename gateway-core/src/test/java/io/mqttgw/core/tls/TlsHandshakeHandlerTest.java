@@ -56,6 +56,14 @@ class TlsHandshakeHandlerTest {
         appender.stop();
     }
 
+    /** The build's loggers are asynchronous: a line reaches the appender on the logging thread, a little later. */
+    private void awaitLines(int count) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (lines.size() < count && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
     private static SslHandshakeCompletionEvent failed(Throwable cause) {
         SSLHandshakeException wrapper = new SSLHandshakeException("General OpenSslEngine problem");
         wrapper.initCause(cause);
@@ -63,7 +71,7 @@ class TlsHandshakeHandlerTest {
     }
 
     @Test
-    void countsLogsAndClosesARefusedHandshakeWithControlCharactersEscaped() {
+    void countsLogsAndClosesARefusedHandshakeWithControlCharactersEscaped() throws InterruptedException {
         GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.attr(ConnectionContext.KEY).set(new ConnectionContext("tls"));
@@ -74,6 +82,7 @@ class TlsHandshakeHandlerTest {
 
         assertEquals(1, metrics.tlsFailures(TlsFailureReason.CERTIFICATE_UNKNOWN_CA));
         assertFalse(channel.isActive());
+        awaitLines(1);
         assertEquals(1, lines.size(), lines.toString());
         assertTrue(lines.get(0).contains("reason=certificate_unknown_ca"), lines.get(0));
         assertTrue(lines.get(0).contains("no CA issued CN=evil\\u000aforged line"), lines.get(0));
@@ -81,7 +90,7 @@ class TlsHandshakeHandlerTest {
     }
 
     @Test
-    void logsNoMoreThanTheEventBudgetInAStorm() {
+    void logsNoMoreThanTheEventBudgetInAStorm() throws InterruptedException {
         GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
         TlsHandshakeHandler handler = new TlsHandshakeHandler(new CertificateIdentities("cn"), metrics,
                 new EventLog(3));
@@ -92,6 +101,8 @@ class TlsHandshakeHandlerTest {
             channel.pipeline().fireUserEventTriggered(failed(CertificateRefusals.expired("expired")));
         }
         assertEquals(50, metrics.tlsFailures(TlsFailureReason.CERTIFICATE_EXPIRED));
+        awaitLines(3);
+        Thread.sleep(500);
         // one-second windows: a slow machine may cross into a second window, never more than a few
         assertTrue(lines.size() >= 3 && lines.size() <= 9, "lines logged: " + lines.size());
     }
