@@ -24,6 +24,7 @@ import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.DownlinkTarget;
+import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.OverloadListener;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
@@ -154,8 +155,9 @@ public final class Gateway implements AutoCloseable {
                         List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
                                 new HealthCheck("auth", authenticator::health),
                                 new HealthCheck("downlink", downlink::health),
-                                new HealthCheck("sessions", sessions::health)), downlinkTarget, operators, events,
-                        config.mqtt().topicLimits());
+                                new HealthCheck("sessions", sessions::health),
+                                tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
+                        downlinkTarget, operators, events, config.mqtt().topicLimits());
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {

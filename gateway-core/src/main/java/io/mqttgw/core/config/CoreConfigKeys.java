@@ -51,15 +51,26 @@ public final class CoreConfigKeys {
             "path to a PEM certificate chain (server certificate first)",
             "Server certificate chain; required when the TLS listener is enabled.", nonEmpty());
     public static final ConfigKey<String> TLS_KEY_FILE = new ConfigKey<>("listener.tls.key-file", null,
-            "path to an unencrypted PEM PKCS#8 private key (ECDSA or RSA)",
+            "path to an unencrypted PEM private key (ECDSA or RSA; PKCS#8, SEC1 or PKCS#1)",
             "Server private key; required when the TLS listener is enabled.", nonEmpty());
     public static final ConfigKey<String> TLS_CA_FILE = new ConfigKey<>("listener.tls.ca-file", null,
             "path to a PEM bundle of CA certificates",
             "CAs that device certificates must chain to; required unless client-auth is none.", nonEmpty());
     public static final ConfigKey<String> TLS_CRL_FILE = new ConfigKey<>("listener.tls.crl-file", null,
             "path to a PEM or DER file of CRLs from the device CAs",
-            "Revoked device certificates are refused at the handshake; reloaded with the other TLS files. An issuer "
-                    + "without a current CRL here does not block its devices.", nonEmpty());
+            "Revoked device certificates are refused at the handshake; reloaded with the other TLS files. Whether an "
+                    + "issuer without a current CRL here blocks its devices is listener.tls.crl-mode.", nonEmpty());
+    public static final ConfigKey<String> TLS_CRL_MODE = new ConfigKey<>("listener.tls.crl-mode", "soft",
+            "soft or hard; hard needs listener.tls.crl-file",
+            "soft: an issuer with no CRL, or one past its next-update, does not block its devices; hard: it does "
+                    + "(handshake refused, reason crl_stale, logged and shown in /health).", oneOf("soft", "hard"));
+    public static final ConfigKey<Boolean> TLS_SEND_CA_NAMES = new ConfigKey<>("listener.tls.send-ca-names", "true",
+            "true or false", "List the trusted device CAs in the TLS CertificateRequest, so a device holding several "
+                    + "certificates can pick the right one; false hides the CA names.", bool());
+    public static final ConfigKey<String> TLS_VERIFIER = new ConfigKey<>("listener.tls.verifier", "lean",
+            "lean or pkix", "How device certificates are verified: lean checks the chain against the configured CAs "
+                    + "with cached CA keys and caches recently verified certificates (CRLs checked every time); "
+                    + "pkix is the JDK's generic PKIX validation on every handshake.", oneOf("lean", "pkix"));
     public static final ConfigKey<String> TLS_CLIENT_AUTH = new ConfigKey<>("listener.tls.client-auth", "require",
             "require, optional or none", "Whether devices must present a client certificate.",
             oneOf("require", "optional", "none"));
@@ -360,7 +371,8 @@ public final class CoreConfigKeys {
 
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
-            TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
+            TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
+            TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_RELOAD_INTERVAL,
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,

@@ -14,6 +14,8 @@ import org.slf4j.LoggerFactory;
  * Thread-safe and lock-free; the window check is approximate under contention, which is fine for a log budget.
  */
 public final class EventLog {
+    private static final int MAX_DETAIL = 300;
+
     private static final Logger LOG = LoggerFactory.getLogger("io.mqttgw.events");
 
     private final int perSecond;
@@ -58,6 +60,19 @@ public final class EventLog {
         if (admit()) {
             LOG.info("operation refused remote={} what={} reason={}{}", remote, LogText.escape(what),
                     LogText.escape(reason), suppressedNote());
+        }
+    }
+
+    /**
+     * A refused TLS handshake: the reason label and what the engine or the verifier said. The detail can carry text
+     * from the peer's certificate, so control characters are escaped.
+     */
+    public void tlsRefused(Object remote, String reason, String detail) {
+        // a certificate subject can be long; the first part says enough and keeps the line bounded
+        if (admit()) {
+            LOG.info("tls handshake refused remote={} reason={} detail=\"{}\"{}", remote, reason,
+                    LogText.escape(detail == null || detail.length() <= MAX_DETAIL ? detail
+                            : detail.substring(0, MAX_DETAIL)), suppressedNote());
         }
     }
 

@@ -65,7 +65,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.traffic = new TrafficMeterHandler(services.metrics());
         this.lifecycle = new ConnectionLifecycleHandler(services);
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
-                new CertificateIdentities(services.config().identity().source()), services.metrics());
+                new CertificateIdentities(services.config().identity().source()), services.metrics(),
+                services.events());
         this.publish = new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
                 services.config().mqtt().topicLimits());

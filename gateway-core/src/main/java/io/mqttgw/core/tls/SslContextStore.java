@@ -1,6 +1,14 @@
 package io.mqttgw.core.tls;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.core.metrics.HealthCheck;
+import io.mqttgw.core.spi.HealthStatus;
+import java.security.cert.X509Certificate;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.security.auth.x500.X500Principal;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.netty.handler.ssl.ClientAuth;
@@ -26,7 +34,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The TLS listener's server context, built from PEM files (and CRLs, when configured) and replaced when their
- * content changes. Event loops
+ * content changes. Device certificates are checked by a {@link DeviceTrustManager} with the verifier of
+ * {@code listener.tls.verifier}; CRL ages are gauges, and a CRL past its next-update is logged and reported by
+ * {@link #crlHealth()}. Event loops
  * read {@link #current()} (a volatile read) for each new connection; a reload builds the new context on the
  * watcher thread, so new handshakes use the new files and open connections keep theirs. A reload that fails
  * (half-written files, a key that does not match) keeps the previous context and is counted and logged.
@@ -38,6 +48,14 @@ public final class SslContextStore {
     private final SslProvider provider;
     private final Counter reloads;
     private final Counter reloadFailures;
+    /** Verified device certificates remembered per context (lean verifier), bounding the cache's heap. */
+    static final int VERIFIED_CACHE_CAPACITY = 100_000;
+
+    private final MeterRegistry meters;
+    private final Set<X500Principal> crlIssuersMetered = ConcurrentHashMap.newKeySet();
+    private volatile RevocationLists crls = RevocationLists.NONE;
+    private volatile List<X500Principal> caNames = List.of();
+    private List<String> lastStale = List.of();
     private volatile SslContext current;
     private byte[] checksum;
     private ScheduledFuture<?> watch;
@@ -45,14 +63,18 @@ public final class SslContextStore {
     public SslContextStore(GatewayConfig.TlsListener config, GatewayMetrics metrics) {
         this.config = config;
         this.provider = chooseProvider(config.engine());
+        this.meters = metrics.registry();
         this.reloads = Counter.builder("mqttgw.tls.reloads").tag("result", "ok")
                 .description("Certificate file reloads").register(metrics.registry());
         this.reloadFailures = Counter.builder("mqttgw.tls.reloads").tag("result", "failed")
                 .description("Certificate file reloads").register(metrics.registry());
-        this.checksum = checksumOfFiles();
+        // build first: it names the key and the path of a file it cannot read
         this.current = build();
-        LOG.info("TLS listener context built: engine {}, protocols {}, client auth {}", provider, config.protocols(),
-                config.clientAuth());
+        this.checksum = checksumOfFiles();
+        LOG.info("TLS listener context built: engine {}, protocols {}, client auth {}, verifier {}, crl-mode {}, "
+                        + "CA names {}", provider, config.protocols(), config.clientAuth(), config.verifier(),
+                config.crlMode(), config.sendCaNames() ? "listed" : "not listed");
+        checkCrlFreshness();
     }
 
     private static SslProvider chooseProvider(String engine) {
@@ -91,6 +113,14 @@ public final class SslContextStore {
 
     /** Rebuilds the context when any file's content changed; returns whether a new context is in place. */
     public boolean reloadIfChanged() {
+        try {
+            return reloadIfFilesChanged();
+        } finally {
+            checkCrlFreshness();
+        }
+    }
+
+    private boolean reloadIfFilesChanged() {
         byte[] now;
         try {
             now = checksumOfFiles();
@@ -118,26 +148,130 @@ public final class SslContextStore {
     }
 
     private SslContext build() {
+        TlsFiles.ServerCredentials server = TlsFiles.server(config.certFile(), config.keyFile());
         try {
-            SslContextBuilder builder = SslContextBuilder.forServer(config.certFile().toFile(),
-                            config.keyFile().toFile())
+            SslContextBuilder builder = SslContextBuilder.forServer(server.key(), server.chain())
                     .sslProvider(provider)
                     .protocols(config.protocols())
                     .clientAuth(clientAuth(config.clientAuth()))
                     .sessionCacheSize(config.sessionCacheSize())
                     .sessionTimeout(config.sessionTimeout().toSeconds());
-            if (config.caFile() != null && config.crlFile() != null) {
-                builder.trustManager(RevocationTrust.of(config.caFile(), config.crlFile()));
-            } else if (config.caFile() != null) {
-                builder.trustManager(config.caFile().toFile());
+            RevocationLists lists = RevocationLists.NONE;
+            if (config.caFile() != null) {
+                List<X509Certificate> cas = TlsFiles.certificates("listener.tls.ca-file", config.caFile());
+                if (config.crlFile() != null) {
+                    lists = RevocationLists.of(TlsFiles.crls("listener.tls.crl-file", config.crlFile()), cas);
+                }
+                DeviceCertificateVerifier verifier = "pkix".equals(config.verifier())
+                        ? DeviceCertificateVerifier.pkix(cas, lists, config.crlHard())
+                        : DeviceCertificateVerifier.lean(cas, lists, config.crlHard(), VERIFIED_CACHE_CAPACITY);
+                X509Certificate[] listed = config.sendCaNames() ? cas.toArray(new X509Certificate[0])
+                        : new X509Certificate[0];
+                builder.trustManager(new DeviceTrustManager(verifier, listed, System::currentTimeMillis));
             }
-            return builder.build();
+            SslContext context = builder.build();
+            crls = lists;
+            caNames = config.caFile() == null ? List.of() : TlsFiles.certificates("listener.tls.ca-file",
+                    config.caFile()).stream().map(X509Certificate::getSubjectX500Principal).toList();
+            registerCrlMeters(lists);
+            return context;
         } catch (SSLException | IllegalArgumentException | GeneralSecurityException e) {
             throw new IllegalStateException("cannot build the TLS context from listener.tls.cert-file="
                     + config.certFile() + ", listener.tls.key-file=" + config.keyFile() + ", listener.tls.ca-file="
                     + config.caFile() + (config.crlFile() == null ? "" : ", listener.tls.crl-file=" + config.crlFile())
-                    + ": " + e.getMessage() + " (PEM certificate chain, unencrypted PKCS#8 key, PEM or DER CRLs)", e);
+                    + ": " + e.getMessage(), e);
         }
+    }
+
+    /** One age and one next-update gauge per CRL issuer, reading the current lists (NaN once an issuer is gone). */
+    private void registerCrlMeters(RevocationLists lists) {
+        for (RevocationLists.IssuerCrl crl : lists.all()) {
+            X500Principal issuer = crl.issuer();
+            if (crlIssuersMetered.add(issuer)) {
+                Gauge.builder("mqttgw.tls.crl.age", this, s -> s.crlSeconds(issuer, true))
+                        .tag("issuer", issuer.getName()).baseUnit("seconds")
+                        .description("Time since the thisUpdate of the issuer's CRL in listener.tls.crl-file")
+                        .register(meters);
+                Gauge.builder("mqttgw.tls.crl.next.update", this, s -> s.crlSeconds(issuer, false))
+                        .tag("issuer", issuer.getName()).baseUnit("seconds")
+                        .description("Time until the nextUpdate of the issuer's CRL; negative once it is past")
+                        .register(meters);
+            }
+        }
+    }
+
+    private double crlSeconds(X500Principal issuer, boolean age) {
+        RevocationLists.IssuerCrl crl = crls.of(issuer);
+        if (crl == null) {
+            return Double.NaN;
+        }
+        long now = System.currentTimeMillis();
+        if (age) {
+            return (now - crl.thisUpdateMillis()) / 1000.0;
+        }
+        return crl.nextUpdateMillis() == Long.MAX_VALUE ? Double.POSITIVE_INFINITY
+                : (crl.nextUpdateMillis() - now) / 1000.0;
+    }
+
+    /** Names of the device CAs whose CRL is missing (hard mode only) or past its next-update. */
+    private List<String> staleCrlIssuers(long now) {
+        List<String> stale = new ArrayList<>();
+        if (config.crlFile() == null) {
+            return stale;
+        }
+        for (RevocationLists.IssuerCrl crl : crls.all()) {
+            if (crl.staleAt(now)) {
+                stale.add(crl.issuer().getName());
+            }
+        }
+        if (config.crlHard()) {
+            for (X500Principal ca : caNames()) {
+                if (crls.of(ca) == null) {
+                    stale.add(ca.getName() + " (no CRL)");
+                }
+            }
+        }
+        return stale;
+    }
+
+    private List<X500Principal> caNames() {
+        return caNames;
+    }
+
+    /**
+     * Logs once when a CRL turns stale (and again when it is fresh); called by the file watcher and at build, so an
+     * operator sees it without scraping metrics.
+     */
+    synchronized void checkCrlFreshness() {
+        List<String> stale = config.crlFile() == null ? List.of() : staleCrlIssuers(System.currentTimeMillis());
+        if (!stale.equals(lastStale)) {
+            if (stale.isEmpty()) {
+                LOG.info("every device CA has a current CRL again");
+            } else if (config.crlHard()) {
+                LOG.warn("no current CRL for {}: listener.tls.crl-mode is hard, so their devices are refused "
+                        + "(reason crl_stale) until listener.tls.crl-file is renewed", stale);
+            } else {
+                LOG.warn("no current CRL for {}: listener.tls.crl-mode is soft, so their devices are still admitted"
+                        + " and revocations after the CRL's date are not seen", stale);
+            }
+            lastStale = stale;
+        }
+    }
+
+    /** {@code tls-crl} for {@code /health}: degraded while hard CRL mode refuses devices of an issuer. */
+    public HealthCheck crlHealth() {
+        return new HealthCheck("tls-crl", () -> {
+            List<String> stale = staleCrlIssuers(System.currentTimeMillis());
+            if (stale.isEmpty()) {
+                return HealthStatus.UP;
+            }
+            if (config.crlHard()) {
+                return HealthStatus.degraded("no current CRL for " + stale + "; their devices are refused "
+                        + "(listener.tls.crl-mode hard)");
+            }
+            return new HealthStatus(true, "no current CRL for " + stale + " (listener.tls.crl-mode soft: devices "
+                    + "admitted)");
+        });
     }
 
     private static ClientAuth clientAuth(String value) {

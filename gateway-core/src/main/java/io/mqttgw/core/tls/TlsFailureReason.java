@@ -8,6 +8,7 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
 import java.security.cert.CertificateRevokedException;
+import java.security.cert.PKIXReason;
 import java.util.Locale;
 
 /** Why a TLS handshake failed, read from the exception types in the cause chain (never from message text). */
@@ -20,7 +21,11 @@ public enum TlsFailureReason {
     CERTIFICATE_EXPIRED,
     /** The client certificate is listed in a CRL from {@code listener.tls.crl-file}. */
     CERTIFICATE_REVOKED,
-    /** The client certificate did not verify against the trusted CAs. */
+    /** The client certificate does not chain to a CA of {@code listener.tls.ca-file}. */
+    CERTIFICATE_UNKNOWN_CA,
+    /** The issuer's CRL is missing or past its next-update and {@code listener.tls.crl-mode} is hard. */
+    CRL_STALE,
+    /** The client certificate did not verify for another reason: bad signature, SHA-1, key usage. */
     CERTIFICATE_REJECTED,
     /** The peer closed the connection during the handshake. */
     PEER_CLOSED,
@@ -49,6 +54,13 @@ public enum TlsFailureReason {
             if (t instanceof CertificateRevokedException || t instanceof CertPathValidatorException r
                     && r.getReason() == CertPathValidatorException.BasicReason.REVOKED) {
                 return CERTIFICATE_REVOKED;
+            }
+            if (t instanceof CertPathValidatorException u && u.getReason() == PKIXReason.NO_TRUST_ANCHOR) {
+                return CERTIFICATE_UNKNOWN_CA;
+            }
+            if (t instanceof CertPathValidatorException s
+                    && s.getReason() == CertPathValidatorException.BasicReason.UNDETERMINED_REVOCATION_STATUS) {
+                return CRL_STALE;
             }
             if (t instanceof CertificateExpiredException || t instanceof CertificateNotYetValidException
                     || t instanceof CertPathValidatorException v

@@ -1,5 +1,6 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.DeviceDisconnector;
@@ -18,17 +19,19 @@ import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * Ends the TLS phase: on success records the verified client certificate and its identity in the
- * {@link ConnectionContext} and removes itself; on failure counts the reason and closes. Stateless, shared by all
+ * {@link ConnectionContext} and removes itself; on failure counts the reason, logs it (rate-limited) and closes. Stateless, shared by all
  * channels of a listener; runs on each channel's event loop.
  */
 @Sharable
 public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
     private final CertificateIdentities identities;
     private final GatewayMetrics metrics;
+    private final EventLog events;
 
-    public TlsHandshakeHandler(CertificateIdentities identities, GatewayMetrics metrics) {
+    public TlsHandshakeHandler(CertificateIdentities identities, GatewayMetrics metrics, EventLog events) {
         this.identities = identities;
         this.metrics = metrics;
+        this.events = events;
     }
 
     @Override
@@ -42,11 +45,27 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
                 }
                 ctx.pipeline().remove(this);
             } else {
-                metrics.tlsHandshakeFailed(TlsFailureReason.classify(done.cause()));
+                TlsFailureReason reason = TlsFailureReason.classify(done.cause());
+                metrics.tlsHandshakeFailed(reason);
+                // rate-limited by the event log: a wrong server key or CA shows in the log, a storm costs a few lines
+                events.tlsRefused(ConnectionContext.of(ctx.channel()).remoteAddress(), reason.label(),
+                        detail(done.cause()));
                 DeviceDisconnector.close(ctx.channel(), DisconnectReason.TLS_HANDSHAKE_FAILED);
             }
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /** The most specific message in the cause chain: the verifier's refusal rather than the engine's wrapper. */
+    static String detail(Throwable failure) {
+        String detail = null;
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 32; t = t.getCause(), depth++) {
+            if (t.getMessage() != null) {
+                detail = t.getMessage();
+            }
+        }
+        return detail == null ? String.valueOf(failure) : detail;
     }
 
     /** Whether the handshake resumed a session (cheaper: no certificate verification, no key exchange signature). */
@@ -60,6 +79,11 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     private static X509Certificate peerCertificate(ChannelHandlerContext ctx) {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+        // the verifier's own (already parsed) object; asking the engine again would build and parse a new one
+        X509Certificate verified = VerifiedPeer.take(ssl.engine().getSession());
+        if (verified != null) {
+            return verified;
+        }
         try {
             Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
             return chain.length > 0 && chain[0] instanceof X509Certificate x ? x : null;

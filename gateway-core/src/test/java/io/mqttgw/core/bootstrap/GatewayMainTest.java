@@ -42,8 +42,79 @@ class GatewayMainTest {
         Files.writeString(pki.keyFile(), "not a key\n");
         assertEquals(2, run("check-config", "--config", config(pki).toString()));
         String message = err.toString(StandardCharsets.UTF_8);
-        assertTrue(message.startsWith("configuration error: cannot build the TLS context"), message);
-        assertTrue(message.contains("listener.tls.key-file=" + pki.keyFile()), message);
+        assertTrue(message.startsWith("configuration error: listener.tls.key-file=" + pki.keyFile()), message);
+        assertTrue(message.contains("no private key"), message);
+    }
+
+    @Test
+    void refusesAServerKeyThatDoesNotMatchTheServerCertificate() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Files.writeString(pki.keyFile(), pki.device("someone-else").getPrivateKeyPEM());
+        assertEquals(2, run("check-config", "--config", config(pki).toString()));
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertTrue(message.startsWith("configuration error: listener.tls.key-file=" + pki.keyFile()), message);
+        assertTrue(message.contains("does not match the server certificate"), message);
+    }
+
+    @Test
+    void refusesHardCrlModeWithoutACrlFile() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Path config = Files.writeString(config(pki), Files.readString(config(pki)) + "    crl-mode: hard\n");
+        assertEquals(2, run("check-config", "--config", config.toString()));
+        String message = err.toString(StandardCharsets.UTF_8);
+        assertTrue(message.contains("listener.tls.crl-mode = 'hard'") && message.contains("listener.tls.crl-file"),
+                message);
+    }
+
+    @Test
+    void namesTheKeyThePathAndTheReasonOfAnUnreadableFile() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Files.delete(pki.certFile());
+        assertEquals(2, run("check-config", "--config", config(pki).toString()));
+        assertEquals("configuration error: listener.tls.cert-file=" + pki.certFile() + ": cannot read: no such file",
+                err.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
+    void readsATraditionalSec1EcPrivateKey() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        rewriteKeyInTraditionalForm(pki, "-----BEGIN EC PRIVATE KEY-----");
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString());
+    }
+
+    @Test
+    void readsATraditionalPkcs1RsaPrivateKey() throws Exception {
+        TestPki pki = TestPki.createRsa(dir.resolve("pki"));
+        rewriteKeyInTraditionalForm(pki, "-----BEGIN RSA PRIVATE KEY-----");
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString());
+    }
+
+    /**
+     * Rewrites the PKCS#8 server key as SEC1 (curve named inside, as {@code openssl ec} writes it) or PKCS#1, the
+     * forms openssl's older commands write.
+     */
+    private static void rewriteKeyInTraditionalForm(TestPki pki, String header) throws Exception {
+        org.bouncycastle.asn1.pkcs.PrivateKeyInfo info;
+        try (var parser = new org.bouncycastle.openssl.PEMParser(Files.newBufferedReader(pki.keyFile()))) {
+            info = (org.bouncycastle.asn1.pkcs.PrivateKeyInfo) parser.readObject();
+        }
+        byte[] der;
+        String type;
+        if (header.contains("EC")) {
+            var inner = org.bouncycastle.asn1.sec.ECPrivateKey.getInstance(info.parsePrivateKey());
+            der = new org.bouncycastle.asn1.sec.ECPrivateKey(256, inner.getKey(), inner.getPublicKey(),
+                    info.getPrivateKeyAlgorithm().getParameters()).getEncoded();
+            type = "EC PRIVATE KEY";
+        } else {
+            der = info.parsePrivateKey().toASN1Primitive().getEncoded();
+            type = "RSA PRIVATE KEY";
+        }
+        java.io.StringWriter pem = new java.io.StringWriter();
+        try (var writer = new org.bouncycastle.util.io.pem.PemWriter(pem)) {
+            writer.writeObject(new org.bouncycastle.util.io.pem.PemObject(type, der));
+        }
+        assertTrue(pem.toString().startsWith(header), pem.toString());
+        Files.writeString(pki.keyFile(), pem.toString());
     }
 
     @Test

@@ -82,7 +82,7 @@ class MutualTlsIT {
 
     @Test
     void refusesCertificateFromUnknownCa() throws InterruptedException {
-        double before = gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_REJECTED);
+        double before = gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_UNKNOWN_CA);
         javax.net.ssl.SSLContext foreign = pki.clientContext(pki.untrustedDevice("dev-foreign"));
         assertThrows(IOException.class, () -> {
             try (RawMqttConnection raw = RawMqttConnection.tls(foreign, gateway.tlsPort())) {
@@ -91,7 +91,7 @@ class MutualTlsIT {
             }
         });
         awaitTrue("certificate rejection counted",
-                () -> gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_REJECTED) > before);
+                () -> gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_UNKNOWN_CA) > before);
         assertTrue(gateway.registry().find("dev-foreign") == null);
     }
 

@@ -126,6 +126,41 @@ public final class TestPki {
         return device(cn, NOW.minus(1, ChronoUnit.HOURS), NOW.plus(1, ChronoUnit.DAYS), otherCa);
     }
 
+    /** A device certificate signed by the device CA with SHA-1 ({@code SHA1withECDSA} or {@code SHA1withRSA}). */
+    public X509Bundle sha1Device(String cn) {
+        try {
+            // netty-pkitesting signs with SHA-256 or better only; BouncyCastle makes the SHA-1 certificate
+            java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance(rsa ? "RSA" : "EC");
+            generator.initialize(rsa ? 2048 : 256);
+            java.security.KeyPair keys = generator.generateKeyPair();
+            X509Certificate issuer = ca.getCertificate();
+            var builder = new org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder(issuer,
+                    java.math.BigInteger.valueOf(System.nanoTime()), Date.from(NOW.minus(1, ChronoUnit.HOURS)),
+                    Date.from(NOW.plus(1, ChronoUnit.DAYS)), new javax.security.auth.x500.X500Principal("CN=" + cn),
+                    keys.getPublic());
+            builder.addExtension(org.bouncycastle.asn1.x509.Extension.extendedKeyUsage, false,
+                    new org.bouncycastle.asn1.x509.ExtendedKeyUsage(
+                            org.bouncycastle.asn1.x509.KeyPurposeId.id_kp_clientAuth));
+            ContentSigner signer = new JcaContentSignerBuilder(rsa ? "SHA1withRSA" : "SHA1withECDSA")
+                    .build(ca.getKeyPair().getPrivate());
+            X509Certificate certificate = new org.bouncycastle.cert.jcajce.JcaX509CertificateConverter()
+                    .getCertificate(builder.build(signer));
+            return X509Bundle.fromCertificatePath(new X509Certificate[] {certificate}, issuer, keys);
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A fresh certificate builder with this PKI's key type, for tests that need unusual certificates. */
+    public CertificateBuilder certificateBuilder() {
+        return builder();
+    }
+
+    /** The CA nobody trusts. */
+    public X509Bundle otherCa() {
+        return otherCa;
+    }
+
     /** A device certificate with the given SAN URI and DNS name besides {@code CN=<cn>}. */
     public X509Bundle deviceWithSans(String cn, String uri, String dns) {
         try {
@@ -231,17 +266,26 @@ public final class TestPki {
         return crlOf(file, ca, revoked);
     }
 
+    /** Writes a CRL of the device CA whose next-update was yesterday (a CRL nobody renewed). */
+    public Path writeStaleCrl(Path file) {
+        return crlOf(file, ca, NOW.minus(8, ChronoUnit.DAYS), NOW.minus(1, ChronoUnit.DAYS));
+    }
+
     /** Writes a CRL of the untrusted CA only, so the device CA has no CRL in the file. */
     public Path writeForeignCrl(Path file) {
         return crlOf(file, otherCa);
     }
 
     private Path crlOf(Path file, X509Bundle issuer, X509Bundle... revoked) {
+        return crlOf(file, issuer, NOW.minus(1, ChronoUnit.HOURS), NOW.plus(7, ChronoUnit.DAYS), revoked);
+    }
+
+    private Path crlOf(Path file, X509Bundle issuer, Instant thisUpdate, Instant nextUpdate, X509Bundle... revoked) {
         try {
             X509v2CRLBuilder crl = new X509v2CRLBuilder(
                     X500Name.getInstance(issuer.getCertificate().getSubjectX500Principal().getEncoded()),
-                    Date.from(NOW.minus(1, ChronoUnit.HOURS)));
-            crl.setNextUpdate(Date.from(NOW.plus(7, ChronoUnit.DAYS)));
+                    Date.from(thisUpdate));
+            crl.setNextUpdate(Date.from(nextUpdate));
             for (X509Bundle r : revoked) {
                 crl.addCRLEntry(r.getCertificate().getSerialNumber(), Date.from(NOW.minus(1, ChronoUnit.MINUTES)),
                         CRLReason.keyCompromise);

@@ -1,0 +1,79 @@
+package io.mqttgw.core.tls;
+
+import java.math.BigInteger;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateParsingException;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.Locale;
+import javax.security.auth.x500.X500Principal;
+
+/**
+ * The rules both verifiers apply on top of chaining to a configured CA: no SHA-1 signatures, key usage and extended
+ * key usage that allow TLS client authentication, CRL lookup by serial and, in hard CRL mode, a current CRL for every
+ * issuer. Immutable; called concurrently by all event loops.
+ */
+final class CertificatePolicy {
+    private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
+    private static final String ANY_USAGE = "2.5.29.37.0";
+    private static final int DIGITAL_SIGNATURE = 0;
+
+    private final RevocationLists crls;
+    private final boolean crlHard;
+
+    CertificatePolicy(RevocationLists crls, boolean crlHard) {
+        this.crls = crls;
+        this.crlHard = crlHard;
+    }
+
+    RevocationLists crls() {
+        return crls;
+    }
+
+    /**
+     * Refuses a certificate signed with SHA-1. BoringSSL has no setting for the signature algorithms a server accepts
+     * in client certificates, so this check is where SHA-1 chains are refused, for both engines.
+     */
+    static void requireStrongSignature(X509Certificate certificate) throws CertificateException {
+        String algorithm = certificate.getSigAlgName().toUpperCase(Locale.ROOT);
+        if (algorithm.startsWith("SHA1") || algorithm.contains("WITHSHA1") || algorithm.startsWith("MD")) {
+            throw CertificateRefusals.weakAlgorithm("certificate " + certificate.getSubjectX500Principal().getName()
+                    + " is signed with " + certificate.getSigAlgName() + "; SHA-1 and MD5 signatures are refused");
+        }
+    }
+
+    /** Refuses a device certificate whose key usage or extended key usage excludes TLS client authentication. */
+    static void requireClientUsage(X509Certificate device) throws CertificateException {
+        boolean[] usage = device.getKeyUsage();
+        if (usage != null && !usage[DIGITAL_SIGNATURE]) {
+            throw CertificateRefusals.wrongUsage("device certificate key usage lacks digitalSignature");
+        }
+        List<String> extended;
+        try {
+            extended = device.getExtendedKeyUsage();
+        } catch (CertificateParsingException e) {
+            throw CertificateRefusals.wrongUsage("device certificate has an unreadable extended key usage");
+        }
+        if (extended != null && !extended.contains(CLIENT_AUTH) && !extended.contains(ANY_USAGE)) {
+            throw CertificateRefusals.wrongUsage("device certificate extended key usage lacks clientAuth");
+        }
+    }
+
+    /**
+     * Looks the serial up in its issuer's CRL; with {@code crl-mode: hard} also refuses when that issuer has no CRL
+     * or one past its next-update. Runs on every handshake, cached or not: it is a hash lookup.
+     */
+    void requireNotRevoked(X500Principal issuer, BigInteger serial, long nowMillis) throws CertificateException {
+        RevocationLists.IssuerCrl crl = crls.of(issuer);
+        if (crlHard && (crl == null || crl.staleAt(nowMillis))) {
+            throw CertificateRefusals.crlStale(crl == null
+                    ? "no CRL of " + issuer.getName() + " in listener.tls.crl-file; crl-mode hard refuses its devices"
+                    : "the CRL of " + issuer.getName() + " is past its next-update " + java.time.Instant.ofEpochMilli(
+                            crl.nextUpdateMillis()) + "; crl-mode hard refuses its devices");
+        }
+        if (crl != null && crl.revokedSerials().contains(serial)) {
+            throw CertificateRefusals.revoked("certificate serial " + serial.toString(16) + " of " + issuer.getName()
+                    + " is revoked");
+        }
+    }
+}

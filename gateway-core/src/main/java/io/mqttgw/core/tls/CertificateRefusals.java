@@ -1,0 +1,76 @@
+package io.mqttgw.core.tls;
+
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslCertificateException;
+import io.netty.internal.tcnative.CertificateVerifier;
+import java.security.cert.CertPathValidatorException;
+import java.security.cert.CertPathValidatorException.BasicReason;
+import java.security.cert.CertificateException;
+import java.security.cert.PKIXReason;
+
+/**
+ * The exceptions a device-certificate refusal is thrown as, made so that each TLS engine sends the matching alert.
+ * Netty's OpenSSL engine takes the X509_V_ERR code of an {@link OpenSslCertificateException} as the verify result, and
+ * BoringSSL turns that code into the alert ({@code unknown_ca}, {@code certificate_expired}, {@code
+ * certificate_revoked}, ...); any other exception becomes X509_V_ERR_UNSPECIFIED, which BoringSSL sends as {@code
+ * internal_error}. The JDK engine reads the reason of a {@link CertPathValidatorException} that is the direct cause of
+ * the {@link CertificateException}, so each refusal carries one. {@link TlsFailureReason} classifies by the same
+ * reason. Stateless; called on event loops.
+ */
+public final class CertificateRefusals {
+    private static final boolean NATIVE = OpenSsl.isAvailable();
+
+    private CertificateRefusals() {
+    }
+
+    /** No configured CA issued the certificate (or its chain): {@code unknown_ca}. */
+    public static CertificateException unknownCa(String message) {
+        return refusal(message, PKIXReason.NO_TRUST_ANCHOR,
+                NATIVE ? CertificateVerifier.X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY : 0);
+    }
+
+    /** Past its notAfter: {@code certificate_expired}. */
+    public static CertificateException expired(String message) {
+        return refusal(message, BasicReason.EXPIRED, NATIVE ? CertificateVerifier.X509_V_ERR_CERT_HAS_EXPIRED : 0);
+    }
+
+    /** Before its notBefore: {@code bad_certificate} (BoringSSL and the JDK agree on no better alert). */
+    public static CertificateException notYetValid(String message) {
+        return refusal(message, BasicReason.NOT_YET_VALID,
+                NATIVE ? CertificateVerifier.X509_V_ERR_CERT_NOT_YET_VALID : 0);
+    }
+
+    /** Listed in its issuer's CRL: {@code certificate_revoked}. */
+    public static CertificateException revoked(String message) {
+        return refusal(message, BasicReason.REVOKED, NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REVOKED : 0);
+    }
+
+    /** The issuer's CRL is missing or past its next-update while {@code listener.tls.crl-mode} is hard. */
+    public static CertificateException crlStale(String message) {
+        return refusal(message, BasicReason.UNDETERMINED_REVOCATION_STATUS,
+                NATIVE ? CertificateVerifier.X509_V_ERR_UNABLE_TO_GET_CRL : 0);
+    }
+
+    /** The signature does not verify with the issuer's key. */
+    public static CertificateException badSignature(String message) {
+        return refusal(message, BasicReason.INVALID_SIGNATURE,
+                NATIVE ? CertificateVerifier.X509_V_ERR_CERT_SIGNATURE_FAILURE : 0);
+    }
+
+    /** Signed with an algorithm the gateway does not accept (SHA-1). */
+    public static CertificateException weakAlgorithm(String message) {
+        return refusal(message, BasicReason.ALGORITHM_CONSTRAINED,
+                NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);
+    }
+
+    /** Key usage or extended key usage that does not allow TLS client authentication, or a non-CA issuer. */
+    public static CertificateException wrongUsage(String message) {
+        return refusal(message, PKIXReason.INVALID_KEY_USAGE,
+                NATIVE ? CertificateVerifier.X509_V_ERR_INVALID_PURPOSE : 0);
+    }
+
+    private static CertificateException refusal(String message, CertPathValidatorException.Reason reason, int code) {
+        CertPathValidatorException cause = new CertPathValidatorException(message, null, null, -1, reason);
+        return NATIVE ? new OpenSslCertificateException(message, cause, code) : new CertificateException(message, cause);
+    }
+}

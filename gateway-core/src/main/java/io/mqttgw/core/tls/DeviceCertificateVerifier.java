@@ -1,0 +1,38 @@
+package io.mqttgw.core.tls;
+
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.util.List;
+
+/**
+ * Decides whether a device's certificate chain is trusted, at a given time. A refusal is one of the exceptions of
+ * {@link CertificateRefusals}, so the TLS engine sends the matching alert and {@link TlsFailureReason} counts it.
+ * Implementations are immutable apart from caches and are called concurrently by all event loops.
+ */
+public interface DeviceCertificateVerifier {
+    /**
+     * @param chain     the certificates the device sent, its own first
+     * @param nowMillis the time to check validity and CRL freshness against
+     */
+    void verify(X509Certificate[] chain, long nowMillis) throws CertificateException;
+
+    /**
+     * The lean verifier ({@code listener.tls.verifier: lean}).
+     *
+     * @param cas           the certificates of {@code listener.tls.ca-file}, each trusted
+     * @param crls          the CRL index; {@link RevocationLists#NONE} without a CRL file
+     * @param crlHard       whether an issuer without a current CRL blocks its devices
+     * @param cacheCapacity verified certificates remembered; 0 turns the cache off
+     */
+    static DeviceCertificateVerifier lean(List<X509Certificate> cas, RevocationLists crls, boolean crlHard,
+                                          int cacheCapacity) {
+        return new LeanVerifier(cas, new CertificatePolicy(crls, crlHard), cacheCapacity);
+    }
+
+    /** The JDK PKIX verifier ({@code listener.tls.verifier: pkix}), with the same policy on top. */
+    static DeviceCertificateVerifier pkix(List<X509Certificate> cas, RevocationLists crls, boolean crlHard)
+            throws GeneralSecurityException {
+        return new PkixVerifier(cas, new CertificatePolicy(crls, crlHard));
+    }
+}

@@ -1,0 +1,69 @@
+package io.mqttgw.core.tls;
+
+import java.net.Socket;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.util.function.LongSupplier;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.X509ExtendedTrustManager;
+
+/**
+ * The TLS listener's trust in device certificates: hands the chain to the configured {@link DeviceCertificateVerifier}
+ * and names the CAs the server lists in its CertificateRequest ({@code listener.tls.send-ca-names}; both engines build
+ * that list from {@link #getAcceptedIssuers()}, so an empty array sends none). Server-side only. Immutable; called
+ * concurrently by all event loops.
+ */
+final class DeviceTrustManager extends X509ExtendedTrustManager {
+    private final DeviceCertificateVerifier verifier;
+    private final X509Certificate[] listedIssuers;
+    private final LongSupplier clock;
+
+    DeviceTrustManager(DeviceCertificateVerifier verifier, X509Certificate[] listedIssuers, LongSupplier clock) {
+        this.verifier = verifier;
+        this.listedIssuers = listedIssuers.clone();
+        this.clock = clock;
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+            throws CertificateException {
+        checkClientTrusted(chain, authType);
+        VerifiedPeer.remember(engine, chain[0]);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket)
+            throws CertificateException {
+        checkClientTrusted(chain, authType);
+    }
+
+    @Override
+    public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        if (chain == null || chain.length == 0) {
+            throw new CertificateException("no client certificate");
+        }
+        verifier.verify(chain, clock.getAsLong());
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
+            throws CertificateException {
+        throw new CertificateException("the device listener does not verify servers");
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket)
+            throws CertificateException {
+        throw new CertificateException("the device listener does not verify servers");
+    }
+
+    @Override
+    public void checkServerTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        throw new CertificateException("the device listener does not verify servers");
+    }
+
+    @Override
+    public X509Certificate[] getAcceptedIssuers() {
+        return listedIssuers.clone();
+    }
+}

@@ -1,0 +1,220 @@
+package io.mqttgw.core.tls;
+
+import java.math.BigInteger;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.security.auth.x500.X500Principal;
+
+/**
+ * {@code listener.tls.verifier: lean}: verifies a device chain against the configured CAs without the JDK's generic
+ * PKIX machinery. The device certificate must be issued by a CA of {@code listener.tls.ca-file} (any certificate
+ * there is trusted, root or intermediate) or through at most {@value #MAX_SENT_INTERMEDIATES} CA certificates the
+ * device sent; each signature is checked with the issuer's public key (cached for configured CAs), validity dates on
+ * every certificate of the path, basic constraints on sent intermediates, key usage / extended key usage (clientAuth)
+ * on the device certificate, no SHA-1. Revocation is a lookup of (issuer, serial) in the CRL index.
+ *
+ * <p>A storm of known devices reconnecting costs no signature work: verified device certificates are remembered by
+ * the SHA-256 of their DER (up to {@code cacheCapacity} entries) with their validity and the (issuer, serial) pairs of
+ * their path. A hit checks the dates and the CRLs again (a device revoked after it was cached is still refused) and
+ * needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. The cache belongs to one
+ * TLS context; a reload (new CAs or CRLs) starts a new one. When full, about an eighth of it is dropped (arbitrary
+ * entries) by the thread that inserts; the cost is bounded by the capacity and amortised over many inserts.
+ * Thread-safe; called concurrently by all event loops.
+ */
+final class LeanVerifier implements DeviceCertificateVerifier {
+    static final int MAX_SENT_INTERMEDIATES = 3;
+
+    /** A configured CA: its name and its public key, read once. */
+    private record Authority(X500Principal subject, PublicKey key) {
+    }
+
+    /** What a cache hit must still check: the validity of the path and the (issuer, serial) of each link. */
+    private record Verified(long notBefore, long notAfter, X500Principal[] issuers, BigInteger[] serials) {
+    }
+
+    /** SHA-256 of a certificate's DER, with the hash code taken from its first bytes. */
+    private static final class Fingerprint {
+        private final byte[] digest;
+        private final int hash;
+
+        Fingerprint(byte[] digest) {
+            this.digest = digest;
+            this.hash = (digest[0] & 0xff) << 24 | (digest[1] & 0xff) << 16 | (digest[2] & 0xff) << 8
+                    | digest[3] & 0xff;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Fingerprint f && Arrays.equals(digest, f.digest);
+        }
+
+        @Override
+        public int hashCode() {
+            return hash;
+        }
+    }
+
+    private final Map<X500Principal, List<Authority>> authorities;
+    private final CertificatePolicy policy;
+    private final int cacheCapacity;
+    private final ConcurrentHashMap<Fingerprint, Verified> cache = new ConcurrentHashMap<>();
+
+    LeanVerifier(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity) {
+        Map<X500Principal, List<Authority>> byName = new HashMap<>();
+        for (X509Certificate ca : cas) {
+            byName.computeIfAbsent(ca.getSubjectX500Principal(), k -> new ArrayList<>())
+                    .add(new Authority(ca.getSubjectX500Principal(), ca.getPublicKey()));
+        }
+        byName.replaceAll((k, v) -> List.copyOf(v));
+        this.authorities = Map.copyOf(byName);
+        this.policy = policy;
+        this.cacheCapacity = cacheCapacity;
+    }
+
+    @Override
+    public void verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
+        if (chain == null || chain.length == 0) {
+            throw new CertificateException("no client certificate");
+        }
+        Fingerprint fingerprint = cacheCapacity > 0 ? fingerprint(chain[0].getEncoded()) : null;
+        Verified verified = fingerprint == null ? null : cache.get(fingerprint);
+        if (verified == null) {
+            verified = verifyPath(chain, nowMillis);
+            if (fingerprint != null) {
+                remember(fingerprint, verified);
+            }
+        } else if (nowMillis > verified.notAfter) {
+            throw CertificateRefusals.expired("certificate expired at " + java.time.Instant.ofEpochMilli(
+                    verified.notAfter));
+        } else if (nowMillis < verified.notBefore) {
+            throw CertificateRefusals.notYetValid("certificate not valid before " + java.time.Instant.ofEpochMilli(
+                    verified.notBefore));
+        }
+        for (int i = 0; i < verified.issuers.length; i++) {
+            policy.requireNotRevoked(verified.issuers[i], verified.serials[i], nowMillis);
+        }
+    }
+
+    /** Entries in the cache of verified certificates. */
+    int cached() {
+        return cache.size();
+    }
+
+    private Verified verifyPath(X509Certificate[] chain, long nowMillis) throws CertificateException {
+        List<X500Principal> issuers = new ArrayList<>(2);
+        List<BigInteger> serials = new ArrayList<>(2);
+        long notBefore = Long.MIN_VALUE;
+        long notAfter = Long.MAX_VALUE;
+        X509Certificate current = chain[0];
+        CertificatePolicy.requireClientUsage(current);
+        for (int depth = 0; ; depth++) {
+            CertificatePolicy.requireStrongSignature(current);
+            notBefore = Math.max(notBefore, current.getNotBefore().getTime());
+            notAfter = Math.min(notAfter, current.getNotAfter().getTime());
+            X500Principal issuer = current.getIssuerX500Principal();
+            issuers.add(issuer);
+            serials.add(current.getSerialNumber());
+            List<Authority> configured = authorities.get(issuer);
+            if (configured != null) {
+                requireSignedByOneOf(current, configured);
+                break;
+            }
+            X509Certificate sent = depth < MAX_SENT_INTERMEDIATES ? sentIssuer(chain, current, issuer) : null;
+            if (sent == null) {
+                throw CertificateRefusals.unknownCa("no CA of listener.tls.ca-file issued " + (depth == 0
+                        ? "the device certificate" : "the intermediate " + current.getSubjectX500Principal().getName())
+                        + " (issuer " + issuer.getName() + ")");
+            }
+            if (!verifies(current, sent.getPublicKey())) {
+                throw CertificateRefusals.badSignature("the signature of " + current.getSubjectX500Principal().getName()
+                        + " does not verify with the key of " + issuer.getName());
+            }
+            if (sent.getBasicConstraints() < depth) {
+                throw CertificateRefusals.wrongUsage(issuer.getName() + " is not a CA for a path this long");
+            }
+            boolean[] usage = sent.getKeyUsage();
+            if (usage != null && (usage.length < 6 || !usage[5])) {
+                throw CertificateRefusals.wrongUsage(issuer.getName() + " may not sign certificates (keyCertSign)");
+            }
+            current = sent;
+        }
+        if (nowMillis > notAfter) {
+            throw CertificateRefusals.expired("certificate expired at " + java.time.Instant.ofEpochMilli(notAfter));
+        }
+        if (nowMillis < notBefore) {
+            throw CertificateRefusals.notYetValid("certificate not valid before "
+                    + java.time.Instant.ofEpochMilli(notBefore));
+        }
+        return new Verified(notBefore, notAfter, issuers.toArray(new X500Principal[0]),
+                serials.toArray(new BigInteger[0]));
+    }
+
+    private static X509Certificate sentIssuer(X509Certificate[] chain, X509Certificate child, X500Principal issuer) {
+        for (X509Certificate candidate : chain) {
+            if (candidate != child && candidate.getSubjectX500Principal().equals(issuer)
+                    && candidate.getBasicConstraints() >= 0) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    private static void requireSignedByOneOf(X509Certificate certificate, List<Authority> candidates)
+            throws CertificateException {
+        for (Authority authority : candidates) {
+            if (verifies(certificate, authority.key())) {
+                return;
+            }
+        }
+        throw CertificateRefusals.badSignature("the signature of " + certificate.getSubjectX500Principal().getName()
+                + " does not verify with the key of the configured CA " + candidates.get(0).subject().getName());
+    }
+
+    /** Checks the signature directly, so no parsed certificate keeps a per-object "already verified" memo. */
+    private static boolean verifies(X509Certificate certificate, PublicKey key) {
+        try {
+            if (certificate.getSigAlgParams() != null && certificate.getSigAlgName().contains("PSS")) {
+                certificate.verify(key);
+                return true;
+            }
+            Signature signature = Signature.getInstance(certificate.getSigAlgName());
+            signature.initVerify(key);
+            signature.update(certificate.getTBSCertificate());
+            return signature.verify(certificate.getSignature());
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private void remember(Fingerprint fingerprint, Verified verified) {
+        if (cache.size() >= cacheCapacity) {
+            int drop = Math.max(1, cacheCapacity / 8);
+            Iterator<Fingerprint> it = cache.keySet().iterator();
+            while (drop-- > 0 && it.hasNext()) {
+                it.next();
+                it.remove();
+            }
+        }
+        cache.put(fingerprint, verified);
+    }
+
+    private static Fingerprint fingerprint(byte[] der) {
+        try {
+            return new Fingerprint(MessageDigest.getInstance("SHA-256").digest(der));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,263 @@
+package io.mqttgw.core.bootstrap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.mqttgw.core.testkit.RawMqttConnection;
+import io.mqttgw.core.testkit.TestGateway;
+import io.mqttgw.core.testkit.TestPki;
+import io.mqttgw.core.tls.TlsFailureReason;
+import io.netty.pkitesting.X509Bundle;
+import java.io.IOException;
+import java.net.Socket;
+import java.nio.file.Path;
+import java.security.Principal;
+import java.security.PrivateKey;
+import java.security.cert.X509Certificate;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.X509ExtendedKeyManager;
+import javax.net.ssl.X509KeyManager;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The TLS front door as a device sees it: a real JDK TLS client against the gateway's default (OpenSSL) engine, for
+ * both certificate verifiers, and the alerts also against the JDK engine. A refused device reads the TLS alert it
+ * was sent; the gateway counts the reason.
+ */
+class TlsFrontDoorIT {
+    @TempDir
+    Path dir;
+
+    /**
+     * Completes the client side of the handshake and reads: the server verifies the client certificate after the
+     * client's Finished in TLS 1.3, so its alert arrives on that read. Returns the JDK's report of the alert.
+     */
+    static String alertReceived(SSLContext context, int port) throws IOException {
+        IOException last = null;
+        // the server may close while the client still writes its last handshake records (broken pipe): try again
+        for (int attempt = 0; attempt < 5; attempt++) {
+            try (SSLSocket socket = (SSLSocket) context.getSocketFactory().createSocket("127.0.0.1", port)) {
+                socket.setSoTimeout(30_000);
+                socket.startHandshake();
+                int read = socket.getInputStream().read();
+                return "no alert; read returned " + read;
+            } catch (SSLException e) {
+                return e.getMessage();
+            } catch (java.net.SocketException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    /**
+     * OpenSSL sends the alert of the refusal. The JDK engine's server side (JDK 17) sends {@code certificate_unknown}
+     * for every refused client certificate whatever the reason, so with it only the counted reason tells them apart.
+     */
+    static void assertAlert(String expected, String received, String engine) {
+        if ("jdk".equals(engine)) {
+            assertTrue(received.contains(expected) || received.contains("certificate_unknown"), received);
+        } else {
+            assertTrue(received.contains(expected), received);
+        }
+    }
+
+    static void awaitCount(Gateway gateway, TlsFailureReason reason, double expected) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (gateway.metrics().tlsFailures(reason) < expected && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+        // at least: a retried attempt (broken pipe) is refused and counted too
+        assertTrue(gateway.metrics().tlsFailures(reason) >= expected, "failures counted as " + reason.label());
+    }
+
+    private Gateway start(TestPki pki, String verifier, String... keyValues) {
+        TestGateway gateway = TestGateway.tls(pki, dir).with("listener.tls.verifier", verifier);
+        for (int i = 0; i < keyValues.length; i += 2) {
+            gateway.with(keyValues[i], keyValues[i + 1]);
+        }
+        return gateway.start();
+    }
+
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesCertificateFromUnknownCaWithUnknownCaAlert(String verifier, String engine) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.engine", engine)) {
+            String alert = alertReceived(pki.clientContext(pki.untrustedDevice("dev-x")), gateway.tlsPort());
+            assertAlert("unknown_ca", alert, engine);
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_UNKNOWN_CA, 1);
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesExpiredCertificateWithCertificateExpiredAlert(String verifier, String engine) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.engine", engine)) {
+            String alert = alertReceived(pki.clientContext(pki.expiredDevice("dev-old")), gateway.tlsPort());
+            assertAlert("certificate_expired", alert, engine);
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_EXPIRED, 1);
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesRevokedCertificateWithCertificateRevokedAlert(String verifier, String engine) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        X509Bundle stolen = pki.device("dev-stolen");
+        Path crl = pki.writeCrl(dir.resolve("devices.crl"), stolen);
+        try (Gateway gateway = start(pki, verifier, "listener.tls.crl-file", crl.toString(),
+                "listener.tls.engine", engine)) {
+            String alert = alertReceived(pki.clientContext(stolen), gateway.tlsPort());
+            assertAlert("certificate_revoked", alert, engine);
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_REVOKED, 1);
+            CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}")
+    @ValueSource(strings = {"lean", "pkix"})
+    void refusesCertificateRevokedAfterItWasVerifiedOnce(String verifier) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        X509Bundle device = pki.device("dev-later");
+        Path crl = pki.writeCrl(dir.resolve("devices.crl"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.crl-file", crl.toString())) {
+            CertificateRevocationIT.connects(pki.clientContext(device), gateway.tlsPort(), "dev-later");
+            pki.writeCrl(crl, device);
+            assertTrue(gateway.reloadTls());
+            String alert = alertReceived(pki.clientContext(device), gateway.tlsPort());
+            assertTrue(alert.contains("certificate_revoked"), alert);
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}, RSA {1}")
+    @CsvSource({"lean,false", "lean,true", "pkix,false", "pkix,true"})
+    void refusesCertificateSignedWithSha1(String verifier, boolean rsa) throws Exception {
+        TestPki pki = rsa ? TestPki.createRsa(dir.resolve("pki")) : TestPki.create(dir.resolve("pki"));
+        X509Bundle sha1 = pki.sha1Device("dev-sha1");
+        assertTrue(sha1.getCertificate().getSigAlgName().startsWith("SHA1"), sha1.getCertificate().getSigAlgName());
+        try (Gateway gateway = start(pki, verifier)) {
+            String alert = alertReceived(pki.clientContext(sha1), gateway.tlsPort());
+            assertFalse(alert.startsWith("no alert"), alert);
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_REJECTED, 1);
+            CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}")
+    @ValueSource(strings = {"lean", "pkix"})
+    void hardCrlModeRefusesDevicesOfAnIssuerWhoseCrlIsPastNextUpdate(String verifier) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Path crl = pki.writeStaleCrl(dir.resolve("devices.crl"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.crl-file", crl.toString(),
+                "listener.tls.crl-mode", "hard")) {
+            String alert = alertReceived(pki.clientContext(pki.device("dev-1")), gateway.tlsPort());
+            assertFalse(alert.startsWith("no alert"), alert);
+            awaitCount(gateway, TlsFailureReason.CRL_STALE, 1);
+            String issuer = pki.ca().getCertificate().getSubjectX500Principal().getName();
+            double nextUpdate = gateway.metrics().registry().get("mqttgw.tls.crl.next.update").tag("issuer", issuer)
+                    .gauge().value();
+            assertTrue(nextUpdate < -3600, "seconds to next update: " + nextUpdate);
+            String health = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                    java.net.URI.create("http://127.0.0.1:" + gateway.adminPort() + "/health")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(health.contains("tls-crl") && health.contains("refused"), health);
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}")
+    @ValueSource(strings = {"lean", "pkix"})
+    void softCrlModeAdmitsDevicesOfAnIssuerWhoseCrlIsPastNextUpdate(String verifier) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Path crl = pki.writeStaleCrl(dir.resolve("devices.crl"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.crl-file", crl.toString())) {
+            CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-1")), gateway.tlsPort(), "dev-1");
+            String issuer = pki.ca().getCertificate().getSubjectX500Principal().getName();
+            double age = gateway.metrics().registry().get("mqttgw.tls.crl.age").tag("issuer", issuer).gauge().value();
+            assertTrue(age > 7 * 86_400, "CRL age in seconds: " + age);
+        }
+    }
+
+    @ParameterizedTest(name = "send-ca-names {0}")
+    @ValueSource(booleans = {true, false})
+    void listsTrustedCaNamesInTheCertificateRequestOnlyWhenConfigured(boolean send) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = start(pki, "lean", "listener.tls.send-ca-names", Boolean.toString(send))) {
+            List<Principal> seen = new CopyOnWriteArrayList<>();
+            SSLContext context = SSLContext.getInstance("TLS");
+            context.init(new KeyManager[] {new RecordingKeyManager(
+                    (X509KeyManager) TestPki.keys(pki.device("dev-1")).getKeyManagers()[0], seen)},
+                    pki.trust().getTrustManagers(), null);
+            CertificateRevocationIT.connects(context, gateway.tlsPort(), "dev-1");
+            String ca = pki.ca().getCertificate().getSubjectX500Principal().getName();
+            assertEquals(send, seen.stream().anyMatch(p -> p.getName().equals(ca)), "issuers the server named: "
+                    + seen);
+        }
+    }
+
+    /** Presents its one certificate and records the CA names the server listed. */
+    private static final class RecordingKeyManager extends X509ExtendedKeyManager {
+        private final X509KeyManager delegate;
+        private final List<Principal> seen;
+        private final String alias;
+
+        RecordingKeyManager(X509KeyManager delegate, List<Principal> seen) {
+            this.delegate = delegate;
+            this.seen = seen;
+            this.alias = delegate.getClientAliases("EC", null)[0];
+        }
+
+        private String record(Principal[] issuers) {
+            if (issuers != null) {
+                seen.addAll(List.of(issuers));
+            }
+            return alias;
+        }
+
+        @Override
+        public String[] getClientAliases(String keyType, Principal[] issuers) {
+            return new String[] {alias};
+        }
+
+        @Override
+        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            return record(issuers);
+        }
+
+        @Override
+        public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+            return record(issuers);
+        }
+
+        @Override
+        public String[] getServerAliases(String keyType, Principal[] issuers) {
+            return null;
+        }
+
+        @Override
+        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
+            return null;
+        }
+
+        @Override
+        public X509Certificate[] getCertificateChain(String name) {
+            return delegate.getCertificateChain(name);
+        }
+
+        @Override
+        public PrivateKey getPrivateKey(String name) {
+            return delegate.getPrivateKey(name);
+        }
+    }
+}

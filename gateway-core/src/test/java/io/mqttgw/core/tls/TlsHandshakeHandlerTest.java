@@ -1,0 +1,109 @@
+package io.mqttgw.core.tls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.protocol.ConnectionContext;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import javax.net.ssl.SSLHandshakeException;
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Configuration;
+import org.apache.logging.log4j.core.config.LoggerConfig;
+import org.apache.logging.log4j.core.config.Property;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** A failed handshake is counted, logged within the event-log budget with the verifier's words, and closed. */
+class TlsHandshakeHandlerTest {
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private AbstractAppender appender;
+    private LoggerConfig events;
+
+    @BeforeEach
+    void captureEventLog() {
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        Configuration configuration = context.getConfiguration();
+        appender = new AbstractAppender("tls-test", null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                lines.add(event.getMessage().getFormattedMessage());
+            }
+        };
+        appender.start();
+        events = new LoggerConfig("io.mqttgw.events", Level.INFO, false);
+        events.addAppender(appender, Level.INFO, null);
+        configuration.addLogger("io.mqttgw.events", events);
+        context.updateLoggers();
+    }
+
+    @AfterEach
+    void restore() {
+        LoggerContext context = (LoggerContext) LogManager.getContext(false);
+        context.getConfiguration().removeLogger("io.mqttgw.events");
+        context.updateLoggers();
+        appender.stop();
+    }
+
+    /** The build's loggers are asynchronous: a line reaches the appender on the logging thread, a little later. */
+    private void awaitLines(int count) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (lines.size() < count && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
+    private static SslHandshakeCompletionEvent failed(Throwable cause) {
+        SSLHandshakeException wrapper = new SSLHandshakeException("General OpenSslEngine problem");
+        wrapper.initCause(cause);
+        return new SslHandshakeCompletionEvent(wrapper);
+    }
+
+    @Test
+    void countsLogsAndClosesARefusedHandshakeWithControlCharactersEscaped() throws InterruptedException {
+        GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+        EmbeddedChannel channel = new EmbeddedChannel();
+        channel.attr(ConnectionContext.KEY).set(new ConnectionContext("tls"));
+        channel.pipeline().addLast(new TlsHandshakeHandler(new CertificateIdentities("cn"), metrics, new EventLog(10)));
+
+        channel.pipeline().fireUserEventTriggered(failed(CertificateRefusals.unknownCa(
+                "no CA issued CN=evil\nforged line")));
+
+        assertEquals(1, metrics.tlsFailures(TlsFailureReason.CERTIFICATE_UNKNOWN_CA));
+        assertFalse(channel.isActive());
+        awaitLines(1);
+        assertEquals(1, lines.size(), lines.toString());
+        assertTrue(lines.get(0).contains("reason=certificate_unknown_ca"), lines.get(0));
+        assertTrue(lines.get(0).contains("no CA issued CN=evil\\nforged line"), lines.get(0));
+        assertFalse(lines.get(0).contains("\n"), "a device cannot start a log line of its own");
+    }
+
+    @Test
+    void logsNoMoreThanTheEventBudgetInAStorm() throws InterruptedException {
+        GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+        TlsHandshakeHandler handler = new TlsHandshakeHandler(new CertificateIdentities("cn"), metrics,
+                new EventLog(3));
+        for (int i = 0; i < 50; i++) {
+            EmbeddedChannel channel = new EmbeddedChannel();
+            channel.attr(ConnectionContext.KEY).set(new ConnectionContext("tls"));
+            channel.pipeline().addLast(handler);
+            channel.pipeline().fireUserEventTriggered(failed(CertificateRefusals.expired("expired")));
+        }
+        assertEquals(50, metrics.tlsFailures(TlsFailureReason.CERTIFICATE_EXPIRED));
+        awaitLines(3);
+        Thread.sleep(500);
+        // one-second windows: a slow machine may cross into a second window, never more than a few
+        assertTrue(lines.size() >= 3 && lines.size() <= 9, "lines logged: " + lines.size());
+    }
+}
