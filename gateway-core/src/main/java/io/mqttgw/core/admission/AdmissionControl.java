@@ -23,8 +23,16 @@ public final class AdmissionControl {
         final String label = name().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * While busy, TLS connections are admitted up to this share of the handshake budget: the loops get to catch up,
+     * yet never sit idle with devices waiting (holding everything until the lag is gone would leave the CPU idle
+     * while the waiting devices run into their handshake timeouts).
+     */
+    static final int BUSY_SHARE = 4;
+
     private final TokenBucket connections;
     private final int maxHandshakes;
+    private final int busyHandshakes;
     private final AtomicInteger handshakes = new AtomicInteger();
     private final LongAdder handshakesStarted = new LongAdder();
     private final Counter[] held = new Counter[Rejection.values().length];
@@ -42,6 +50,7 @@ public final class AdmissionControl {
         // a burst of up to a second's rate; the handshake budget bounds what a burst can start at once
         this.connections = connectionRate > 0 ? new TokenBucket(connectionRate, connectionRate, nanoClock) : null;
         this.maxHandshakes = maxHandshakes;
+        this.busyHandshakes = Math.max(1, maxHandshakes / BUSY_SHARE);
         for (Rejection r : Rejection.values()) {
             held[r.ordinal()] = Counter.builder("mqttgw.admission.held").tag("reason", r.label)
                     .description("Times the listener stopped taking new connections off its backlog, by reason")
@@ -58,11 +67,11 @@ public final class AdmissionControl {
      * handshake slot.
      */
     public Rejection admit(boolean tls) {
-        if (busy || holdForOverload) {
+        if (holdForOverload || (busy && (!tls || maxHandshakes <= 0))) {
             return Rejection.BUSY;
         }
-        if (tls && maxHandshakes > 0 && handshakes.get() >= maxHandshakes) {
-            return Rejection.HANDSHAKES;
+        if (tls && maxHandshakes > 0 && handshakes.get() >= (busy ? busyHandshakes : maxHandshakes)) {
+            return busy ? Rejection.BUSY : Rejection.HANDSHAKES;
         }
         if (connections != null && !connections.tryAcquire()) {
             return Rejection.RATE;
@@ -100,8 +109,9 @@ public final class AdmissionControl {
     }
 
     /**
-     * Busy (event-loop lag or handshake rate past its threshold): new connections wait in the listen backlog;
-     * everything already admitted carries on.
+     * Busy (event-loop lag or handshake rate past its threshold): the handshake budget shrinks to a quarter, the rest
+     * waits in the listen backlog (without a handshake budget, and for plain TCP, everything waits); everything
+     * already admitted carries on.
      */
     public void busy(boolean value) {
         busy = value;

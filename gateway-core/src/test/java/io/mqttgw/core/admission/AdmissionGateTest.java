@@ -86,6 +86,17 @@ class AdmissionGateTest {
     }
 
     @Test
+    void busyShrinksTheHandshakeBudgetToAQuarterInsteadOfStoppingAdmission() {
+        AdmissionControl control = new AdmissionControl(0, 8, new SimpleMeterRegistry());
+        control.busy(true);
+        assertNull(control.admit(true));
+        assertNull(control.admit(true));
+        assertSame(AdmissionControl.Rejection.BUSY, control.admit(true), "two of eight while busy");
+        control.busy(false);
+        assertNull(control.admit(true), "the whole budget again");
+    }
+
+    @Test
     void overloadHoldsNewConnectionsButNeverPausesAnAdmittedHandshake() {
         AdmissionControl control = new AdmissionControl(0, 0, new SimpleMeterRegistry());
         EmbeddedChannel admitted = new EmbeddedChannel();
