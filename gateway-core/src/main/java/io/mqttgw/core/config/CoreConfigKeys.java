@@ -286,8 +286,8 @@ public final class CoreConfigKeys {
             duration(Duration.ZERO, Duration.ofMinutes(10)));
     public static final ConfigKey<String> OVERLOAD_LAG_REACTION = new ConfigKey<>("overload.lag-reaction",
             "admission", "admission or overload", "What event-loop lag and the handshake rate past their thresholds "
-                    + "do. admission: the node is busy and new connections wait in the listen backlog until it is "
-                    + "not (no listener is closed, nothing already admitted is paused). overload: they count as "
+                    + "do. admission: the node is busy, its handshake budget shrinks to a quarter and the rest waits in the "
+                    + "listen backlog until it is not (no listener is closed, nothing already admitted is paused). overload: they count as "
                     + "overload, with all its reactions.", oneOf("admission", "overload"));
     public static final ConfigKey<Duration> OVERLOAD_LAG = new ConfigKey<>("overload.event-loop-lag", "500ms",
             "0s (off) to 1m", "Overloaded when a task waits this long on an I/O event loop.",

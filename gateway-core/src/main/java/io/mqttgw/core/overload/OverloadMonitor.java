@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * progress and started per second, and how full the uplink sink's and route store's bounds are. Two
  * {@link OverloadDetector}s turn the samples into levels. Busy: event-loop lag and handshake rate (unless
  * {@code overload.lag-reaction: overload}); the node's own admitted handshakes cause most of that lag, so the only
- * reaction is to hold new connections in the listen backlog ({@link AdmissionControl#busy}) until it passes.
+ * reaction is to admit fewer handshakes at once, the rest waiting in the listen backlog
+ * ({@link AdmissionControl#busy}), until it passes.
  * Overloaded: heap after GC, direct memory and queue pressure, which admitting less does not cure quickly;
  * listeners hear of every change (they close the listening ports, refuse CONNECTs). Each sample is a gauge
  * ({@code mqttgw_overload_signal{signal}}); the levels are {@code mqttgw_overload_level} and
@@ -111,7 +112,7 @@ public final class OverloadMonitor implements AutoCloseable {
         this.transitions = Counter.builder("mqttgw.overload.transitions")
                 .description("Times the node entered or left overload").register(meters);
         Gauge.builder("mqttgw.admission.busy", busyDetector, d -> d.overloaded() ? 1 : 0)
-                .description("1 while event-loop lag holds new connections in the listen backlog").register(meters);
+                .description("1 while event-loop lag shrinks the handshake budget").register(meters);
         this.busyTransitions = Counter.builder("mqttgw.admission.busy.transitions")
                 .description("Times the node became busy or stopped being busy").register(meters);
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -156,7 +157,7 @@ public final class OverloadMonitor implements AutoCloseable {
             busyTransitions.increment();
             admission.busy(busyDetector.overloaded());
             if (busyDetector.overloaded()) {
-                LOG.info("node busy ({}): new connections wait in the listen backlog: {}",
+                LOG.info("node busy ({}): a quarter of the handshake budget, the rest waits in the listen backlog: {}",
                         String.join(", ", busyDetector.signalsOver()), samples);
             } else {
                 LOG.info("node no longer busy: {}", samples);
