@@ -223,7 +223,8 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * The built-in reactions to overload: close the listening ports and fail {@code /health} so the balancer sends
-     * new devices elsewhere, refuse CONNECTs, hold new connections in the backlog; all undone on recovery. Runs on the monitor thread.
+     * new devices elsewhere, refuse CONNECTs, hold new connections in the backlog; all undone on recovery. Runs on
+     * the monitor thread.
      */
     private final class OverloadReactions implements OverloadListener {
         @Override

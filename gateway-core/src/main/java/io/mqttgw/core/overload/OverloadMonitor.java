@@ -90,8 +90,8 @@ public final class OverloadMonitor implements AutoCloseable {
         }
         this.detector = new OverloadDetector(overloadSignals, config.recoveryHold().toNanos(),
                 config.minHold().toNanos());
-        // busy only holds new connections back, so it may end sooner than overload: after the exit threshold
-        // held for min-hold
+        // busy only shrinks admission, so it may end sooner than overload: once below the exit threshold for
+        // min-hold
         this.busyDetector = new OverloadDetector(busySignals, config.minHold().toNanos(), config.minHold().toNanos());
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             // the pool that holds what survives: after a GC, its occupancy is the live set
