@@ -6,63 +6,92 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 
 /**
  * The node's admission budget: new connections a second (a token bucket) and TLS handshakes in progress (the
- * crypto budget). Also counts handshakes started, which the overload monitor turns into a rate, and carries the
- * overload reactions that handlers consult (pause handshakes, refuse CONNECTs). Thread-safe.
+ * crypto budget), and whether the node takes new connections at all right now (not while it is busy or, with
+ * {@code overload.pause-handshakes}, overloaded). Also counts handshakes started, which the overload monitor turns
+ * into a rate, and carries the CONNECT refusal that handlers consult. Thread-safe.
  */
 public final class AdmissionControl {
 
-    /** Why a new connection was turned away; a label of {@code mqttgw_admission_rejected_total}. */
+    /** Why a new connection cannot start now; a label of the admission meters. */
     public enum Rejection {
-        RATE, HANDSHAKES;
+        RATE, HANDSHAKES, BUSY;
 
         final String label = name().toLowerCase(Locale.ROOT);
     }
 
+    /**
+     * While busy, TLS connections are admitted up to this share of the handshake budget: the loops get to catch up,
+     * yet never sit idle with devices waiting (holding everything until the lag is gone would leave the CPU idle
+     * while the waiting devices run into their handshake timeouts).
+     */
+    static final int BUSY_SHARE = 4;
+
     private final TokenBucket connections;
     private final int maxHandshakes;
+    private final int busyHandshakes;
     private final AtomicInteger handshakes = new AtomicInteger();
     private final LongAdder handshakesStarted = new LongAdder();
+    private final Counter[] held = new Counter[Rejection.values().length];
     private final Counter[] rejected = new Counter[Rejection.values().length];
-    private volatile boolean pauseHandshakes;
+    private volatile boolean busy;
+    private volatile boolean holdForOverload;
     private volatile boolean refuseConnects;
 
     /** @param connectionRate new connections a second, 0 for no limit; @param maxHandshakes 0 for no limit */
     public AdmissionControl(int connectionRate, int maxHandshakes, MeterRegistry meters) {
-        this.connections = connectionRate > 0 ? new TokenBucket(connectionRate, connectionRate, System::nanoTime)
-                : null;
+        this(connectionRate, maxHandshakes, meters, System::nanoTime);
+    }
+
+    AdmissionControl(int connectionRate, int maxHandshakes, MeterRegistry meters, LongSupplier nanoClock) {
+        // a burst of up to a second's rate; the handshake budget bounds what a burst can start at once
+        this.connections = connectionRate > 0 ? new TokenBucket(connectionRate, connectionRate, nanoClock) : null;
         this.maxHandshakes = maxHandshakes;
+        this.busyHandshakes = Math.max(1, maxHandshakes / BUSY_SHARE);
         for (Rejection r : Rejection.values()) {
+            held[r.ordinal()] = Counter.builder("mqttgw.admission.held").tag("reason", r.label)
+                    .description("Times the listener stopped taking new connections off its backlog, by reason")
+                    .register(meters);
             rejected[r.ordinal()] = Counter.builder("mqttgw.admission.rejected").tag("reason", r.label)
-                    .description("New connections turned away before their handshake, by reason").register(meters);
+                    .description("New connections closed before their handshake, by reason").register(meters);
         }
         Gauge.builder("mqttgw.tls.handshakes.in.progress", handshakes, AtomicInteger::get)
                 .description("TLS handshakes under way").register(meters);
     }
 
-    /** Admits a new connection, or says why not; an admitted TLS connection holds a handshake slot. */
+    /**
+     * Admits a new connection, or says why not (nothing is taken then); an admitted TLS connection holds a
+     * handshake slot.
+     */
     public Rejection admit(boolean tls) {
+        if (holdForOverload || (busy && (!tls || maxHandshakes <= 0))) {
+            return Rejection.BUSY;
+        }
+        if (tls && maxHandshakes > 0 && handshakes.get() >= (busy ? busyHandshakes : maxHandshakes)) {
+            return busy ? Rejection.BUSY : Rejection.HANDSHAKES;
+        }
         if (connections != null && !connections.tryAcquire()) {
-            return reject(Rejection.RATE);
+            return Rejection.RATE;
         }
         if (tls) {
-            if (maxHandshakes > 0 && handshakes.incrementAndGet() > maxHandshakes) {
-                handshakes.decrementAndGet();
-                return reject(Rejection.HANDSHAKES);
-            }
-            if (maxHandshakes <= 0) {
-                handshakes.incrementAndGet();
-            }
+            // only the accept loop admits, so the check above cannot be overtaken
+            handshakes.incrementAndGet();
             handshakesStarted.increment();
         }
         return null;
     }
 
-    private Rejection reject(Rejection reason) {
+    /** Counts that the gate held the listener (a connection waits in the backlog) for this reason. */
+    void held(Rejection reason) {
+        held[reason.ordinal()].increment();
+    }
+
+    /** Counts a new connection closed before its handshake. */
+    void rejected(Rejection reason) {
         rejected[reason.ordinal()].increment();
-        return reason;
     }
 
     /** Gives back the handshake slot of an admitted TLS connection (handshake done, failed or connection closed). */
@@ -79,13 +108,26 @@ public final class AdmissionControl {
         return handshakesStarted.sum();
     }
 
-    /** Overload reaction: connections in their TLS handshake stop being read until recovery. */
-    public void pauseHandshakes(boolean value) {
-        pauseHandshakes = value;
+    /**
+     * Busy (event-loop lag or handshake rate past its threshold): the handshake budget shrinks to a quarter, the rest
+     * waits in the listen backlog (without a handshake budget, and for plain TCP, everything waits); everything
+     * already admitted carries on.
+     */
+    public void busy(boolean value) {
+        busy = value;
     }
 
-    public boolean pauseHandshakes() {
-        return pauseHandshakes;
+    public boolean busy() {
+        return busy;
+    }
+
+    /**
+     * Overload reaction ({@code overload.pause-handshakes}): new connections wait in the listen backlog. Handshakes
+     * already admitted are not paused: they are bounded by the budget, and a paused one would only run into the
+     * handshake timeout and come back as a retry.
+     */
+    public void holdForOverload(boolean value) {
+        holdForOverload = value;
     }
 
     /** Overload reaction: CONNECTs are answered with CONNACK server unavailable after a random delay. */
@@ -99,5 +141,9 @@ public final class AdmissionControl {
 
     public double rejections(Rejection reason) {
         return rejected[reason.ordinal()].count();
+    }
+
+    public double holds(Rejection reason) {
+        return held[reason.ordinal()].count();
     }
 }

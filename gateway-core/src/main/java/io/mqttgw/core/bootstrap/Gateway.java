@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
 import io.mqttgw.core.admin.OperatorCredentials;
+import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.admission.AdmissionGate;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
@@ -102,8 +103,11 @@ public final class Gateway implements AutoCloseable {
         this.operators = config.admin().enabled() && config.admin().operations().enabled()
                 ? OperatorCredentials.load(config.admin().operations()) : null;
         Transport transport = Transport.choose(config.server().transport());
-        this.admission = new AdmissionControl(config.admission().connectionRate(), config.admission().maxHandshakes(),
-                meters);
+        AdmissionBudget budget = AdmissionBudget.derive(config.admission(), config.server().effectiveIoThreads(),
+                config.overload().eventLoopLag());
+        LOG.info("{} (handshake cost {} us, {} I/O threads)", budget.describe(),
+                config.admission().handshakeCost().toNanos() / 1000, config.server().effectiveIoThreads());
+        this.admission = new AdmissionControl(budget.connectionRate(), budget.maxHandshakes(), meters);
         try {
             this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
                     transport.ioHandlerFactory());
@@ -162,7 +166,7 @@ public final class Gateway implements AutoCloseable {
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
                 List<OverloadListener> reactions = new ArrayList<>();
-                reactions.add(new OverloadReactions(handshakeBudget));
+                reactions.add(new OverloadReactions());
                 ServiceLoader.load(OverloadListener.class, Gateway.class.getClassLoader()).forEach(reactions::add);
                 overload = new OverloadMonitor(config.overload(), ioGroup, admission, sink::pressure,
                         routes::pressure, reactions, meters);
@@ -213,7 +217,8 @@ public final class Gateway implements AutoCloseable {
                 .option(ChannelOption.SO_BACKLOG, s.backlog())
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.ALLOCATOR, allocator)
-                .handler(new AdmissionGate(admission, tlsListener, config.admission().rejectDelay().toMillis()))
+                .handler(AdmissionGate.perServerChannel(admission, tlsListener,
+                        config.admission().rejectDelay().toMillis()))
                 .childOption(ChannelOption.ALLOCATOR, allocator)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
@@ -228,23 +233,17 @@ public final class Gateway implements AutoCloseable {
 
     /**
      * The built-in reactions to overload: close the listening ports and fail {@code /health} so the balancer sends
-     * new devices elsewhere, refuse CONNECTs, pause handshakes; all undone on recovery. Runs on the monitor thread.
+     * new devices elsewhere, refuse CONNECTs, hold new connections in the backlog; all undone on recovery. Runs on
+     * the monitor thread.
      */
     private final class OverloadReactions implements OverloadListener {
-        private final HandshakeBudgetHandler handshakeBudget;
-
-        OverloadReactions(HandshakeBudgetHandler handshakeBudget) {
-            this.handshakeBudget = handshakeBudget;
-        }
-
         @Override
         public void onOverloadChange(boolean overloaded, List<String> signalsOver, Map<String, Double> values) {
             GatewayConfig.Overload o = config.overload();
             overloadedNow = overloaded;
             admission.refuseConnects(overloaded && o.refuseConnects());
             if (o.pauseHandshakes()) {
-                admission.pauseHandshakes(overloaded);
-                handshakeBudget.pauseHandshakes(overloaded);
+                admission.holdForOverload(overloaded);
             }
             if (o.closeListeners()) {
                 setListenersOpen(!overloaded);

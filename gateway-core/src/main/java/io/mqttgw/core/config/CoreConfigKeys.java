@@ -3,6 +3,7 @@ package io.mqttgw.core.config;
 import static io.mqttgw.core.config.ValueParsers.bool;
 import static io.mqttgw.core.config.ValueParsers.duration;
 import static io.mqttgw.core.config.ValueParsers.intRange;
+import static io.mqttgw.core.config.ValueParsers.intRangeOrAuto;
 import static io.mqttgw.core.config.ValueParsers.list;
 import static io.mqttgw.core.config.ValueParsers.nonEmpty;
 import static io.mqttgw.core.config.ValueParsers.oneOf;
@@ -304,13 +305,23 @@ public final class CoreConfigKeys {
             "Largest downlink payload an operation takes; a larger body is refused with 413.", size(0, 16L << 20));
 
     public static final ConfigKey<Integer> ADMISSION_CONNECTION_RATE = new ConfigKey<>("admission.connection-rate",
-            "5000", "0 (no limit) to 1000000", "New connections a second the node accepts (a token bucket with a "
-                    + "second's burst); the rest are closed after a random delay.", intRange(0, 1_000_000));
+            "auto", "auto, or 0 (no limit) to 1000000", "New connections a second the node takes off the listen "
+                    + "backlog (a token bucket); the rest wait in the backlog. auto: three quarters of the I/O "
+                    + "threads' time spent on full handshakes, i.e. I/O threads x 0.75 / admission.handshake-cost.",
+            intRangeOrAuto(0, 1_000_000));
     public static final ConfigKey<Integer> ADMISSION_MAX_HANDSHAKES = new ConfigKey<>("admission.max-handshakes",
-            "1000", "0 (no limit) to 1000000", "TLS handshakes in progress at once (the crypto budget); past it new "
-                    + "connections are closed after a random delay.", intRange(0, 1_000_000));
+            "auto", "auto, or 0 (no limit) to 1000000", "TLS handshakes in progress at once (the crypto budget); "
+                    + "while it is spent, new connections wait in the listen backlog. auto: per I/O thread, "
+                    + "overload.event-loop-lag / (4 x admission.handshake-cost), so a loop's queue of admitted "
+                    + "handshakes stays under a quarter of the lag threshold.", intRangeOrAuto(0, 1_000_000));
+    public static final ConfigKey<Duration> ADMISSION_HANDSHAKE_COST = new ConfigKey<>("admission.handshake-cost",
+            "2ms", "1us to 1s", "CPU time of one full TLS handshake with CONNECT on one core (measured: ~2 ms for "
+                    + "ECDSA P-256 mutual TLS, BENCHMARKS.md); the auto values of admission.connection-rate and "
+                    + "admission.max-handshakes are derived from it.",
+            duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_REJECT_DELAY = new ConfigKey<>("admission.reject-delay", "1s",
-            "0s to 1m", "A turned-away connection is closed after a random delay up to this, so retries spread out.",
+            "0s to 1m", "A turned-away connection (rare: one that arrives while another waits at the gate) is closed after a "
+                    + "random delay up to this, so retries spread out.",
             duration(Duration.ZERO, Duration.ofMinutes(1)));
 
     public static final ConfigKey<Boolean> OVERLOAD_ENABLED = new ConfigKey<>("overload.enabled", "true",
@@ -321,6 +332,14 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Duration> OVERLOAD_RECOVERY_HOLD = new ConfigKey<>("overload.recovery-hold", "5s",
             "0s to 10m", "Every signal must stay below its exit threshold this long before the node leaves overload.",
             duration(Duration.ZERO, Duration.ofMinutes(10)));
+    public static final ConfigKey<Duration> OVERLOAD_MIN_HOLD = new ConfigKey<>("overload.min-hold", "2s",
+            "0s to 10m", "Least time between two changes of a level (busy or overloaded), so neither can flap.",
+            duration(Duration.ZERO, Duration.ofMinutes(10)));
+    public static final ConfigKey<String> OVERLOAD_LAG_REACTION = new ConfigKey<>("overload.lag-reaction",
+            "admission", "admission or overload", "What event-loop lag and the handshake rate past their thresholds "
+                    + "do. admission: the node is busy, its handshake budget shrinks to a quarter and the rest waits in the "
+                    + "listen backlog until it is not (no listener is closed, nothing already admitted is paused). overload: they count as "
+                    + "overload, with all its reactions.", oneOf("admission", "overload"));
     public static final ConfigKey<Duration> OVERLOAD_LAG = new ConfigKey<>("overload.event-loop-lag", "500ms",
             "0s (off) to 1m", "Overloaded when a task waits this long on an I/O event loop.",
             duration(Duration.ZERO, Duration.ofMinutes(1)));
@@ -357,7 +376,8 @@ public final class CoreConfigKeys {
             "true", "true or false", "While overloaded, answer CONNECT with CONNACK server unavailable after a random "
                     + "delay up to admission.reject-delay.", bool());
     public static final ConfigKey<Boolean> OVERLOAD_PAUSE_HANDSHAKES = new ConfigKey<>("overload.pause-handshakes",
-            "true", "true or false", "While overloaded, stop reading connections still in their TLS handshake.", bool());
+            "true", "true or false", "While overloaded, take no new connections off the listen backlog. Handshakes already admitted "
+                    + "finish (admission.max-handshakes bounds them), so none runs into the handshake timeout.", bool());
 
     public static final ConfigKey<Integer> SHUTDOWN_CLOSE_RATE = new ConfigKey<>("shutdown.close-rate", "2000",
             "1 to 10000000", "Connections closed per second during a graceful shutdown.", intRange(1, 10_000_000));
@@ -388,8 +408,9 @@ public final class CoreConfigKeys {
             ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT, ADMIN_OPERATIONS_TOKEN_FILE, ADMIN_OPERATIONS_BIND,
             ADMIN_OPERATIONS_PORT, ADMIN_OPERATIONS_TLS_CERT_FILE, ADMIN_OPERATIONS_TLS_KEY_FILE,
             ADMIN_OPERATIONS_TLS_CA_FILE, ADMIN_OPERATIONS_MAX_PAYLOAD,
-            ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_REJECT_DELAY,
-            OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,
+            ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_HANDSHAKE_COST, ADMISSION_REJECT_DELAY,
+            OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_MIN_HOLD, OVERLOAD_LAG_REACTION,
+            OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,
             OVERLOAD_HEAP_EXIT, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT, OVERLOAD_HANDSHAKE_RATE,
             OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_CLOSE_LISTENERS,
             OVERLOAD_REFUSE_CONNECTS, OVERLOAD_PAUSE_HANDSHAKES,

@@ -111,19 +111,32 @@ public record GatewayConfig(
     public record Downlink(int maxInflight, int maxQueued, Duration retryInterval, int maxRetries, int broadcastRate) {
     }
 
-    /** New connections a second (0: no limit), TLS handshakes at once (0: no limit), and the turn-away delay. */
     /** Persistent sessions and retained messages: where they are kept, and their bounds. */
     public record Session(String provider, Duration expiry, Duration openTimeout, int maxPending, int maxRetained,
                           int maxSessions) {
     }
 
-    public record Admission(int connectionRate, int maxHandshakes, Duration rejectDelay) {
+    /**
+     * New connections a second and TLS handshakes at once, each 0 for no limit or {@link ValueParsers#AUTO} for a
+     * value derived at startup from the I/O threads and {@code handshakeCost} (see
+     * {@code io.mqttgw.core.admission.AdmissionBudget}); and the turn-away delay.
+     */
+    public record Admission(int connectionRate, int maxHandshakes, Duration handshakeCost, Duration rejectDelay) {
     }
 
-    /** The overload monitor: signal thresholds with hysteresis and which reactions are on. */
-    public record Overload(boolean enabled, Duration interval, Duration recoveryHold,
-                           List<OverloadDetector.Threshold> thresholds, boolean closeListeners, boolean refuseConnects,
-                           boolean pauseHandshakes) {
+    /**
+     * The overload monitor: signal thresholds with hysteresis, the least time between level changes, whether lag
+     * and handshake rate count as overload ({@code lagIsOverload}) or only make the node busy, and which reactions
+     * are on.
+     */
+    public record Overload(boolean enabled, Duration interval, Duration recoveryHold, Duration minHold,
+                           boolean lagIsOverload, List<OverloadDetector.Threshold> thresholds, boolean closeListeners,
+                           boolean refuseConnects, boolean pauseHandshakes) {
+        /** The event-loop lag threshold (overload.event-loop-lag), zero when that signal is off. */
+        public Duration eventLoopLag() {
+            return thresholds.stream().filter(t -> t.signal().equals(OverloadMonitor.EVENT_LOOP_LAG) && t.enter() > 0)
+                    .map(t -> Duration.ofNanos(Math.round(t.enter() * 1e9))).findFirst().orElse(Duration.ZERO);
+        }
     }
 
     /** Builds the snapshot and checks rules that span keys; each failure names the keys and the fix. */
@@ -176,9 +189,10 @@ public record GatewayConfig(
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
         Admission admission = new Admission(v.get(ADMISSION_CONNECTION_RATE), v.get(ADMISSION_MAX_HANDSHAKES),
-                v.get(ADMISSION_REJECT_DELAY));
+                v.get(ADMISSION_HANDSHAKE_COST), v.get(ADMISSION_REJECT_DELAY));
         Overload overload = new Overload(v.get(OVERLOAD_ENABLED), v.get(OVERLOAD_INTERVAL),
-                v.get(OVERLOAD_RECOVERY_HOLD), List.of(
+                v.get(OVERLOAD_RECOVERY_HOLD), v.get(OVERLOAD_MIN_HOLD),
+                "overload".equals(v.get(OVERLOAD_LAG_REACTION)), List.of(
                         threshold(v, OverloadMonitor.EVENT_LOOP_LAG, OVERLOAD_LAG, OVERLOAD_LAG_EXIT,
                                 d -> d.toNanos() / 1e9),
                         threshold(v, OverloadMonitor.HEAP_AFTER_GC, OVERLOAD_HEAP, OVERLOAD_HEAP_EXIT, p -> p / 100.0),

@@ -10,8 +10,11 @@ import java.util.regex.Pattern;
 
 /** Parsers for the written forms of configuration values; each rejects what it cannot read. */
 public final class ValueParsers {
-    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)\\s*(us|ms|s|m|h|d)");
     private static final Pattern SIZE = Pattern.compile("(\\d+)\\s*(B|KiB|MiB|GiB)?");
+
+    /** What {@link #intRangeOrAuto} returns for {@code auto}. */
+    public static final int AUTO = -1;
 
     private ValueParsers() {
     }
@@ -29,6 +32,12 @@ public final class ValueParsers {
             }
             return v;
         };
+    }
+
+    /** {@link #AUTO} for {@code auto} (a value the node derives at startup), else a whole number in the range. */
+    public static Function<String, Integer> intRangeOrAuto(int min, int max) {
+        Function<String, Integer> number = intRange(min, max);
+        return s -> "auto".equals(s.trim().toLowerCase(Locale.ROOT)) ? AUTO : number.apply(s);
     }
 
     public static Function<String, Boolean> bool() {
@@ -69,7 +78,7 @@ public final class ValueParsers {
         };
     }
 
-    /** Durations as {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 30d}; bounded inclusive. */
+    /** Durations as {@code 800us}, {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 30d}; bounded inclusive. */
     public static Function<String, Duration> duration(Duration min, Duration max) {
         return s -> {
             Matcher m = DURATION.matcher(s.trim());
@@ -78,6 +87,7 @@ public final class ValueParsers {
             }
             long n = Long.parseLong(m.group(1));
             Duration d = switch (m.group(2)) {
+                case "us" -> Duration.ofNanos(n * 1000);
                 case "ms" -> Duration.ofMillis(n);
                 case "s" -> Duration.ofSeconds(n);
                 case "m" -> Duration.ofMinutes(n);

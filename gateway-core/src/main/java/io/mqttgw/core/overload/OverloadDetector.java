@@ -8,8 +8,9 @@ import java.util.Map;
 /**
  * Turns signal samples into an overload level, with hysteresis twice over: a signal goes over at its entry
  * threshold and back only below its (lower) exit threshold, and the node leaves overload only after every signal
- * has stayed back for {@code recoveryHoldNanos}. So a node at the edge does not flap its listeners open and shut.
- * Not thread-safe: one monitor thread drives it.
+ * has stayed back for {@code recoveryHoldNanos}. On top, no change follows the previous one sooner than
+ * {@code minHoldNanos}, whatever the signals do, so a node at the edge cannot flap its listeners open and shut; the
+ * changes are counted. Not thread-safe: one monitor thread drives it.
  */
 public final class OverloadDetector {
 
@@ -24,14 +25,22 @@ public final class OverloadDetector {
 
     private final List<Threshold> thresholds;
     private final long recoveryHoldNanos;
+    private final long minHoldNanos;
     private final Map<String, Boolean> over = new LinkedHashMap<>();
     private boolean overloaded;
     private long allBackSince = Long.MIN_VALUE;
     private boolean allBack;
+    private long changedAt;
+    private long changes;
 
     public OverloadDetector(List<Threshold> thresholds, long recoveryHoldNanos) {
+        this(thresholds, recoveryHoldNanos, 0);
+    }
+
+    public OverloadDetector(List<Threshold> thresholds, long recoveryHoldNanos, long minHoldNanos) {
         this.thresholds = List.copyOf(thresholds);
         this.recoveryHoldNanos = recoveryHoldNanos;
+        this.minHoldNanos = minHoldNanos;
         thresholds.forEach(t -> over.put(t.signal(), false));
     }
 
@@ -48,8 +57,9 @@ public final class OverloadDetector {
         boolean any = over.containsValue(true);
         if (any) {
             allBack = false;
-            if (!overloaded) {
+            if (!overloaded && mayChange(nowNanos)) {
                 overloaded = true;
+                changed(nowNanos);
                 return true;
             }
             return false;
@@ -61,11 +71,26 @@ public final class OverloadDetector {
             allBack = true;
             allBackSince = nowNanos;
         }
-        if (nowNanos - allBackSince >= recoveryHoldNanos) {
+        if (nowNanos - allBackSince >= recoveryHoldNanos && mayChange(nowNanos)) {
             overloaded = false;
+            changed(nowNanos);
             return true;
         }
         return false;
+    }
+
+    private boolean mayChange(long nowNanos) {
+        return changes == 0 || nowNanos - changedAt >= minHoldNanos;
+    }
+
+    private void changed(long nowNanos) {
+        changedAt = nowNanos;
+        changes++;
+    }
+
+    /** Times the level changed (entered or left), since this detector was made. */
+    public long changes() {
+        return changes;
     }
 
     public boolean overloaded() {

@@ -29,9 +29,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Samples the node on its own thread ({@code overload-monitor}) every {@code overload.interval}: event-loop lag (how
  * long a probe task waits on each I/O loop), heap occupancy after the last GC, direct memory, TLS handshakes in
- * progress and started per second, and how full the uplink sink's and route store's bounds are. An
- * {@link OverloadDetector} turns the samples into a level; listeners hear of every change. Each sample is a gauge
- * ({@code mqttgw_overload_signal{signal}}), and the level is {@code mqttgw_overload_level}.
+ * progress and started per second, and how full the uplink sink's and route store's bounds are. Two
+ * {@link OverloadDetector}s turn the samples into levels. Busy: event-loop lag and handshake rate (unless
+ * {@code overload.lag-reaction: overload}); the node's own admitted handshakes cause most of that lag, so the only
+ * reaction is to admit fewer handshakes at once, the rest waiting in the listen backlog
+ * ({@link AdmissionControl#busy}), until it passes.
+ * Overloaded: heap after GC, direct memory and queue pressure, which admitting less does not cure quickly;
+ * listeners hear of every change (they close the listening ports, refuse CONNECTs). Each sample is a gauge
+ * ({@code mqttgw_overload_signal{signal}}); the levels are {@code mqttgw_overload_level} and
+ * {@code mqttgw_admission_busy}, their changes {@code mqttgw_overload_transitions_total} and
+ * {@code mqttgw_admission_busy_transitions_total}.
  */
 public final class OverloadMonitor implements AutoCloseable {
     public static final String EVENT_LOOP_LAG = "event_loop_lag_seconds";
@@ -53,9 +60,11 @@ public final class OverloadMonitor implements AutoCloseable {
     private final DoubleSupplier routesPressure;
     private final List<OverloadListener> listeners;
     private final OverloadDetector detector;
+    private final OverloadDetector busyDetector;
     private final Map<String, Double> last = new ConcurrentHashMap<>();
     private final List<MemoryPoolMXBean> oldGenerations = new ArrayList<>();
     private final Counter transitions;
+    private final Counter busyTransitions;
     private final ScheduledExecutorService thread;
     private long lastHandshakes;
     private long lastSampleNanos;
@@ -73,7 +82,17 @@ public final class OverloadMonitor implements AutoCloseable {
         this.uplinkPressure = uplinkPressure;
         this.routesPressure = routesPressure;
         this.listeners = List.copyOf(listeners);
-        this.detector = new OverloadDetector(config.thresholds(), config.recoveryHold().toNanos());
+        List<OverloadDetector.Threshold> overloadSignals = new ArrayList<>();
+        List<OverloadDetector.Threshold> busySignals = new ArrayList<>();
+        for (OverloadDetector.Threshold t : config.thresholds()) {
+            boolean busySignal = t.signal().equals(EVENT_LOOP_LAG) || t.signal().equals(HANDSHAKE_RATE);
+            (busySignal && !config.lagIsOverload() ? busySignals : overloadSignals).add(t);
+        }
+        this.detector = new OverloadDetector(overloadSignals, config.recoveryHold().toNanos(),
+                config.minHold().toNanos());
+        // busy only shrinks admission, so it may end sooner than overload: once below the exit threshold for
+        // min-hold
+        this.busyDetector = new OverloadDetector(busySignals, config.minHold().toNanos(), config.minHold().toNanos());
         for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
             // the pool that holds what survives: after a GC, its occupancy is the live set
             if (pool.getType() == MemoryType.HEAP && pool.isCollectionUsageThresholdSupported()
@@ -92,6 +111,10 @@ public final class OverloadMonitor implements AutoCloseable {
                 .description("1 while the node is overloaded").register(meters);
         this.transitions = Counter.builder("mqttgw.overload.transitions")
                 .description("Times the node entered or left overload").register(meters);
+        Gauge.builder("mqttgw.admission.busy", busyDetector, d -> d.overloaded() ? 1 : 0)
+                .description("1 while event-loop lag shrinks the handshake budget").register(meters);
+        this.busyTransitions = Counter.builder("mqttgw.admission.busy.transitions")
+                .description("Times the node became busy or stopped being busy").register(meters);
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "overload-monitor");
             t.setDaemon(true);
@@ -130,6 +153,16 @@ public final class OverloadMonitor implements AutoCloseable {
         samples.put(UPLINK_PRESSURE, uplinkPressure.getAsDouble());
         samples.put(ROUTES_PRESSURE, routesPressure.getAsDouble());
         last.putAll(samples);
+        if (busyDetector.update(samples, now)) {
+            busyTransitions.increment();
+            admission.busy(busyDetector.overloaded());
+            if (busyDetector.overloaded()) {
+                LOG.info("node busy ({}): a quarter of the handshake budget, the rest waits in the listen backlog: {}",
+                        String.join(", ", busyDetector.signalsOver()), samples);
+            } else {
+                LOG.info("node no longer busy: {}", samples);
+            }
+        }
         if (detector.update(samples, now)) {
             transitions.increment();
             boolean overloaded = detector.overloaded();

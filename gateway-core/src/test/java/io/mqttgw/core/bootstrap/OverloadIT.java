@@ -1,6 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.testkit.RawMqttConnection;
@@ -19,8 +20,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A flood of handshakes past overload.handshake-rate: the node closes its port and fails /health/ready (while
- * /health/live stays 200) while existing devices keep their PINGRESPs, and reopens once the flood is over.
+ * A flood of handshakes past overload.handshake-rate. By default the node is only busy: new connections wait in the
+ * listen backlog, the port stays open and nobody is refused. Counted as overload (overload.lag-reaction: overload),
+ * the node closes its port and fails /health/ready (while /health/live stays 200) while existing devices keep their
+ * PINGRESPs, and reopens once the flood is over.
  */
 class OverloadIT {
     @TempDir
@@ -62,6 +65,7 @@ class OverloadIT {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway gateway = TestGateway.tls(pki, dir)
                 .with("overload.handshake-rate", "15").with("overload.handshake-rate-exit", "3")
+                .with("overload.lag-reaction", "overload").with("overload.min-hold", "1s")
                 .with("overload.interval", "100ms").with("overload.recovery-hold", "3s").start();
              RawMqttConnection steady = RawMqttConnection.tls(pki.clientContext(pki.device("dev-steady")),
                      gateway.tlsPort())) {
@@ -92,6 +96,50 @@ class OverloadIT {
             try (RawMqttConnection again = RawMqttConnection.tls(pki.clientContext(pki.device("dev-after")), port)) {
                 assertEquals(0, again.connect("dev-after", 60));
             }
+        }
+    }
+
+    @Test
+    void aHandshakeFloodMakesTheNodeBusyWithoutClosingThePortOrRefusingAnyone() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = TestGateway.tls(pki, dir)
+                .with("overload.handshake-rate", "15").with("overload.handshake-rate-exit", "3")
+                .with("overload.min-hold", "1s").with("overload.interval", "100ms").start();
+             RawMqttConnection steady = RawMqttConnection.tls(pki.clientContext(pki.device("dev-steady")),
+                     gateway.tlsPort())) {
+            assertEquals(0, steady.connect("dev-steady", 60));
+            int port = gateway.tlsPort();
+            SSLContext flood = pki.clientContext(pki.device("dev-flood"));
+            java.util.concurrent.atomic.AtomicBoolean flooding = new java.util.concurrent.atomic.AtomicBoolean(true);
+            Thread flooder = new Thread(() -> {
+                while (flooding.get()) {
+                    try (RawMqttConnection c = RawMqttConnection.tls(flood, port)) {
+                        c.socket().setSoLinger(true, 0);
+                    } catch (IOException e) {
+                        // counted by the gateway's meters, asserted below
+                    }
+                }
+            }, "flood");
+            flooder.start();
+            try {
+                await("the handshake flood makes the node busy", () -> gateway.admission().busy(), 30_000);
+            } finally {
+                flooding.set(false);
+            }
+            assertFalse(gateway.overloaded(), "busy is not overload");
+            assertTrue(portOpen(port), "the port stays open");
+            assertEquals(200, health(gateway));
+            steady.send(new byte[] {(byte) 0xC0, 0});
+            assertEquals((byte) 0xD0, steady.readPacket()[0], "an existing device still gets its PINGRESP");
+            // a device arriving now waits in the backlog and gets in once the node is no longer busy
+            try (RawMqttConnection late = RawMqttConnection.tls(pki.clientContext(pki.device("dev-late")), port)) {
+                assertEquals(0, late.connect("dev-late", 60));
+            }
+            flooder.join(30_000);
+            await("no longer busy", () -> !gateway.admission().busy(), 30_000);
+            assertEquals(0.0, gateway.metrics().registry().get("mqttgw.admission.rejected").counters().stream()
+                    .mapToDouble(c -> c.count()).sum(), "nobody was refused");
+            assertEquals(0.0, gateway.metrics().registry().get("mqttgw.overload.transitions").counter().count());
         }
     }
 

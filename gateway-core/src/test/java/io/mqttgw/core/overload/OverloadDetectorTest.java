@@ -54,4 +54,47 @@ class OverloadDetectorTest {
     void refusesAnExitThresholdAboveTheEntry() {
         assertThrows(IllegalArgumentException.class, () -> new OverloadDetector.Threshold("x", 0.5, 0.6));
     }
+
+    @Test
+    void leavesNoSoonerThanTheMinimumHoldAfterEntering() {
+        OverloadDetector held = new OverloadDetector(List.of(new OverloadDetector.Threshold("lag", 0.5, 0.1)),
+                0, 3 * SECOND);
+        assertTrue(held.update(Map.of("lag", 0.6), 0));
+        assertFalse(held.update(Map.of("lag", 0.0), SECOND), "back at once, but the level holds");
+        assertFalse(held.update(Map.of("lag", 0.0), 2 * SECOND));
+        assertTrue(held.update(Map.of("lag", 0.0), 3 * SECOND), "three seconds after entering");
+        assertEquals(2, held.changes());
+    }
+
+    @Test
+    void entersAgainNoSoonerThanTheMinimumHoldAfterLeaving() {
+        OverloadDetector held = new OverloadDetector(List.of(new OverloadDetector.Threshold("lag", 0.5, 0.1)),
+                0, 3 * SECOND);
+        held.update(Map.of("lag", 0.6), 0);
+        held.update(Map.of("lag", 0.0), 3 * SECOND);
+        assertFalse(held.update(Map.of("lag", 0.9), 4 * SECOND), "over again, but the level holds");
+        assertFalse(held.overloaded());
+        assertTrue(held.update(Map.of("lag", 0.9), 6 * SECOND));
+        assertEquals(3, held.changes());
+    }
+
+    @Test
+    void aSignalSwingingEverySampleChangesTheLevelAtMostOncePerMinimumHold() {
+        OverloadDetector held = new OverloadDetector(List.of(new OverloadDetector.Threshold("lag", 0.5, 0.1)),
+                0, 2 * SECOND);
+        long step = SECOND / 4;
+        for (int i = 0; i < 80; i++) {
+            held.update(Map.of("lag", i % 2 == 0 ? 0.9 : 0.0), i * step);
+        }
+        assertTrue(held.changes() <= 10, "20 s of flapping input, at most one change per 2 s: " + held.changes());
+    }
+
+    @Test
+    void countsEveryChange() {
+        assertEquals(0, detector.changes());
+        detector.update(Map.of("lag", 0.6), 0);
+        detector.update(Map.of("lag", 0.05), SECOND);
+        detector.update(Map.of("lag", 0.05), 7 * SECOND);
+        assertEquals(2, detector.changes());
+    }
 }

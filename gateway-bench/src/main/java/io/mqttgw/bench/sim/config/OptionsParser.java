@@ -19,7 +19,7 @@ public final class OptionsParser {
         OPTIONS.put("host", "gateway host (default 127.0.0.1)");
         OPTIONS.put("port", "gateway MQTT/TLS port (default 8883)");
         OPTIONS.put("admin", "gateway admin host:port for /metrics, or none (default 127.0.0.1:9090)");
-        OPTIONS.put("gateway-pid", "gateway process id: CPU from /proc, jcmd GC.run before memory is read");
+        OPTIONS.put("gateway-pid", "server process id: CPU and RSS from /proc; jcmd GC.run before memory is read only if it is a JVM");
         OPTIONS.put("devices", "number of devices (required)");
         OPTIONS.put("per-worker", "most devices per worker process (default 18000; open files are limited to 20000)");
         OPTIONS.put("workers", "worker processes; 0 runs devices in this JVM (default: devices / per-worker, rounded up)");

@@ -23,6 +23,7 @@ public final class Device implements Runnable {
     int attempt;
     long connectStartNanos;
     boolean failureCounted;
+    int failuresSinceConnack;
     boolean dropping;
     boolean everConnected;
     volatile boolean certificateRequested;

@@ -201,6 +201,7 @@ public final class DeviceFleet implements AutoCloseable {
         }
         d.state = Device.State.CONNECTED;
         d.attempt = 0;
+        d.failuresSinceConnack = 0;
         d.everConnected = true;
         stats.connecting.decrementAndGet();
         stats.connected.incrementAndGet();
@@ -236,8 +237,19 @@ public final class DeviceFleet implements AutoCloseable {
     /** Counts a failed attempt once, by its first reason; failures after CONNACK are counted as disconnects. */
     void onFailure(Device d, String reason) {
         if (d != null && d.state == Device.State.CONNECTING && !d.failureCounted) {
-            d.failureCounted = true;
-            stats.failure(reason);
+            countFailure(d, reason);
+        }
+    }
+
+    /**
+     * Counts a failed attempt; the second failure of a device since its last CONNACK also counts once under
+     * {@link FailureReasons#DEVICE_FAILED_AGAIN}, so a report tells how many devices were turned away more than once.
+     */
+    private void countFailure(Device d, String reason) {
+        d.failureCounted = true;
+        stats.failure(reason);
+        if (++d.failuresSinceConnack == 2) {
+            stats.failure(FailureReasons.DEVICE_FAILED_AGAIN);
         }
     }
 
@@ -254,7 +266,7 @@ public final class DeviceFleet implements AutoCloseable {
         if (d.state == Device.State.CONNECTING) {
             stats.connecting.decrementAndGet();
             if (!d.failureCounted) {
-                stats.failure("closed_before_connack");
+                countFailure(d, "closed_before_connack");
             }
         } else if (d.state == Device.State.CONNECTED) {
             stats.connected.decrementAndGet();

@@ -15,6 +15,12 @@ import io.netty.handler.ssl.SslHandshakeTimeoutException;
  * message text. Stateless.
  */
 public final class FailureReasons {
+    /**
+     * Not a reason but a count next to them: devices whose second attempt in a row failed (each counted once per
+     * run of failures), i.e. devices turned away more than once.
+     */
+    public static final String DEVICE_FAILED_AGAIN = "devices_failed_more_than_once";
+
     private FailureReasons() {
     }
 

@@ -13,18 +13,63 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Reads the gateway from outside: is its MQTT port reachable, its /metrics, its CPU time and RSS from
- * {@code /proc/<pid>}, and a full GC through {@code jcmd <pid> GC.run} before memory is read (so heap is live data,
- * not garbage). Every call has a timeout. Used from the coordinator thread.
+ * Reads the server from outside: is its MQTT port reachable, its /metrics, its CPU time and RSS from
+ * {@code /proc/<pid>}, and, only when that process is a JVM, a full GC through {@code jcmd <pid> GC.run} before
+ * memory is read (so heap is live data, not garbage). Any other server (Mosquitto, say) is never signalled: jcmd's
+ * attach sends SIGQUIT, which ends a process that does not handle it. Every call has a timeout. Used from the
+ * coordinator thread.
  */
 final class GatewayObserver {
     private static final double CLOCK_TICKS = 100.0;
 
+    private static final long PAGE_SIZE = 4096;
+
     private final GatewayTarget target;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+    private final boolean jvm;
 
     GatewayObserver(GatewayTarget target) {
         this.target = target;
+        this.jvm = target.hasPid() && isJvm(Path.of("/proc", Long.toString(target.pid())));
+        if (target.hasPid() && !jvm) {
+            System.err.println("note: process " + target.pid() + " is not a JVM: no jcmd, CPU and RSS from /proc");
+        }
+    }
+
+    /**
+     * Whether the process behind {@code procDir} runs a JVM: its executable is named java, or its command line's
+     * first word is. Read from /proc only, so the check sends nothing to the process.
+     */
+    static boolean isJvm(Path procDir) {
+        try {
+            Path exe = Files.readSymbolicLink(procDir.resolve("exe"));
+            if (exe.getFileName() != null && exe.getFileName().toString().equals("java")) {
+                return true;
+            }
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            // not readable (another user's process): fall back to the command line
+        }
+        try {
+            String cmdline = Files.readString(procDir.resolve("cmdline"));
+            int end = cmdline.indexOf('\0');
+            String first = end < 0 ? cmdline : cmdline.substring(0, end);
+            return Path.of(first.isEmpty() ? "-" : first).getFileName().toString().equals("java");
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Resident set size of the process from {@code /proc/<pid>/statm}, or NaN. */
+    double procRssBytes() {
+        if (!target.hasPid()) {
+            return Double.NaN;
+        }
+        try {
+            String[] f = Files.readString(Path.of("/proc", Long.toString(target.pid()), "statm")).trim().split(" ");
+            return Long.parseLong(f[1]) * (double) PAGE_SIZE;
+        } catch (IOException | RuntimeException e) {
+            return Double.NaN;
+        }
     }
 
     /** Null when a TCP connection to the MQTT port succeeds, else why not. */
@@ -64,9 +109,9 @@ final class GatewayObserver {
         return r.body();
     }
 
-    /** Runs a full GC in the gateway (when its pid is known); true when jcmd succeeded. */
+    /** Runs a full GC in the gateway (when its pid is known and it is a JVM); true when jcmd succeeded. */
     boolean gc() {
-        if (!target.hasPid()) {
+        if (!jvm) {
             return false;
         }
         String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
@@ -122,8 +167,12 @@ final class GatewayObserver {
             cpu = m.sum("process_cpu_time_ns_total") / 1e9;
         }
         double direct = m.sum("jvm_buffer_memory_used_bytes", "id=\"direct\"");
+        double rss = procRssBytes();
+        if (Double.isNaN(rss)) {
+            rss = m.sum("mqttgw_process_resident_memory_bytes");
+        }
         return new GatewaySnapshot(label, t, m.sum("mqttgw_connections_open"), m.sum("mqttgw_channels_open"),
-                m.sum("mqttgw_process_resident_memory_bytes"), m.sum("jvm_memory_used_bytes", "area=\"heap\""),
+                rss, m.sum("jvm_memory_used_bytes", "area=\"heap\""),
                 direct, m.sum("mqttgw_netty_direct_memory_used_bytes"), cpu,
                 m.sum("mqttgw_tls_handshakes_total", "session=\"new\""),
                 m.sum("mqttgw_tls_handshakes_total", "session=\"resumed\""), m.sum("mqttgw_publish_in_total"),

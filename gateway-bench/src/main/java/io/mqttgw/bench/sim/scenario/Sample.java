@@ -15,6 +15,9 @@ public record Sample(double t, String phase, int connected, int connecting, doub
     }
 
     public long failureCount() {
-        return failures.values().stream().mapToLong(Long::longValue).sum();
+        // attempts only: the count of devices that failed again is not one
+        return failures.entrySet().stream()
+                .filter(e -> !e.getKey().equals(io.mqttgw.bench.sim.device.FailureReasons.DEVICE_FAILED_AGAIN))
+                .mapToLong(Map.Entry::getValue).sum();
     }
 }

@@ -259,7 +259,10 @@ public final class ScenarioRunner {
             tick(devices);
             t = timeline.totals();
         }
-        while (System.nanoTime() < deadline && t.connected() < before.connected()) {
+        // back = every dropped device got a new CONNACK and the count is whole again; the count alone can read
+        // whole in the first sample after the drop when the server has not closed the dropped connections yet
+        while (System.nanoTime() < deadline && (t.connected() < before.connected()
+                || t.connacks() - before.connacks() < t.dropped() - before.dropped())) {
             tick(devices);
             t = timeline.totals();
         }

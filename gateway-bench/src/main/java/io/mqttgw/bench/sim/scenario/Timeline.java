@@ -169,7 +169,9 @@ final class Timeline {
         }
 
         long failureCount() {
-            return failures.values().stream().mapToLong(Long::longValue).sum();
+            return failures.entrySet().stream()
+                    .filter(e -> !e.getKey().equals(io.mqttgw.bench.sim.device.FailureReasons.DEVICE_FAILED_AGAIN))
+                    .mapToLong(Map.Entry::getValue).sum();
         }
     }
 }

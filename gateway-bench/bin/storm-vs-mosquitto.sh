@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Storms, gateway against Mosquitto through the same bench, same certificates, same machine (issue 15).
+#
+# For each round: a fresh gateway, then a fresh Mosquitto, each through `bench storm` twice (--resume false, then
+# --resume true). One storm run measures the initial ramp (all devices connect) and then a drop of a fraction of
+# them at once with their reconnection. Every server is started fresh for every run. Figures go to OUT/results.tsv
+# (one line per run) and each run's bench report to OUT/<run>/.
+#
+#   gateway-bench/bin/storm-vs-mosquitto.sh [--devices 18000] [--rounds 1] [--out DIR] [--pki-dir DIR]
+#
+# Environment (defaults in brackets): SOURCE [127.0.1.2-127.0.1.250], GW_PORT [18883], GW_ADMIN_PORT [18090],
+# MOSQ_PORT [18884], RAMP_RATE [800], MAX_HANDSHAKES [400] (the client's totals over its workers), PER_WORKER
+# [9000], DROP [0.5], GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
+# SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"].
+# Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto (apt-get install -y mosquitto), jq.
+# Mosquitto is never signalled by the bench: it reads a non-JVM server's CPU and RSS from /proc only.
+set -euo pipefail
+MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(dirname "$MODULE")"
+BENCH="$MODULE/bin/bench"
+GATEWAY="$ROOT/deploy/target/mqtt-gateway/bin/gateway"
+
+DEVICES=18000
+ROUNDS=1
+OUT="bench-results/storm-vs-mosquitto-$(date -u +%Y%m%d-%H%M%S)"
+PKI=/tmp/storm-pki
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --devices) DEVICES="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    --pki-dir) PKI="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+SOURCE="${SOURCE:-127.0.1.2-127.0.1.250}"
+GW_PORT="${GW_PORT:-18883}"
+GW_ADMIN_PORT="${GW_ADMIN_PORT:-18090}"
+MOSQ_PORT="${MOSQ_PORT:-18884}"
+RAMP_RATE="${RAMP_RATE:-800}"
+MAX_HANDSHAKES="${MAX_HANDSHAKES:-400}"
+PER_WORKER="${PER_WORKER:-9000}"
+DROP="${DROP:-0.5}"
+SCENARIOS="${SCENARIOS:-gateway:false gateway:true mosquitto:false mosquitto:true}"
+
+command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
+command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
+MOSQUITTO="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
+[[ -x "$GATEWAY" ]] || { echo "needs the distribution: ./mvnw -DskipTests package" >&2; exit 2; }
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+[[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
+
+SERVER_PID=""
+stop_server() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID"
+    for _ in $(seq 1 120); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.5; done
+    kill -0 "$SERVER_PID" 2>/dev/null && kill -KILL "$SERVER_PID"
+  fi
+  SERVER_PID=""
+}
+trap stop_server EXIT
+
+wait_port() {
+  for _ in $(seq 1 120); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.5
+  done
+  echo "port $1 did not open" >&2
+  return 1
+}
+
+start_gateway() {
+  local dir="$1"
+  cat > "$dir/gateway.yaml" <<YAML
+node.id: storm-gw
+listener.tls.bind: 127.0.0.1
+listener.tls.port: $GW_PORT
+listener.tls.cert-file: $PKI/server.pem
+listener.tls.key-file: $PKI/server.key
+listener.tls.ca-file: $PKI/ca.pem
+uplink.sink: discard
+admin.bind: 127.0.0.1
+admin.port: $GW_ADMIN_PORT
+log.lifecycle-rate: 5
+YAML
+  # shipped defaults apart from ports, files and the discard sink; the pid is the JVM's (the script execs it)
+  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$GATEWAY" run --config "$dir/gateway.yaml" \
+    > "$dir/gateway.out" 2>&1 &
+  SERVER_PID=$!
+  wait_port "$GW_PORT"
+  for _ in $(seq 1 60); do
+    curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" >/dev/null && return 0
+    sleep 0.5
+  done
+}
+
+start_mosquitto() {
+  local dir="$1"
+  cat > "$dir/mosquitto.conf" <<CONF
+user root
+persistence false
+log_dest file $dir/mosquitto.log
+log_type error
+log_type warning
+listener $MOSQ_PORT 127.0.0.1
+cafile $PKI/ca.pem
+certfile $PKI/server.pem
+keyfile $PKI/server.key
+require_certificate true
+use_identity_as_username true
+allow_anonymous true
+max_connections -1
+CONF
+  "$MOSQUITTO" -c "$dir/mosquitto.conf" > "$dir/mosquitto.out" 2>&1 &
+  SERVER_PID=$!
+  wait_port "$MOSQ_PORT"
+}
+
+metric() { # name [label filter]: the sum over matching series in the saved /metrics
+  awk -v n="$1" -v f="${2:-}" '$1 ~ "^"n"({|$)" && index($1, f) { s += $2 } END { printf "%d", s }' "$3"
+}
+
+printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tuptime\n' \
+  > "$OUT/results.tsv"
+for round in $(seq 1 "$ROUNDS"); do
+  for sc in $SCENARIOS; do
+    server="${sc%%:*}"
+    resume="${sc##*:}"
+    run="r$round-$server-resume-$resume"
+    dir="$OUT/$run"
+    mkdir -p "$dir"
+    if [[ "$server" == gateway ]]; then
+      start_gateway "$dir"
+      port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
+    else
+      start_mosquitto "$dir"
+      port="$MOSQ_PORT"; admin=none
+    fi
+    load="$(uptime)"
+    utc="$(date -u +%H:%M:%SZ)"
+    echo "== $run at $utc, $load"
+    "$BENCH" storm --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
+      --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
+      --max-handshakes "$MAX_HANDSHAKES" --drop "$DROP" --resume "$resume" --backoff-base 1s --backoff-max 30s \
+      --settle 5s --out "$dir/bench" > "$dir/bench.out" 2>&1 || echo "bench exited $? (see $dir/bench.out)"
+    closes=0; busy=0; held=0; rejected=0; gwto=0
+    if [[ "$server" == gateway ]]; then
+      curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" > "$dir/metrics.txt" || true
+      closes="$(grep -c 'listeners closed for overload' "$dir"/logs/*.log 2>/dev/null || true)"
+      busy="$(metric mqttgw_admission_busy_transitions_total '' "$dir/metrics.txt")"
+      held="$(metric mqttgw_admission_held_total '' "$dir/metrics.txt")"
+      rejected="$(metric mqttgw_admission_rejected_total '' "$dir/metrics.txt")"
+      gwto="$(metric mqttgw_tls_handshake_failures_total 'reason="timeout"' "$dir/metrics.txt")"
+    fi
+    stop_server
+    s="$dir/bench/summary.json"
+    if [[ -f "$s" ]]; then
+      jq -r --arg round "$round" --arg server "$server" --arg resume "$resume" --arg utc "$utc" \
+        --arg load "$(echo "$load" | sed 's/.*load average: \([0-9.]*\),.*/\1/')" --arg closes "${closes:-0}" \
+        --arg busy "$busy" --arg held "$held" --arg rejected "$rejected" --arg gwto "$gwto" --arg up "$load" '
+        def attempts(m): [m | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
+        [$round, $server, $resume, $utc, $load,
+         (.ramp.seconds | . * 10 | round / 10), attempts(.ramp.failures), (.ramp.failures.connect_refused // 0),
+         (.ramp.failures.tls_handshake_timeout // 0), (.ramp.failures.devices_failed_more_than_once // 0),
+         (.storm.secondsToRecover | . * 10 | round / 10), attempts(.storm.failedAttempts),
+         (.storm.failedAttempts.connect_refused // 0), (.storm.failedAttempts.tls_handshake_timeout // 0),
+         (.storm.failedAttempts.devices_failed_more_than_once // 0), .storm.collateralDisconnects,
+         $closes, $busy, $held, $rejected, $gwto, $up] | @tsv' "$s" >> "$OUT/results.tsv"
+    else
+      printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$server" "$resume" "$utc" "$dir/bench.out" >> "$OUT/results.tsv"
+    fi
+    tail -n 1 "$OUT/results.tsv"
+  done
+done
+echo "results: $OUT/results.tsv"
+column -t -s $'\t' "$OUT/results.tsv" | cut -c1-250

@@ -1,0 +1,58 @@
+package io.mqttgw.core.admission;
+
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.config.ValueParsers;
+import java.time.Duration;
+
+/**
+ * The admission limits the node runs with: the configured ones, or for {@code auto} ones derived from the I/O
+ * threads and the CPU cost of one full handshake, so that admitted handshakes cannot by themselves push event-loop
+ * lag to the overload threshold. Immutable.
+ *
+ * <p>Handshakes in progress: a loop holding {@code n} admitted handshakes whose messages all arrive together works
+ * through them one by one, so a task queued behind them waits up to {@code n x cost}. Keeping that under a quarter
+ * of the lag threshold ({@link #LAG_SHARE}) leaves room for a shared or throttled CPU (a machine whose cores are
+ * also busy with other processes runs the same work in about twice the wall time). Connection rate: at most
+ * {@link #CPU_SHARE} of the I/O threads' time goes to full handshakes, the rest stays with connected devices.
+ *
+ * @param connectionRate new connections a second, 0 for no limit
+ * @param maxHandshakes  TLS handshakes at once, 0 for no limit
+ * @param rateDerived    whether {@code connectionRate} was derived
+ * @param budgetDerived  whether {@code maxHandshakes} was derived
+ */
+public record AdmissionBudget(int connectionRate, int maxHandshakes, boolean rateDerived, boolean budgetDerived) {
+    /** Share of the lag threshold that a loop's admitted handshakes may take. */
+    static final int LAG_SHARE = 4;
+    /** Share of the I/O threads' time that full handshakes may take. */
+    static final double CPU_SHARE = 0.75;
+    /** The lag that bounds the budget when the lag signal is off (the default of overload.event-loop-lag). */
+    static final Duration DEFAULT_LAG = Duration.ofMillis(500);
+
+    /**
+     * @param ioThreads    the node's I/O event loops
+     * @param lagThreshold overload.event-loop-lag; zero (signal off) falls back to {@link #DEFAULT_LAG}
+     */
+    public static AdmissionBudget derive(GatewayConfig.Admission admission, int ioThreads, Duration lagThreshold) {
+        long cost = Math.max(1, admission.handshakeCost().toNanos());
+        Duration lag = lagThreshold.isZero() ? DEFAULT_LAG : lagThreshold;
+        boolean rateAuto = admission.connectionRate() == ValueParsers.AUTO;
+        boolean budgetAuto = admission.maxHandshakes() == ValueParsers.AUTO;
+        int rate = rateAuto
+                ? (int) Math.max(1, Math.min(1_000_000, ioThreads * CPU_SHARE * 1_000_000_000L / cost))
+                : admission.connectionRate();
+        int budget = budgetAuto
+                ? (int) Math.max(1, Math.min(1_000_000, (long) ioThreads * Math.max(1, lag.toNanos() / (LAG_SHARE * cost))))
+                : admission.maxHandshakes();
+        return new AdmissionBudget(rate, budget, rateAuto, budgetAuto);
+    }
+
+    /** One line for the startup log. */
+    public String describe() {
+        return "admission: connection-rate " + limit(connectionRate) + "/s" + (rateDerived ? " (auto)" : "")
+                + ", max-handshakes " + limit(maxHandshakes) + (budgetDerived ? " (auto)" : "");
+    }
+
+    private static String limit(int value) {
+        return value == 0 ? "unlimited" : Integer.toString(value);
+    }
+}
