@@ -11,7 +11,10 @@ import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.internal.tcnative.SSL;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.io.ByteArrayInputStream;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -36,7 +39,16 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof SslHandshakeCompletionEvent done) {
             if (done.isSuccess()) {
                 metrics.tlsHandshakeSucceeded(resumed(ctx));
-                X509Certificate peer = peerCertificate(ctx);
+                X509Certificate peer;
+                try {
+                    peer = peerCertificate(ctx);
+                } catch (CertificateException e) {
+                    // the engine verified this very encoding; one the JDK cannot parse must not pass as no certificate
+                    metrics.tlsHandshakeFailed(TlsFailureReason.classify(e));
+                    DeviceDisconnector.close(ctx.channel(), DisconnectReason.TLS_HANDSHAKE_FAILED);
+                    ctx.fireUserEventTriggered(evt);
+                    return;
+                }
                 if (peer != null) {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer, identities.identityOf(peer));
                 }
@@ -58,14 +70,32 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
-    private static X509Certificate peerCertificate(ChannelHandlerContext ctx) {
+    /**
+     * The device's certificate as a private parse of its DER encoding. The OpenSSL engine's session hands out lazy
+     * wrappers that parse on first use and then keep the parsed certificate (X.500 names, OIDs, extensions: about
+     * 1.5 KB of heap) inside the session, which lives as long as the connection; parsing a copy leaves the session
+     * with the DER bytes only, and the copy is dropped once CONNECT is decided ({@link ConnectionContext}).
+     */
+    private static X509Certificate peerCertificate(ChannelHandlerContext ctx) throws CertificateException {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         try {
             Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-            return chain.length > 0 && chain[0] instanceof X509Certificate x ? x : null;
+            if (chain.length == 0 || !(chain[0] instanceof X509Certificate)) {
+                return null;
+            }
+            return (X509Certificate) X509.get().generateCertificate(new ByteArrayInputStream(chain[0].getEncoded()));
         } catch (SSLPeerUnverifiedException e) {
             // client-auth optional or none, and the device sent no certificate
             return null;
         }
     }
+
+    /** CertificateFactory is not documented as thread-safe: one per event loop thread. */
+    private static final ThreadLocal<CertificateFactory> X509 = ThreadLocal.withInitial(() -> {
+        try {
+            return CertificateFactory.getInstance("X.509");
+        } catch (CertificateException e) {
+            throw new IllegalStateException("the JDK has no X.509 certificate factory", e);
+        }
+    });
 }
