@@ -78,7 +78,7 @@ public final class ConnectionContext {
 
     /**
      * The verified client certificate while CONNECT is being decided, else null: an open session keeps only
-     * {@link #certificateNotAfterMillis()} and {@link #certificateSha256()}, not the parsed certificate (about 1.5 KB of
+     * {@link #certificateNotAfterMillis()} and {@link #certificateSha256()}, not the parsed certificate (about 3 KB of
      * heap per connection, issue 15).
      */
     public X509Certificate certificate() {
