@@ -211,7 +211,7 @@ if ! grep -q 'node .* stopped' "$WORK/gateway.out"; then
 fi
 
 step "every JVM profile starts a JVM, with the options the launcher resolves for it"
-for profile in g1-small g1-large zgc; do
+for profile in g1-small g1-large zgc density; do
   java_home="${JAVA_HOME:-}"
   if [ "$profile" = zgc ]; then
     # generational ZGC needs Java 21+: use one from /usr/lib/jvm when the default is older
@@ -227,7 +227,9 @@ for profile in g1-small g1-large zgc; do
     fi
   fi
   # small sizes so three JVMs with AlwaysPreTouch start quickly on a CI machine
+  # (density sizes from the expected connection count, which it requires; GATEWAY_HEAP still overrides)
   mapfile -t options < <(JAVA_HOME="$java_home" GATEWAY_HEAP=64m GATEWAY_DIRECT=32m GATEWAY_LOG_DIR="$WORK/jvm-$profile" \
+    GATEWAY_EXPECTED_CONNECTIONS=1000 \
     "$GATEWAY" jvm-options "$profile" | grep -v -e '^-cp$' -e '/lib/\*$')
   printf '%s\n' "${options[@]}" | grep -qx -- '-Xmx64m' || fail "$profile: no -Xmx64m among the resolved options"
   java_bin="${java_home:+$java_home/bin/}java"

@@ -23,12 +23,16 @@ public final class ConnectionContext {
     private final String listener;
     private SocketAddress remoteAddress;
     private String certificateIdentity;
+    /** The parsed client certificate, only until CONNECT is decided (authentication needs it); then null. */
     private X509Certificate certificate;
     /**
      * How the identity was proven; written on the loop before the session is registered and never after, so a thread
      * that found this connection in the registry reads it safely (the registry's map publishes it).
      */
     private IdentityProof proof = IdentityProof.NO_CERTIFICATE;
+    /** Kept for the connection's life instead of the parsed certificate: its expiry and SHA-256 fingerprint. */
+    private long certificateNotAfter;
+    private byte[] certificateSha256;
     private String clientId;
     private String sessionKey;
     private Route route;
@@ -79,8 +83,28 @@ public final class ConnectionContext {
         return certificateIdentity;
     }
 
+    /**
+     * The verified client certificate while CONNECT is being decided, else null: an open session keeps only
+     * {@link #certificateNotAfterMillis()} and {@link #certificateSha256()}, not the parsed certificate (about 3 KB of
+     * heap per connection, issue 15).
+     */
     public X509Certificate certificate() {
         return certificate;
+    }
+
+    /** Whether the TLS handshake verified a client certificate (true also after the parsed one was dropped). */
+    public boolean hasVerifiedCertificate() {
+        return proof == IdentityProof.CERTIFICATE;
+    }
+
+    /** The verified client certificate's notAfter in epoch milliseconds; meaningful if {@link #hasVerifiedCertificate}. */
+    public long certificateNotAfterMillis() {
+        return certificateNotAfter;
+    }
+
+    /** SHA-256 of the verified client certificate's DER encoding (a copy), or null without one. */
+    public byte[] certificateSha256() {
+        return certificateSha256 == null ? null : certificateSha256.clone();
     }
 
     /** Set once the TLS handshake verified a client certificate. */
@@ -88,11 +112,22 @@ public final class ConnectionContext {
         this.certificate = certificate;
         this.certificateIdentity = identity;
         this.proof = IdentityProof.CERTIFICATE;
+        this.certificateNotAfter = certificate.getNotAfter().getTime();
+        this.certificateSha256 = sha256(certificate);
     }
 
     /** How this connection proved its identity: a verified client certificate, or none. */
     public IdentityProof proof() {
         return proof;
+    }
+
+    private static byte[] sha256(X509Certificate certificate) {
+        try {
+            return java.security.MessageDigest.getInstance("SHA-256").digest(certificate.getEncoded());
+        } catch (java.security.GeneralSecurityException e) {
+            // SHA-256 is mandatory in every JDK, and a verified certificate has an encoding
+            throw new IllegalStateException("cannot fingerprint the client certificate", e);
+        }
     }
 
     public String clientId() {
@@ -129,6 +164,8 @@ public final class ConnectionContext {
         this.acl = java.util.Objects.requireNonNull(acl, "acl");
         this.sessionOpen = true;
         this.persistent = persistent;
+        // CONNECT is decided: the session keeps the certificate's expiry and fingerprint, not the parsed certificate
+        this.certificate = null;
         if (persistent) {
             whileRestoring = new java.util.ArrayList<>(0);
         }

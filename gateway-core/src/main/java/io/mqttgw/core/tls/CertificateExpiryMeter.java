@@ -4,14 +4,13 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.registry.ChannelRegistry;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 
 /**
  * How soon the certificates of connected devices expire: {@code mqttgw_device_certificates_expiring} (sessions whose
  * certificate ends within {@code identity.expiry-warning}) and {@code mqttgw_device_certificate_soonest_expiry_seconds}
  * (time left on the soonest). Computed by walking the registry at scrape time, at most once per 10 s, on the admin
- * thread; the certificate of a session is set before it is registered and never changes, so reading it there is safe.
+ * thread; the certificate's expiry of a session is set before it is registered and never changes, so reading it there is safe.
  */
 public final class CertificateExpiryMeter {
     private static final long CACHE_MILLIS = 10_000;
@@ -42,9 +41,9 @@ public final class CertificateExpiryMeter {
         long[] counts = {0};
         long[] soonest = {Long.MAX_VALUE};
         registry.forEach(channel -> {
-            X509Certificate certificate = ConnectionContext.of(channel).certificate();
-            if (certificate != null) {
-                long notAfter = certificate.getNotAfter().getTime();
+            ConnectionContext context = ConnectionContext.of(channel);
+            if (context.hasVerifiedCertificate()) {
+                long notAfter = context.certificateNotAfterMillis();
                 soonest[0] = Math.min(soonest[0], notAfter);
                 if (notAfter - now <= warningMillis) {
                     counts[0]++;

@@ -12,7 +12,10 @@ import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.internal.tcnative.SSL;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import java.io.ByteArrayInputStream;
 import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
@@ -39,7 +42,16 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof SslHandshakeCompletionEvent done) {
             if (done.isSuccess()) {
                 metrics.tlsHandshakeSucceeded(resumed(ctx));
-                X509Certificate peer = peerCertificate(ctx);
+                X509Certificate peer;
+                try {
+                    peer = peerCertificate(ctx);
+                } catch (CertificateException e) {
+                    // the engine verified this very encoding; one the JDK cannot parse must not pass as no certificate
+                    metrics.tlsHandshakeFailed(TlsFailureReason.classify(e));
+                    DeviceDisconnector.close(ctx.channel(), DisconnectReason.TLS_HANDSHAKE_FAILED);
+                    ctx.fireUserEventTriggered(evt);
+                    return;
+                }
                 if (peer != null) {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer, identities.identityOf(peer));
                 }
@@ -77,7 +89,14 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
-    private static X509Certificate peerCertificate(ChannelHandlerContext ctx) {
+    /**
+     * The device's certificate: after a full handshake the object the verifier already parsed; after a resumed one
+     * (nothing verified) a private parse of its DER encoding. Never the session's own: the OpenSSL engine's session
+     * hands out lazy wrappers that parse on first use and then keep the parsed certificate (X.500 names, OIDs,
+     * extensions and their byte copies: about 3 KB of heap, measured) inside the session, which lives as long as the
+     * connection. Either object is dropped once CONNECT is decided ({@link ConnectionContext}).
+     */
+    private static X509Certificate peerCertificate(ChannelHandlerContext ctx) throws CertificateException {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         // the verifier's own (already parsed) object; asking the engine again would build and parse a new one
         X509Certificate verified = VerifiedPeer.take(ssl.engine().getSession());
@@ -86,10 +105,22 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         }
         try {
             Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-            return chain.length > 0 && chain[0] instanceof X509Certificate x ? x : null;
+            if (chain.length == 0 || !(chain[0] instanceof X509Certificate)) {
+                return null;
+            }
+            return (X509Certificate) X509.get().generateCertificate(new ByteArrayInputStream(chain[0].getEncoded()));
         } catch (SSLPeerUnverifiedException e) {
             // client-auth optional or none, and the device sent no certificate
             return null;
         }
     }
+
+    /** CertificateFactory is not documented as thread-safe: one per event loop thread. */
+    private static final ThreadLocal<CertificateFactory> X509 = ThreadLocal.withInitial(() -> {
+        try {
+            return CertificateFactory.getInstance("X.509");
+        } catch (CertificateException e) {
+            throw new IllegalStateException("the JDK has no X.509 certificate factory", e);
+        }
+    });
 }
