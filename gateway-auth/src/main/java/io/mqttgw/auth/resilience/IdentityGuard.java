@@ -1,9 +1,7 @@
 package io.mqttgw.auth.resilience;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
+import io.mqttgw.auth.cache.SegmentedLru;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
 /**
@@ -40,9 +38,7 @@ public final class IdentityGuard {
     private final long windowNanos;
     private final LongSupplier nanoClock;
     private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
-    private final Segment[] segments;
-    private final int mask;
-    private final AtomicLong tracked = new AtomicLong();
+    private final SegmentedLru<Record> records;
 
     /**
      * @param maxInFlight calls of one identity at once (queued in the limiter or awaiting the answer)
@@ -56,13 +52,7 @@ public final class IdentityGuard {
         this.deniedCalls = deniedCalls;
         this.windowNanos = windowNanos;
         this.nanoClock = nanoClock;
-        int n = Integer.highestOneBit(Math.max(1, Math.min(64, maxTracked / 64)));
-        this.segments = new Segment[n];
-        this.mask = n - 1;
-        int perSegment = Math.max(1, (maxTracked + n - 1) / n);
-        for (int i = 0; i < n; i++) {
-            segments[i] = new Segment(perSegment);
-        }
+        this.records = new SegmentedLru<>(Math.max(1, maxTracked));
     }
 
     /**
@@ -102,17 +92,13 @@ public final class IdentityGuard {
             return;
         }
         long now = nanoClock.getAsLong();
-        Segment s = segmentOf(identity);
-        synchronized (s) {
-            Record r = s.get(identity);
+        records.compute(identity, r -> {
             if (r == null || now - r.windowStart >= windowNanos) {
-                if (s.put(identity, new Record(now)) == null) {
-                    tracked.incrementAndGet();
-                }
-            } else {
-                r.denies++;
+                return new Record(now);
             }
-        }
+            r.denies++;
+            return r;
+        });
     }
 
     /** The service allowed a call of {@code identity}: the real device got through, its record is dropped. */
@@ -120,12 +106,7 @@ public final class IdentityGuard {
         if (windowNanos <= 0) {
             return;
         }
-        Segment s = segmentOf(identity);
-        synchronized (s) {
-            if (s.remove(identity) != null) {
-                tracked.decrementAndGet();
-            }
-        }
+        records.compute(identity, r -> null);
     }
 
     private boolean isHeld(String identity) {
@@ -133,34 +114,25 @@ public final class IdentityGuard {
             return false;
         }
         long now = nanoClock.getAsLong();
-        Segment s = segmentOf(identity);
-        synchronized (s) {
-            Record r = s.get(identity);
-            if (r == null) {
-                return false;
+        boolean[] held = {false};
+        records.compute(identity, r -> {
+            if (r == null || now - r.windowStart >= windowNanos) {
+                return null;
             }
-            if (now - r.windowStart >= windowNanos) {
-                s.remove(identity);
-                tracked.decrementAndGet();
-                return false;
-            }
-            return r.denies >= deniedCalls;
-        }
+            held[0] = r.denies >= deniedCalls;
+            return r;
+        });
+        return held[0];
     }
 
     /** Identities with a deny record, expired ones not yet dropped included. */
     public long tracked() {
-        return tracked.get();
+        return records.size();
     }
 
     /** Identities with a call in flight. */
     public int busyIdentities() {
         return inFlight.size();
-    }
-
-    private Segment segmentOf(String key) {
-        int h = key.hashCode();
-        return segments[(h ^ (h >>> 16)) & mask];
     }
 
     /** Denies of one identity in its current window; guarded by its segment's lock. */
@@ -170,25 +142,6 @@ public final class IdentityGuard {
 
         Record(long windowStart) {
             this.windowStart = windowStart;
-        }
-    }
-
-    private final class Segment extends LinkedHashMap<String, Record> {
-        private static final long serialVersionUID = 1L;
-        private final int capacity;
-
-        Segment(int capacity) {
-            super(16, 0.75f, true);
-            this.capacity = capacity;
-        }
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Record> eldest) {
-            if (size() > capacity) {
-                tracked.decrementAndGet();
-                return true;
-            }
-            return false;
         }
     }
 }
