@@ -4,26 +4,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.core.tls.TlsFailureReason;
 import io.netty.pkitesting.X509Bundle;
 import java.io.IOException;
-import java.net.Socket;
 import java.nio.file.Path;
 import java.security.Principal;
-import java.security.PrivateKey;
-import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.X509ExtendedKeyManager;
-import javax.net.ssl.X509KeyManager;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -195,69 +187,11 @@ class TlsFrontDoorIT {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway gateway = start(pki, "lean", "listener.tls.send-ca-names", Boolean.toString(send))) {
             List<Principal> seen = new CopyOnWriteArrayList<>();
-            SSLContext context = SSLContext.getInstance("TLS");
-            context.init(new KeyManager[] {new RecordingKeyManager(
-                    (X509KeyManager) TestPki.keys(pki.device("dev-1")).getKeyManagers()[0], seen)},
-                    pki.trust().getTrustManagers(), null);
+            SSLContext context = pki.clientContext(pki.device("dev-1"), issuers -> seen.addAll(List.of(issuers)));
             CertificateRevocationIT.connects(context, gateway.tlsPort(), "dev-1");
             String ca = pki.ca().getCertificate().getSubjectX500Principal().getName();
             assertEquals(send, seen.stream().anyMatch(p -> p.getName().equals(ca)), "issuers the server named: "
                     + seen);
-        }
-    }
-
-    /** Presents its one certificate and records the CA names the server listed. */
-    private static final class RecordingKeyManager extends X509ExtendedKeyManager {
-        private final X509KeyManager delegate;
-        private final List<Principal> seen;
-        private final String alias;
-
-        RecordingKeyManager(X509KeyManager delegate, List<Principal> seen) {
-            this.delegate = delegate;
-            this.seen = seen;
-            this.alias = delegate.getClientAliases("EC", null)[0];
-        }
-
-        private String record(Principal[] issuers) {
-            if (issuers != null) {
-                seen.addAll(List.of(issuers));
-            }
-            return alias;
-        }
-
-        @Override
-        public String[] getClientAliases(String keyType, Principal[] issuers) {
-            return new String[] {alias};
-        }
-
-        @Override
-        public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
-            return record(issuers);
-        }
-
-        @Override
-        public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
-            return record(issuers);
-        }
-
-        @Override
-        public String[] getServerAliases(String keyType, Principal[] issuers) {
-            return null;
-        }
-
-        @Override
-        public String chooseServerAlias(String keyType, Principal[] issuers, Socket socket) {
-            return null;
-        }
-
-        @Override
-        public X509Certificate[] getCertificateChain(String name) {
-            return delegate.getCertificateChain(name);
-        }
-
-        @Override
-        public PrivateKey getPrivateKey(String name) {
-            return delegate.getPrivateKey(name);
         }
     }
 }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Date;
+import java.util.function.Consumer;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.CRLReason;
 import org.bouncycastle.cert.X509v2CRLBuilder;
@@ -200,12 +201,17 @@ public final class TestPki {
      * hostile device would, so the server's own verification is what is tested.
      */
     public SSLContext clientContext(X509Bundle device) {
+        return clientContext(device, issuers -> { });
+    }
+
+    /** As {@link #clientContext(X509Bundle)}, telling {@code issuersNamed} the CA names of each CertificateRequest. */
+    public SSLContext clientContext(X509Bundle device, Consumer<Principal[]> issuersNamed) {
         try {
             SSLContext context = SSLContext.getInstance("TLS");
             KeyManager[] keyManagers = null;
             if (device != null) {
                 X509KeyManager delegate = (X509KeyManager) keys(device).getKeyManagers()[0];
-                keyManagers = new KeyManager[] {new AlwaysPresent(delegate)};
+                keyManagers = new KeyManager[] {new AlwaysPresent(delegate, issuersNamed)};
             }
             context.init(keyManagers, trust().getTrustManagers(), null);
             return context;
@@ -214,13 +220,15 @@ public final class TestPki {
         }
     }
 
-    /** Presents its one certificate whatever issuers the server names. */
+    /** Presents its one certificate whatever issuers the server names (and tells who asks which it named). */
     private static final class AlwaysPresent extends X509ExtendedKeyManager {
         private final X509KeyManager delegate;
+        private final Consumer<Principal[]> issuersNamed;
         private final String alias;
 
-        AlwaysPresent(X509KeyManager delegate) {
+        AlwaysPresent(X509KeyManager delegate, Consumer<Principal[]> issuersNamed) {
             this.delegate = delegate;
+            this.issuersNamed = issuersNamed;
             String[] aliases = delegate.getClientAliases("EC", null);
             this.alias = aliases != null ? aliases[0] : delegate.getClientAliases("RSA", null)[0];
         }
@@ -232,11 +240,13 @@ public final class TestPki {
 
         @Override
         public String chooseClientAlias(String[] keyType, Principal[] issuers, Socket socket) {
+            issuersNamed.accept(issuers == null ? new Principal[0] : issuers);
             return alias;
         }
 
         @Override
         public String chooseEngineClientAlias(String[] keyType, Principal[] issuers, SSLEngine engine) {
+            issuersNamed.accept(issuers == null ? new Principal[0] : issuers);
             return alias;
         }
 
