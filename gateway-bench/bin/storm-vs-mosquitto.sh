@@ -14,6 +14,7 @@
 # Environment (defaults in brackets): SOURCE [127.0.1.2-127.0.1.250], GW_PORT [18883], GW_ADMIN_PORT [18090],
 # MOSQ_PORT [18884], RAMP_RATE [800], MAX_HANDSHAKES [400] (the client's totals over its workers), PER_WORKER
 # [9000], DROP [0.5], GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
+# GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"].
 # Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto (apt-get install -y mosquitto), jq.
 # Mosquitto is never signalled by the bench: it reads a non-JVM server's CPU and RSS from /proc only.
@@ -89,7 +90,7 @@ admin.port: $GW_ADMIN_PORT
 log.lifecycle-rate: 5
 YAML
   # shipped defaults apart from ports, files and the discard sink; the pid is the JVM's (the script execs it)
-  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$GATEWAY" run --config "$dir/gateway.yaml" \
+  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$GATEWAY" run ${GATEWAY_RUN_ARGS:-} --config "$dir/gateway.yaml" \
     > "$dir/gateway.out" 2>&1 &
   SERVER_PID=$!
   wait_port "$GW_PORT"
