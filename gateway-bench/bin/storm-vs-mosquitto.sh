@@ -5,12 +5,16 @@
 # --resume true). One storm run measures the initial ramp (all devices connect) and then a drop of a fraction of
 # them at once with their reconnection. Every server is started fresh for every run. Figures go to OUT/results.tsv
 # (one line per run) and each run's bench report to OUT/<run>/.
+# A scenario `<server>:ramps` instead runs two `bench connect` ramps against the same server, the second with new
+# client ids and certificates (prefix `again-`): its CPU per connection is a full handshake with the JIT warm and the
+# certificate unknown to any cache (issue 15's "JIT warm" figure). Those go to OUT/ramps.tsv.
 #
 #   gateway-bench/bin/storm-vs-mosquitto.sh [--devices 18000] [--rounds 1] [--out DIR] [--pki-dir DIR]
 #
 # Environment (defaults in brackets): SOURCE [127.0.1.2-127.0.1.250], GW_PORT [18883], GW_ADMIN_PORT [18090],
 # MOSQ_PORT [18884], RAMP_RATE [800], MAX_HANDSHAKES [400] (the client's totals over its workers), PER_WORKER
 # [9000], DROP [0.5], GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
+# GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"].
 # Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto (apt-get install -y mosquitto), jq.
 # Mosquitto is never signalled by the bench: it reads a non-JVM server's CPU and RSS from /proc only.
@@ -86,7 +90,7 @@ admin.port: $GW_ADMIN_PORT
 log.lifecycle-rate: 5
 YAML
   # shipped defaults apart from ports, files and the discard sink; the pid is the JVM's (the script execs it)
-  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$GATEWAY" run --config "$dir/gateway.yaml" \
+  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$GATEWAY" run ${GATEWAY_RUN_ARGS:-} --config "$dir/gateway.yaml" \
     > "$dir/gateway.out" 2>&1 &
   SERVER_PID=$!
   wait_port "$GW_PORT"
@@ -122,7 +126,15 @@ metric() { # name [label filter]: the sum over matching series in the saved /met
   awk -v n="$1" -v f="${2:-}" '$1 ~ "^"n"({|$)" && index($1, f) { s += $2 } END { printf "%d", s }' "$3"
 }
 
-printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tuptime\n' \
+printf 'round\tserver\tutc\tload1\tramp1_s\tramp1_cpu_ms\tramp1_failed\tramp2_s\tramp2_cpu_ms\tramp2_failed\n' > "$OUT/ramps.tsv"
+ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attempts
+  jq -r '[(.ramp.seconds | . * 10 | round / 10),
+          (((.gateway[] | select(.label == "after-ramp") | .cpuSeconds) - (.gateway[] | select(.label == "before")
+            | .cpuSeconds)) / .devices * 1e5 | round / 100),
+          ([.ramp.failures | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0)]
+         | @tsv' "$1"
+}
+printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\tuptime\n' \
   > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for sc in $SCENARIOS; do
@@ -141,6 +153,21 @@ for round in $(seq 1 "$ROUNDS"); do
     load="$(uptime)"
     utc="$(date -u +%H:%M:%SZ)"
     echo "== $run at $utc, $load"
+    if [[ "$resume" == ramps ]]; then
+      for prefix in dev- again-; do
+        "$BENCH" connect --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
+          --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
+          --max-handshakes "$MAX_HANDSHAKES" --client-prefix "$prefix" --hold 1s --settle 5s \
+          --out "$dir/$prefix" > "$dir/$prefix.out" 2>&1 || echo "bench exited $? (see $dir/$prefix.out)"
+      done
+      stop_server
+      printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$utc" \
+        "$(echo "$load" | sed 's/.*load average: \([0-9.]*\),.*/\1/')" \
+        "$(ramp_figures "$dir/dev-/summary.json" 2>/dev/null || printf 'no summary\t\t')" \
+        "$(ramp_figures "$dir/again-/summary.json" 2>/dev/null || printf 'no summary\t\t')" >> "$OUT/ramps.tsv"
+      tail -n 1 "$OUT/ramps.tsv"
+      continue
+    fi
     "$BENCH" storm --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
       --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
       --max-handshakes "$MAX_HANDSHAKES" --drop "$DROP" --resume "$resume" --backoff-base 1s --backoff-max 30s \
@@ -167,12 +194,17 @@ for round in $(seq 1 "$ROUNDS"); do
          (.storm.secondsToRecover | . * 10 | round / 10), attempts(.storm.failedAttempts),
          (.storm.failedAttempts.connect_refused // 0), (.storm.failedAttempts.tls_handshake_timeout // 0),
          (.storm.failedAttempts.devices_failed_more_than_once // 0), .storm.collateralDisconnects,
-         $closes, $busy, $held, $rejected, $gwto, $up] | @tsv' "$s" >> "$OUT/results.tsv"
+         $closes, $busy, $held, $rejected, $gwto,
+         (def cpu(l): .gateway[] | select(.label == l) | .cpuSeconds;
+          ((cpu("after-ramp") - cpu("before")) / .devices * 1e5 | round / 100),
+          (if .storm.dropped > 0 then ((cpu("storm-end") - cpu("storm-start")) / .storm.dropped * 1e5 | round / 100)
+           else "" end)), $up] | @tsv' "$s" >> "$OUT/results.tsv"
     else
       printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$server" "$resume" "$utc" "$dir/bench.out" >> "$OUT/results.tsv"
     fi
     tail -n 1 "$OUT/results.tsv"
   done
 done
-echo "results: $OUT/results.tsv"
+echo "results: $OUT/results.tsv $OUT/ramps.tsv"
+column -t -s $'\t' "$OUT/ramps.tsv"
 column -t -s $'\t' "$OUT/results.tsv" | cut -c1-250

@@ -1,11 +1,8 @@
 package io.mqttgw.core.tls;
 
 import java.math.BigInteger;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.PublicKey;
-import java.security.Signature;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -37,7 +34,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     static final int MAX_SENT_INTERMEDIATES = 3;
 
     /** A configured CA: its name and its public key, read once. */
-    private record Authority(X500Principal subject, PublicKey key) {
+    private record Authority(X500Principal subject, IssuerKey key) {
     }
 
     /** What a cache hit must still check: the validity of the path and the (issuer, serial) of each link. */
@@ -75,7 +72,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         Map<X500Principal, List<Authority>> byName = new HashMap<>();
         for (X509Certificate ca : cas) {
             byName.computeIfAbsent(ca.getSubjectX500Principal(), k -> new ArrayList<>())
-                    .add(new Authority(ca.getSubjectX500Principal(), ca.getPublicKey()));
+                    .add(new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey())));
         }
         byName.replaceAll((k, v) -> List.copyOf(v));
         this.authorities = Map.copyOf(byName);
@@ -137,7 +134,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
                         ? "the device certificate" : "the intermediate " + current.getSubjectX500Principal().getName())
                         + " (issuer " + issuer.getName() + ")");
             }
-            if (!verifies(current, sent.getPublicKey())) {
+            if (!IssuerKey.sent(sent.getPublicKey()).verifies(current)) {
                 throw CertificateRefusals.badSignature("the signature of " + current.getSubjectX500Principal().getName()
                         + " does not verify with the key of " + issuer.getName());
             }
@@ -174,28 +171,12 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     private static void requireSignedByOneOf(X509Certificate certificate, List<Authority> candidates)
             throws CertificateException {
         for (Authority authority : candidates) {
-            if (verifies(certificate, authority.key())) {
+            if (authority.key().verifies(certificate)) {
                 return;
             }
         }
         throw CertificateRefusals.badSignature("the signature of " + certificate.getSubjectX500Principal().getName()
                 + " does not verify with the key of the configured CA " + candidates.get(0).subject().getName());
-    }
-
-    /** Checks the signature directly, so no parsed certificate keeps a per-object "already verified" memo. */
-    private static boolean verifies(X509Certificate certificate, PublicKey key) {
-        try {
-            if (certificate.getSigAlgParams() != null && certificate.getSigAlgName().contains("PSS")) {
-                certificate.verify(key);
-                return true;
-            }
-            Signature signature = Signature.getInstance(certificate.getSigAlgName());
-            signature.initVerify(key);
-            signature.update(certificate.getTBSCertificate());
-            return signature.verify(certificate.getSignature());
-        } catch (GeneralSecurityException | RuntimeException e) {
-            return false;
-        }
     }
 
     private void remember(Fingerprint fingerprint, Verified verified) {
