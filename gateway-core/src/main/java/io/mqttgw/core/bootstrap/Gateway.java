@@ -107,7 +107,7 @@ public final class Gateway implements AutoCloseable {
                 config.overload().eventLoopLag());
         LOG.info("{} (handshake cost {} us, {} I/O threads)", budget.describe(),
                 config.admission().handshakeCost().toNanos() / 1000, config.server().effectiveIoThreads());
-        this.admission = new AdmissionControl(budget.connectionRate(), budget.maxHandshakes(), meters);
+        this.admission = new AdmissionControl(budget, meters);
         try {
             this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
                     transport.ioHandlerFactory());

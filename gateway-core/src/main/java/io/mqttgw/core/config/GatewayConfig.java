@@ -119,9 +119,18 @@ public record GatewayConfig(
     /**
      * New connections a second and TLS handshakes at once, each 0 for no limit or {@link ValueParsers#AUTO} for a
      * value derived at startup from the I/O threads and {@code handshakeCost} (see
-     * {@code io.mqttgw.core.admission.AdmissionBudget}); and the turn-away delay.
+     * {@code io.mqttgw.core.admission.AdmissionBudget}); the turn-away delay; and what a known device's and a
+     * resumed session's handshake cost, which admission gives back once a handshake ends as one of them.
      */
-    public record Admission(int connectionRate, int maxHandshakes, Duration handshakeCost, Duration rejectDelay) {
+    public record Admission(int connectionRate, int maxHandshakes, Duration handshakeCost, Duration rejectDelay,
+                            Duration knownDeviceHandshakeCost, Duration resumedHandshakeCost) {
+        /** The shipped costs of the cheaper kinds (for callers that set only the full handshake's). */
+        public Admission(int connectionRate, int maxHandshakes, Duration handshakeCost, Duration rejectDelay) {
+            this(connectionRate, maxHandshakes, handshakeCost, rejectDelay,
+                    ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST.parser().apply(
+                            ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST.defaultValue()),
+                    ADMISSION_RESUMED_HANDSHAKE_COST.parser().apply(ADMISSION_RESUMED_HANDSHAKE_COST.defaultValue()));
+        }
     }
 
     /**
@@ -188,8 +197,18 @@ public record GatewayConfig(
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
+        Duration fullCost = v.get(ADMISSION_HANDSHAKE_COST);
+        for (ConfigKey<Duration> cheaper : List.of(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,
+                ADMISSION_RESUMED_HANDSHAKE_COST)) {
+            if (v.get(cheaper).compareTo(fullCost) > 0) {
+                throw v.invalid(cheaper, "is above " + ADMISSION_HANDSHAKE_COST.name() + " (" + fullCost
+                        + "): a cheaper handshake cannot cost more than a full one; lower it or raise "
+                        + ADMISSION_HANDSHAKE_COST.name());
+            }
+        }
         Admission admission = new Admission(v.get(ADMISSION_CONNECTION_RATE), v.get(ADMISSION_MAX_HANDSHAKES),
-                v.get(ADMISSION_HANDSHAKE_COST), v.get(ADMISSION_REJECT_DELAY));
+                fullCost, v.get(ADMISSION_REJECT_DELAY), v.get(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST),
+                v.get(ADMISSION_RESUMED_HANDSHAKE_COST));
         Overload overload = new Overload(v.get(OVERLOAD_ENABLED), v.get(OVERLOAD_INTERVAL),
                 v.get(OVERLOAD_RECOVERY_HOLD), v.get(OVERLOAD_MIN_HOLD),
                 "overload".equals(v.get(OVERLOAD_LAG_REACTION)), List.of(
