@@ -98,6 +98,23 @@ public final class CoreConfigKeys {
             "listener.tls.session-timeout", "1h", "1s to 24h",
             "How long a TLS session may be resumed, by session ID or ticket.",
             duration(Duration.ofSeconds(1), Duration.ofHours(24)));
+    public static final ConfigKey<Duration> TLS_TICKET_KEY_ROTATION = new ConfigKey<>(
+            "listener.tls.ticket-key-rotation", "1h", "0s (off) or 1s to 7d",
+            "How long one session-ticket key encrypts new TLS tickets before the next takes over; the previous "
+                    + "ceil(listener.tls.session-timeout / this) keys still decrypt. Keys are in memory only. 0s: the "
+                    + "engine's own keys (this process only, lost on restart).",
+            s -> {
+                Duration d = duration(Duration.ZERO, Duration.ofDays(7)).apply(s);
+                if (!d.isZero() && d.toMillis() < 1000) {
+                    throw new IllegalArgumentException("out of range");
+                }
+                return d;
+            });
+    public static final ConfigKey<String> TLS_TICKET_KEY_SOURCE = new ConfigKey<>(
+            "listener.tls.ticket-key-source", "auto", "auto, local or redis",
+            "Where session-ticket keys come from. auto: shared through Redis when routes.provider is redis (a device "
+                    + "resumes on any node), else local; local: this node's memory only.",
+            oneOf("auto", "local", "redis"));
     public static final ConfigKey<Duration> TLS_RELOAD_INTERVAL = new ConfigKey<>(
             "listener.tls.reload-interval", "30s", "0s (off) or 100ms to 1h",
             "How often the certificate, key and CA files are checked for changes; new handshakes use new files.",
@@ -406,7 +423,8 @@ public final class CoreConfigKeys {
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
             TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
-            TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_RELOAD_INTERVAL,
+            TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_TICKET_KEY_ROTATION,
+            TLS_TICKET_KEY_SOURCE, TLS_RELOAD_INTERVAL,
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS, MQTT_MAX_TOPIC_LENGTH, MQTT_MAX_TOPIC_LEVELS,

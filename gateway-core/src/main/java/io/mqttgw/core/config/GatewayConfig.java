@@ -51,7 +51,8 @@ public record GatewayConfig(
     public record TlsListener(boolean enabled, String bind, int port, Path certFile, Path keyFile, Path caFile,
                               Path crlFile, String clientAuth, List<String> protocols, String engine, Duration handshakeTimeout,
                               int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval,
-                              boolean proxyProtocol, String crlMode, boolean sendCaNames, String verifier) {
+                              boolean proxyProtocol, String crlMode, boolean sendCaNames, String verifier,
+                              Duration ticketKeyRotation, String ticketKeySource) {
         /** Whether an issuer without a current CRL blocks its devices ({@code listener.tls.crl-mode: hard}). */
         public boolean crlHard() {
             return "hard".equals(crlMode);
@@ -175,7 +176,8 @@ public record GatewayConfig(
                 v.find(TLS_CRL_FILE).map(x -> v.path(TLS_CRL_FILE)).orElse(null),
                 clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
                 v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL),
-                v.get(TLS_PROXY_PROTOCOL), v.get(TLS_CRL_MODE), v.get(TLS_SEND_CA_NAMES), v.get(TLS_VERIFIER));
+                v.get(TLS_PROXY_PROTOCOL), v.get(TLS_CRL_MODE), v.get(TLS_SEND_CA_NAMES), v.get(TLS_VERIFIER),
+                v.get(TLS_TICKET_KEY_ROTATION), v.get(TLS_TICKET_KEY_SOURCE));
         if (tls.enabled() && tls.crlHard() && tls.crlFile() == null) {
             throw v.invalid(TLS_CRL_MODE, "needs " + TLS_CRL_FILE.name() + ": set the CRL file or use soft");
         }
