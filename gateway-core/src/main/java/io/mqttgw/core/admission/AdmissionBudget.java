@@ -13,14 +13,24 @@ import java.time.Duration;
  * through them one by one, so a task queued behind them waits up to {@code n x cost}. Keeping that under a quarter
  * of the lag threshold ({@link #LAG_SHARE}) leaves room for a shared or throttled CPU (a machine whose cores are
  * also busy with other processes runs the same work in about twice the wall time). Connection rate: at most
- * {@link #CPU_SHARE} of the I/O threads' time goes to full handshakes, the rest stays with connected devices.
+ * {@link #CPU_SHARE} of the I/O threads' time goes to handshakes, the rest stays with connected devices.
  *
- * @param connectionRate new connections a second, 0 for no limit
+ * <p>The rate is a budget of CPU time counted in full handshakes: every new connection is charged a full handshake
+ * up front (nothing tells its kind before its handshake ends) and, when its handshake completes as a known device or
+ * a resumed session, gets back the difference ({@link #knownDeviceShare}, {@link #resumedShare}). So a storm of
+ * resumed reconnects comes in at up to {@code 1 / resumedShare} times the full-handshake rate, while the CPU time
+ * admitted a second stays at most {@code connectionRate x handshake-cost}, whatever the mix. The in-flight budget
+ * stays a count of full handshakes: it bounds the lag in the worst case, before any kind is known.
+ *
+ * @param connectionRate full handshakes' worth of new connections a second, 0 for no limit
  * @param maxHandshakes  TLS handshakes at once, 0 for no limit
  * @param rateDerived    whether {@code connectionRate} was derived
  * @param budgetDerived  whether {@code maxHandshakes} was derived
+ * @param knownDeviceShare what a full handshake of a known device costs, as a share of a full one (0..1]
+ * @param resumedShare   what a resumed handshake costs, as a share of a full one (0..1]
  */
-public record AdmissionBudget(int connectionRate, int maxHandshakes, boolean rateDerived, boolean budgetDerived) {
+public record AdmissionBudget(int connectionRate, int maxHandshakes, boolean rateDerived, boolean budgetDerived,
+                              double knownDeviceShare, double resumedShare) {
     /** Share of the lag threshold that a loop's admitted handshakes may take. */
     static final int LAG_SHARE = 4;
     /** Share of the I/O threads' time that full handshakes may take. */
@@ -43,13 +53,22 @@ public record AdmissionBudget(int connectionRate, int maxHandshakes, boolean rat
         int budget = budgetAuto
                 ? (int) Math.max(1, Math.min(1_000_000, (long) ioThreads * Math.max(1, lag.toNanos() / (LAG_SHARE * cost))))
                 : admission.maxHandshakes();
-        return new AdmissionBudget(rate, budget, rateAuto, budgetAuto);
+        return new AdmissionBudget(rate, budget, rateAuto, budgetAuto,
+                share(admission.knownDeviceHandshakeCost(), cost), share(admission.resumedHandshakeCost(), cost));
+    }
+
+    /** A kind's cost as a share of a full handshake's, never more than one (a cheaper kind is never charged more). */
+    private static double share(Duration kindCost, long fullCostNanos) {
+        return Math.min(1.0, Math.max(1, kindCost.toNanos()) / (double) fullCostNanos);
     }
 
     /** One line for the startup log. */
     public String describe() {
         return "admission: connection-rate " + limit(connectionRate) + "/s" + (rateDerived ? " (auto)" : "")
-                + ", max-handshakes " + limit(maxHandshakes) + (budgetDerived ? " (auto)" : "");
+                + ", max-handshakes " + limit(maxHandshakes) + (budgetDerived ? " (auto)" : "")
+                + (connectionRate == 0 ? "" : String.format(java.util.Locale.ROOT,
+                " (a known device is charged %.2f, a resumed session %.2f of a full handshake)", knownDeviceShare,
+                resumedShare));
     }
 
     private static String limit(int value) {

@@ -3,14 +3,16 @@ package io.mqttgw.core.admission;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.core.tls.HandshakeKind;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.LongSupplier;
 
 /**
- * The node's admission budget: new connections a second (a token bucket) and TLS handshakes in progress (the
- * crypto budget), and whether the node takes new connections at all right now (not while it is busy or, with
+ * The node's admission budget: CPU time for new connections a second (a token bucket counted in full handshakes:
+ * each new connection is charged one, and a handshake that ends as a known device or a resumed session gets the
+ * difference to its kind's cost back) and TLS handshakes in progress (the crypto budget), and whether the node takes new connections at all right now (not while it is busy or, with
  * {@code overload.pause-handshakes}, overloaded). Also counts handshakes started, which the overload monitor turns
  * into a rate, and carries the CONNECT refusal that handlers consult. Thread-safe.
  */
@@ -31,6 +33,11 @@ public final class AdmissionControl {
     static final int BUSY_SHARE = 4;
 
     private final TokenBucket connections;
+    /** Tokens a completed handshake gets back, by {@link HandshakeKind}: one minus its cost share. */
+    private final double[] refunds = new double[HandshakeKind.values().length];
+    private final Counter[] completed = new Counter[HandshakeKind.values().length];
+    private final Counter charged;
+    private final Counter refunded;
     private final int maxHandshakes;
     private final int busyHandshakes;
     private final AtomicInteger handshakes = new AtomicInteger();
@@ -41,14 +48,41 @@ public final class AdmissionControl {
     private volatile boolean holdForOverload;
     private volatile boolean refuseConnects;
 
-    /** @param connectionRate new connections a second, 0 for no limit; @param maxHandshakes 0 for no limit */
+    /**
+     * Every connection charged as a full handshake, nothing given back.
+     *
+     * @param connectionRate new connections a second, 0 for no limit; @param maxHandshakes 0 for no limit
+     */
     public AdmissionControl(int connectionRate, int maxHandshakes, MeterRegistry meters) {
-        this(connectionRate, maxHandshakes, meters, System::nanoTime);
+        this(new AdmissionBudget(connectionRate, maxHandshakes, false, false, 1, 1), meters, System::nanoTime);
     }
 
-    AdmissionControl(int connectionRate, int maxHandshakes, MeterRegistry meters, LongSupplier nanoClock) {
+    public AdmissionControl(AdmissionBudget budget, MeterRegistry meters) {
+        this(budget, meters, System::nanoTime);
+    }
+
+    AdmissionControl(AdmissionBudget budget, MeterRegistry meters, LongSupplier nanoClock) {
+        int connectionRate = budget.connectionRate();
+        int maxHandshakes = budget.maxHandshakes();
         // a burst of up to a second's rate; the handshake budget bounds what a burst can start at once
         this.connections = connectionRate > 0 ? new TokenBucket(connectionRate, connectionRate, nanoClock) : null;
+        refunds[HandshakeKind.FULL.ordinal()] = 0;
+        refunds[HandshakeKind.KNOWN_DEVICE.ordinal()] = 1 - budget.knownDeviceShare();
+        refunds[HandshakeKind.RESUMED.ordinal()] = 1 - budget.resumedShare();
+        for (HandshakeKind kind : HandshakeKind.values()) {
+            completed[kind.ordinal()] = Counter.builder("mqttgw.admission.handshakes").tag("kind", kind.label)
+                    .description("TLS handshakes completed, by the kind admission charged them as (full, "
+                            + "known-device: verifier cache hit, resumed)").register(meters);
+        }
+        this.charged = Counter.builder("mqttgw.admission.charged").baseUnit("handshakes")
+                .description("Connection-rate tokens charged at admission, in full handshakes").register(meters);
+        this.refunded = Counter.builder("mqttgw.admission.refunded").baseUnit("handshakes")
+                .description("Connection-rate tokens given back when a handshake ended cheaper than a full one, in "
+                        + "full handshakes").register(meters);
+        if (connections != null) {
+            Gauge.builder("mqttgw.admission.tokens", connections, TokenBucket::available).baseUnit("handshakes")
+                    .description("Connection-rate tokens available now, in full handshakes").register(meters);
+        }
         this.maxHandshakes = maxHandshakes;
         this.busyHandshakes = Math.max(1, maxHandshakes / BUSY_SHARE);
         for (Rejection r : Rejection.values()) {
@@ -73,8 +107,11 @@ public final class AdmissionControl {
         if (tls && maxHandshakes > 0 && handshakes.get() >= (busy ? busyHandshakes : maxHandshakes)) {
             return busy ? Rejection.BUSY : Rejection.HANDSHAKES;
         }
-        if (connections != null && !connections.tryAcquire()) {
-            return Rejection.RATE;
+        if (connections != null) {
+            if (!connections.tryAcquire()) {
+                return Rejection.RATE;
+            }
+            charged.increment();
         }
         if (tls) {
             // only the accept loop admits, so the check above cannot be overtaken
@@ -92,6 +129,25 @@ public final class AdmissionControl {
     /** Counts a new connection closed before its handshake. */
     void rejected(Rejection reason) {
         rejected[reason.ordinal()].increment();
+    }
+
+    /**
+     * A TLS handshake admitted here completed as {@code kind}: counts it, and gives back the part of its full
+     * handshake charge that its kind did not cost. Failed handshakes get nothing back (they may have cost a full
+     * one, and a refund would make failing cheap for a flood). Any thread.
+     */
+    public void handshakeCompleted(HandshakeKind kind) {
+        completed[kind.ordinal()].increment();
+        double refund = refunds[kind.ordinal()];
+        if (connections != null && refund > 0) {
+            connections.refund(refund);
+            refunded.increment(refund);
+        }
+    }
+
+    /** Handshakes completed as {@code kind} since the node started. */
+    public double handshakesCompleted(HandshakeKind kind) {
+        return completed[kind.ordinal()].count();
     }
 
     /** Gives back the handshake slot of an admitted TLS connection (handshake done, failed or connection closed). */

@@ -33,7 +33,9 @@ import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.tls.CertificateExpiryMeter;
+import io.mqttgw.core.spi.TicketKeySource;
 import io.mqttgw.core.tls.SslContextStore;
+import io.mqttgw.core.tls.TicketKeyRotation;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
@@ -78,6 +80,8 @@ public final class Gateway implements AutoCloseable {
     private final DownlinkSource downlink;
     private final SessionStore sessions;
     private final SslContextStore tls;
+    private TicketKeySource ticketKeySource;
+    private TicketKeyRotation ticketKeys;
     private final OperatorCredentials operators;
     private final NodeMeters nodeMeters;
     private final List<DeviceListener> listeners = new ArrayList<>();
@@ -107,7 +111,7 @@ public final class Gateway implements AutoCloseable {
                 config.overload().eventLoopLag());
         LOG.info("{} (handshake cost {} us, {} I/O threads)", budget.describe(),
                 config.admission().handshakeCost().toNanos() / 1000, config.server().effectiveIoThreads());
-        this.admission = new AdmissionControl(budget.connectionRate(), budget.maxHandshakes(), meters);
+        this.admission = new AdmissionControl(budget, meters);
         try {
             this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
                     transport.ioHandlerFactory());
@@ -143,6 +147,9 @@ public final class Gateway implements AutoCloseable {
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
                     config.server().allocator(), config.auth().provider(), config.routesProvider(),
                     config.uplinkSink(), config.downlinkSource());
+            if (tls != null && !config.tls().ticketKeyRotation().isZero()) {
+                startTicketKeys(providers, context);
+            }
             if (tls != null) {
                 tlsListener = listen("tls", transport, allocator, config.tls().bind(), config.tls().port(),
                         new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
@@ -190,6 +197,20 @@ public final class Gateway implements AutoCloseable {
         LOG.info("node {} ready: {}, {}, admin {}", config.nodeId(), tlsListener == null ? "tls off" : tlsListener,
                 tcpListener == null ? "tcp off" : tcpListener,
                 admin == null ? "off" : config.admin().bind() + ":" + admin.port());
+    }
+
+    /** Session-ticket keys rotated on the housekeeping thread, shared through the configured source; before binding. */
+    private void startTicketKeys(Providers providers, ProviderContext context) {
+        if (!tls.supportsTicketKeys()) {
+            LOG.warn("listener.tls.engine {} keeps its own session-ticket keys: listener.tls.ticket-key-rotation "
+                    + "does not apply (resumption on this process only)", tls.provider());
+            return;
+        }
+        ticketKeySource = providers.ticketKeySource(config.tls().ticketKeySource(), config.routesProvider())
+                .create(context);
+        ticketKeys = new TicketKeyRotation(config.tls().ticketKeyRotation(), config.tls().sessionTimeout(),
+                ticketKeySource, tls::ticketKeys, System::currentTimeMillis, meters);
+        ticketKeys.start(background);
     }
 
     /** Starts a node; returns when its listeners are bound. */
@@ -366,6 +387,12 @@ public final class Gateway implements AutoCloseable {
         }
         if (tls != null) {
             tls.stopWatching();
+        }
+        if (ticketKeys != null) {
+            ticketKeys.close();
+        }
+        if (ticketKeySource != null) {
+            ticketKeySource.close();
         }
         // no new downlink deliveries onto connections that are about to close
         if (downlink != null) {

@@ -98,6 +98,23 @@ public final class CoreConfigKeys {
             "listener.tls.session-timeout", "1h", "1s to 24h",
             "How long a TLS session may be resumed, by session ID or ticket.",
             duration(Duration.ofSeconds(1), Duration.ofHours(24)));
+    public static final ConfigKey<Duration> TLS_TICKET_KEY_ROTATION = new ConfigKey<>(
+            "listener.tls.ticket-key-rotation", "1h", "0s (off) or 1s to 7d",
+            "How long one session-ticket key encrypts new TLS tickets before the next takes over; the previous "
+                    + "ceil(listener.tls.session-timeout / this) keys still decrypt. Keys are in memory only. 0s: the "
+                    + "engine's own keys (this process only, lost on restart).",
+            s -> {
+                Duration d = duration(Duration.ZERO, Duration.ofDays(7)).apply(s);
+                if (!d.isZero() && d.toMillis() < 1000) {
+                    throw new IllegalArgumentException("out of range");
+                }
+                return d;
+            });
+    public static final ConfigKey<String> TLS_TICKET_KEY_SOURCE = new ConfigKey<>(
+            "listener.tls.ticket-key-source", "auto", "auto, local or redis",
+            "Where session-ticket keys come from. auto: shared through Redis when routes.provider is redis (a device "
+                    + "resumes on any node), else local; local: this node's memory only.",
+            oneOf("auto", "local", "redis"));
     public static final ConfigKey<Duration> TLS_RELOAD_INTERVAL = new ConfigKey<>(
             "listener.tls.reload-interval", "30s", "0s (off) or 100ms to 1h",
             "How often the certificate, key and CA files are checked for changes; new handshakes use new files.",
@@ -305,9 +322,12 @@ public final class CoreConfigKeys {
             "Largest downlink payload an operation takes; a larger body is refused with 413.", size(0, 16L << 20));
 
     public static final ConfigKey<Integer> ADMISSION_CONNECTION_RATE = new ConfigKey<>("admission.connection-rate",
-            "auto", "auto, or 0 (no limit) to 1000000", "New connections a second the node takes off the listen "
-                    + "backlog (a token bucket); the rest wait in the backlog. auto: three quarters of the I/O "
-                    + "threads' time spent on full handshakes, i.e. I/O threads x 0.75 / admission.handshake-cost.",
+            "auto", "auto, or 0 (no limit) to 1000000", "Full handshakes' worth of new connections a second the node "
+                    + "takes off the listen backlog (a token bucket of CPU time); the rest wait in the backlog. Each "
+                    + "connection is charged a full handshake and, when its handshake ends as a known device or a "
+                    + "resumed session, gets back the difference to admission.known-device-handshake-cost or "
+                    + "admission.resumed-handshake-cost. auto: three quarters of the I/O threads' time, i.e. I/O "
+                    + "threads x 0.75 / admission.handshake-cost.",
             intRangeOrAuto(0, 1_000_000));
     public static final ConfigKey<Integer> ADMISSION_MAX_HANDSHAKES = new ConfigKey<>("admission.max-handshakes",
             "auto", "auto, or 0 (no limit) to 1000000", "TLS handshakes in progress at once (the crypto budget); "
@@ -318,6 +338,16 @@ public final class CoreConfigKeys {
             "2ms", "1us to 1s", "CPU time of one full TLS handshake with CONNECT on one core (measured: ~2 ms for "
                     + "ECDSA P-256 mutual TLS, BENCHMARKS.md); the auto values of admission.connection-rate and "
                     + "admission.max-handshakes are derived from it.",
+            duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
+    public static final ConfigKey<Duration> ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST = new ConfigKey<>(
+            "admission.known-device-handshake-cost", "1ms", "1us to 1s, at most admission.handshake-cost",
+            "CPU time of a full handshake with CONNECT whose device certificate the lean verifier already knew (its "
+                    + "cache answered: no certificate signature; measured ~1 ms, BENCHMARKS.md); admission gives the "
+                    + "rest of a full handshake's charge back.", duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
+    public static final ConfigKey<Duration> ADMISSION_RESUMED_HANDSHAKE_COST = new ConfigKey<>(
+            "admission.resumed-handshake-cost", "700us", "1us to 1s, at most admission.handshake-cost",
+            "CPU time of a resumed TLS handshake with CONNECT (no certificate, no signature; measured 0.67-0.93 ms, "
+                    + "BENCHMARKS.md); admission gives the rest of a full handshake's charge back.",
             duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_REJECT_DELAY = new ConfigKey<>("admission.reject-delay", "1s",
             "0s to 1m", "A turned-away connection (rare: one that arrives while another waits at the gate) is closed after a "
@@ -393,7 +423,8 @@ public final class CoreConfigKeys {
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
             TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
-            TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_RELOAD_INTERVAL,
+            TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_TICKET_KEY_ROTATION,
+            TLS_TICKET_KEY_SOURCE, TLS_RELOAD_INTERVAL,
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS, MQTT_MAX_TOPIC_LENGTH, MQTT_MAX_TOPIC_LEVELS,
@@ -408,7 +439,8 @@ public final class CoreConfigKeys {
             ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT, ADMIN_OPERATIONS_TOKEN_FILE, ADMIN_OPERATIONS_BIND,
             ADMIN_OPERATIONS_PORT, ADMIN_OPERATIONS_TLS_CERT_FILE, ADMIN_OPERATIONS_TLS_KEY_FILE,
             ADMIN_OPERATIONS_TLS_CA_FILE, ADMIN_OPERATIONS_MAX_PAYLOAD,
-            ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_HANDSHAKE_COST, ADMISSION_REJECT_DELAY,
+            ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_HANDSHAKE_COST, ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,
+            ADMISSION_RESUMED_HANDSHAKE_COST, ADMISSION_REJECT_DELAY,
             OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_MIN_HOLD, OVERLOAD_LAG_REACTION,
             OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,
             OVERLOAD_HEAP_EXIT, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT, OVERLOAD_HANDSHAKE_RATE,

@@ -51,7 +51,8 @@ public record GatewayConfig(
     public record TlsListener(boolean enabled, String bind, int port, Path certFile, Path keyFile, Path caFile,
                               Path crlFile, String clientAuth, List<String> protocols, String engine, Duration handshakeTimeout,
                               int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval,
-                              boolean proxyProtocol, String crlMode, boolean sendCaNames, String verifier) {
+                              boolean proxyProtocol, String crlMode, boolean sendCaNames, String verifier,
+                              Duration ticketKeyRotation, String ticketKeySource) {
         /** Whether an issuer without a current CRL blocks its devices ({@code listener.tls.crl-mode: hard}). */
         public boolean crlHard() {
             return "hard".equals(crlMode);
@@ -119,9 +120,18 @@ public record GatewayConfig(
     /**
      * New connections a second and TLS handshakes at once, each 0 for no limit or {@link ValueParsers#AUTO} for a
      * value derived at startup from the I/O threads and {@code handshakeCost} (see
-     * {@code io.mqttgw.core.admission.AdmissionBudget}); and the turn-away delay.
+     * {@code io.mqttgw.core.admission.AdmissionBudget}); the turn-away delay; and what a known device's and a
+     * resumed session's handshake cost, which admission gives back once a handshake ends as one of them.
      */
-    public record Admission(int connectionRate, int maxHandshakes, Duration handshakeCost, Duration rejectDelay) {
+    public record Admission(int connectionRate, int maxHandshakes, Duration handshakeCost, Duration rejectDelay,
+                            Duration knownDeviceHandshakeCost, Duration resumedHandshakeCost) {
+        /** The shipped costs of the cheaper kinds (for callers that set only the full handshake's). */
+        public Admission(int connectionRate, int maxHandshakes, Duration handshakeCost, Duration rejectDelay) {
+            this(connectionRate, maxHandshakes, handshakeCost, rejectDelay,
+                    ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST.parser().apply(
+                            ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST.defaultValue()),
+                    ADMISSION_RESUMED_HANDSHAKE_COST.parser().apply(ADMISSION_RESUMED_HANDSHAKE_COST.defaultValue()));
+        }
     }
 
     /**
@@ -166,7 +176,8 @@ public record GatewayConfig(
                 v.find(TLS_CRL_FILE).map(x -> v.path(TLS_CRL_FILE)).orElse(null),
                 clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
                 v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL),
-                v.get(TLS_PROXY_PROTOCOL), v.get(TLS_CRL_MODE), v.get(TLS_SEND_CA_NAMES), v.get(TLS_VERIFIER));
+                v.get(TLS_PROXY_PROTOCOL), v.get(TLS_CRL_MODE), v.get(TLS_SEND_CA_NAMES), v.get(TLS_VERIFIER),
+                v.get(TLS_TICKET_KEY_ROTATION), v.get(TLS_TICKET_KEY_SOURCE));
         if (tls.enabled() && tls.crlHard() && tls.crlFile() == null) {
             throw v.invalid(TLS_CRL_MODE, "needs " + TLS_CRL_FILE.name() + ": set the CRL file or use soft");
         }
@@ -188,8 +199,18 @@ public record GatewayConfig(
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
+        Duration fullCost = v.get(ADMISSION_HANDSHAKE_COST);
+        for (ConfigKey<Duration> cheaper : List.of(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,
+                ADMISSION_RESUMED_HANDSHAKE_COST)) {
+            if (v.get(cheaper).compareTo(fullCost) > 0) {
+                throw v.invalid(cheaper, "is above " + ADMISSION_HANDSHAKE_COST.name() + " (" + fullCost
+                        + "): a cheaper handshake cannot cost more than a full one; lower it or raise "
+                        + ADMISSION_HANDSHAKE_COST.name());
+            }
+        }
         Admission admission = new Admission(v.get(ADMISSION_CONNECTION_RATE), v.get(ADMISSION_MAX_HANDSHAKES),
-                v.get(ADMISSION_HANDSHAKE_COST), v.get(ADMISSION_REJECT_DELAY));
+                fullCost, v.get(ADMISSION_REJECT_DELAY), v.get(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST),
+                v.get(ADMISSION_RESUMED_HANDSHAKE_COST));
         Overload overload = new Overload(v.get(OVERLOAD_ENABLED), v.get(OVERLOAD_INTERVAL),
                 v.get(OVERLOAD_RECOVERY_HOLD), v.get(OVERLOAD_MIN_HOLD),
                 "overload".equals(v.get(OVERLOAD_LAG_REACTION)), List.of(

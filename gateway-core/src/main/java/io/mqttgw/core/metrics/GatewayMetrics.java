@@ -75,6 +75,12 @@ public final class GatewayMetrics {
                 .description("TLS handshakes completed, by new or resumed session").register(registry);
         tlsHandshakesResumed = Counter.builder("mqttgw.tls.handshakes").tag("session", "resumed")
                 .description("TLS handshakes completed, by new or resumed session").register(registry);
+        io.micrometer.core.instrument.Gauge.builder("mqttgw.tls.resumption.ratio", this, m -> {
+            double resumed = m.tlsHandshakesResumed.count();
+            double all = resumed + m.tlsHandshakesFull.count();
+            return all == 0 ? Double.NaN : resumed / all;
+        }).description("Share of completed TLS handshakes since start that resumed a session (for a recent ratio, "
+                + "divide the rates of mqttgw_tls_handshakes_total by session)").register(registry);
         for (int q = 0; q < 3; q++) {
             publishIn[q] = Counter.builder("mqttgw.publish.in").tag("qos", Integer.toString(q))
                     .description("PUBLISH packets received from devices").register(registry);

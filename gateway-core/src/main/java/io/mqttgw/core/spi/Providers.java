@@ -15,6 +15,7 @@ public final class Providers {
     private final List<UplinkSinkProvider> uplinkSinks;
     private final List<DownlinkSourceProvider> downlinkSources;
     private final List<SessionStoreProvider> sessionStores;
+    private final List<TicketKeySourceProvider> ticketKeySources;
 
     private Providers(ClassLoader loader) {
         this.authenticators = load(AuthenticatorProvider.class, loader);
@@ -22,6 +23,7 @@ public final class Providers {
         this.uplinkSinks = load(UplinkSinkProvider.class, loader);
         this.downlinkSources = load(DownlinkSourceProvider.class, loader);
         this.sessionStores = load(SessionStoreProvider.class, loader);
+        this.ticketKeySources = load(TicketKeySourceProvider.class, loader);
     }
 
     public static Providers discover() {
@@ -36,7 +38,7 @@ public final class Providers {
 
     /** Open prefixes declared by all providers found. */
     public List<String> openPrefixes() {
-        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources, sessionStores)
+        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources, sessionStores, ticketKeySources)
                 .flatMap(List::stream)
                 .flatMap(p -> p.openPrefixes().stream())
                 .toList();
@@ -44,7 +46,7 @@ public final class Providers {
 
     /** Configuration keys declared by all providers found. */
     public List<ConfigKey<?>> configKeys() {
-        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources, sessionStores)
+        return Stream.of(authenticators, routeStores, uplinkSinks, downlinkSources, sessionStores, ticketKeySources)
                 .flatMap(List::stream)
                 .flatMap(p -> p.configKeys().stream())
                 .toList();
@@ -68,6 +70,18 @@ public final class Providers {
 
     public SessionStoreProvider sessionStore(String name) {
         return pick(sessionStores, name, "session.provider");
+    }
+
+    /**
+     * The TLS ticket-key source: {@code auto} is the one named like {@code routes.provider} when a module provides
+     * one (redis), else {@code local}.
+     */
+    public TicketKeySourceProvider ticketKeySource(String name, String routesProvider) {
+        if ("auto".equals(name)) {
+            return ticketKeySources.stream().filter(p -> p.name().equals(routesProvider)).findFirst()
+                    .orElseGet(() -> pick(ticketKeySources, "local", "listener.tls.ticket-key-source"));
+        }
+        return pick(ticketKeySources, name, "listener.tls.ticket-key-source");
     }
 
     private static <T extends GatewayProvider> T pick(List<T> providers, String name, String key) {

@@ -14,8 +14,10 @@ public interface DeviceCertificateVerifier {
     /**
      * @param chain     the certificates the device sent, its own first
      * @param nowMillis the time to check validity and CRL freshness against
+     * @return whether the answer came from a cache of certificates verified before (no signature was checked: the
+     *         handshake was cheap, which admission control gives back as CPU budget)
      */
-    void verify(X509Certificate[] chain, long nowMillis) throws CertificateException;
+    boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException;
 
     /**
      * The lean verifier ({@code listener.tls.verifier: lean}).

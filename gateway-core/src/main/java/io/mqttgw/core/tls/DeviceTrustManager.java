@@ -27,8 +27,7 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        checkClientTrusted(chain, authType);
-        VerifiedPeer.remember(engine, chain[0]);
+        VerifiedPeer.remember(engine, chain[0], verify(chain));
     }
 
     @Override
@@ -39,10 +38,15 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
 
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType) throws CertificateException {
+        verify(chain);
+    }
+
+    /** @return whether the verifier answered from its cache of verified certificates */
+    private boolean verify(X509Certificate[] chain) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
-        verifier.verify(chain, clock.getAsLong());
+        return verifier.verify(chain, clock.getAsLong());
     }
 
     @Override

@@ -81,12 +81,13 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     @Override
-    public void verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
+    public boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
         Fingerprint fingerprint = cacheCapacity > 0 ? fingerprint(chain[0].getEncoded()) : null;
         Verified verified = fingerprint == null ? null : cache.get(fingerprint);
+        boolean known = verified != null;
         if (verified == null) {
             verified = verifyPath(chain, nowMillis);
             if (fingerprint != null) {
@@ -102,6 +103,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         for (int i = 0; i < verified.issuers.length; i++) {
             policy.requireNotRevoked(verified.issuers[i], verified.serials[i], nowMillis);
         }
+        return known;
     }
 
     /** Entries in the cache of verified certificates. */

@@ -47,7 +47,7 @@ final class PkixVerifier implements DeviceCertificateVerifier {
     }
 
     @Override
-    public void verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
+    public boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
         List<X509Certificate> path = new ArrayList<>(Arrays.asList(chain));
         // a device may send its CA too; the validator wants the path without the trust anchor
         while (path.size() > 1 && anchorCertificates.contains(path.get(path.size() - 1))) {
@@ -84,6 +84,7 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         for (X509Certificate c : path) {
             policy.requireNotRevoked(c.getIssuerX500Principal(), c.getSerialNumber(), nowMillis);
         }
+        return false;
     }
 
     private static CertificateException translate(CertPathValidatorException e) {

@@ -13,6 +13,8 @@ import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslSessionContext;
+import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
@@ -57,6 +59,8 @@ public final class SslContextStore {
     private volatile List<X500Principal> caNames = List.of();
     private List<String> lastStale = List.of();
     private volatile SslContext current;
+    /** Session-ticket keys, current first; null while the engine's own are used. Guarded by {@code this}. */
+    private OpenSslSessionTicketKey[] ticketKeys;
     private byte[] checksum;
     private ScheduledFuture<?> watch;
 
@@ -133,7 +137,12 @@ public final class SslContextStore {
             return false;
         }
         try {
-            current = build();
+            SslContext rebuilt = build();
+            synchronized (this) {
+                // a new context starts with the engine's own ticket keys: give it the rotated ones first
+                applyTicketKeys(rebuilt, ticketKeys);
+                current = rebuilt;
+            }
             checksum = now;
             reloads.increment();
             LOG.info("TLS certificate files changed; new handshakes use the new context");
@@ -211,6 +220,34 @@ public final class SslContextStore {
         }
         return crl.nextUpdateMillis() == Long.MAX_VALUE ? Double.POSITIVE_INFINITY
                 : (crl.nextUpdateMillis() - now) / 1000.0;
+    }
+
+    /**
+     * Sets the session-ticket keys (48 bytes each: name, HMAC key, AES key; the first encrypts, all decrypt) on the
+     * current context and on every context a reload builds. Called by the ticket-key rotation on the housekeeping
+     * thread; takes the engine's context write lock briefly. The JDK engine has no ticket-key control: ignored there.
+     */
+    public synchronized void ticketKeys(List<byte[]> keys) {
+        OpenSslSessionTicketKey[] converted = new OpenSslSessionTicketKey[keys.size()];
+        for (int i = 0; i < converted.length; i++) {
+            byte[] k = keys.get(i);
+            converted[i] = new OpenSslSessionTicketKey(Arrays.copyOfRange(k, 0, 16), Arrays.copyOfRange(k, 16, 32),
+                    Arrays.copyOfRange(k, 32, 48));
+        }
+        ticketKeys = converted;
+        applyTicketKeys(current, converted);
+    }
+
+    /** Whether this engine takes ticket keys from the gateway (OpenSSL); the JDK engine keeps its own. */
+    public boolean supportsTicketKeys() {
+        return current.sessionContext() instanceof OpenSslSessionContext;
+    }
+
+    private static void applyTicketKeys(SslContext context, OpenSslSessionTicketKey[] keys) {
+        if (keys != null && keys.length > 0 && context.sessionContext() instanceof OpenSslSessionContext session) {
+            // also turns tickets on for TLS 1.2 (Netty starts a context with SSL_OP_NO_TICKET)
+            session.setTicketKeys(keys);
+        }
     }
 
     /** Names of the device CAs whose CRL is missing (hard mode only) or past its next-update. */

@@ -14,15 +14,25 @@ import javax.net.ssl.SSLSession;
  */
 final class VerifiedPeer {
     private static final String KEY = "io.mqttgw.verified-device-certificate";
+    /** Present when the verifier answered from its cache of verified certificates (a known device). */
+    private static final String FROM_CACHE = "io.mqttgw.verified-from-cache";
 
     private VerifiedPeer() {
     }
 
-    static void remember(SSLEngine engine, X509Certificate device) {
+    static void remember(SSLEngine engine, X509Certificate device, boolean fromCache) {
         SSLSession handshake = handshakeSession(engine);
         if (handshake != null) {
             handshake.putValue(KEY, device);
+            if (fromCache) {
+                handshake.putValue(FROM_CACHE, Boolean.TRUE);
+            }
         }
+    }
+
+    /** Whether this handshake's certificate was known to the verifier; does not take anything off the session. */
+    static boolean fromCache(SSLSession session) {
+        return session.getValue(FROM_CACHE) != null;
     }
 
     /** The certificate verified during this handshake, or null (a resumed session verifies nothing). */
@@ -30,6 +40,9 @@ final class VerifiedPeer {
         Object value = session.getValue(KEY);
         if (value != null) {
             session.removeValue(KEY);
+        }
+        if (session.getValue(FROM_CACHE) != null) {
+            session.removeValue(FROM_CACHE);
         }
         return value instanceof X509Certificate certificate ? certificate : null;
     }

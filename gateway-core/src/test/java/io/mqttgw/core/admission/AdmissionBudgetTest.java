@@ -32,8 +32,13 @@ class AdmissionBudgetTest {
                 AdmissionBudget b = AdmissionBudget.derive(auto(cost), threads, LAG);
                 long perLoop = b.maxHandshakes() / threads;
                 assertTrue(perLoop * cost.toNanos() <= LAG.toNanos() / 4, threads + " threads, " + micros + " us");
+                // the rate is CPU time counted in full handshakes: a cheaper kind is refunded down to its own cost,
+                // so the CPU admitted a second is rate x full cost at most, whatever the mix of kinds
                 assertTrue(b.connectionRate() * cost.toNanos() <= threads * 1_000_000_000L,
                         "handshakes alone never take more than the I/O threads' time");
+                assertTrue(b.knownDeviceShare() <= 1 && b.resumedShare() <= 1,
+                        "no kind is charged more than a full handshake");
+                assertTrue(b.knownDeviceShare() > 0 && b.resumedShare() > 0, "every kind is charged something");
             }
         }
     }
@@ -55,13 +60,31 @@ class AdmissionBudgetTest {
         assertEquals(300, b.connectionRate());
         assertEquals(0, b.maxHandshakes());
         assertFalse(b.rateDerived() || b.budgetDerived());
-        assertEquals("admission: connection-rate 300/s, max-handshakes unlimited", b.describe());
+        assertTrue(b.describe().startsWith("admission: connection-rate 300/s, max-handshakes unlimited"),
+                b.describe());
     }
 
     @Test
     void usesTheDefaultLagWhenTheLagSignalIsOff() {
         assertEquals(AdmissionBudget.derive(auto(Duration.ofMillis(2)), 2, LAG).maxHandshakes(),
                 AdmissionBudget.derive(auto(Duration.ofMillis(2)), 2, Duration.ZERO).maxHandshakes());
+    }
+
+    @Test
+    void chargesCheaperKindsTheirShareOfAFullHandshake() {
+        AdmissionBudget b = AdmissionBudget.derive(new GatewayConfig.Admission(ValueParsers.AUTO, ValueParsers.AUTO,
+                Duration.ofMillis(2), Duration.ofSeconds(1), Duration.ofMillis(1), Duration.ofNanos(500_000)), 2, LAG);
+        assertEquals(0.5, b.knownDeviceShare(), 1e-9);
+        assertEquals(0.25, b.resumedShare(), 1e-9);
+        assertTrue(b.describe().contains("a resumed session 0.25"), b.describe());
+    }
+
+    @Test
+    void neverChargesACheaperKindMoreThanAFullHandshake() {
+        AdmissionBudget b = AdmissionBudget.derive(new GatewayConfig.Admission(ValueParsers.AUTO, ValueParsers.AUTO,
+                Duration.ofMillis(1), Duration.ofSeconds(1), Duration.ofMillis(3), Duration.ofMillis(2)), 2, LAG);
+        assertEquals(1.0, b.knownDeviceShare());
+        assertEquals(1.0, b.resumedShare());
     }
 
     @Test

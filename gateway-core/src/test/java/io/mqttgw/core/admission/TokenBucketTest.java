@@ -51,4 +51,23 @@ class TokenBucketTest {
         assertEquals(1000, taken.get(), "no token is handed out twice and none is lost");
         assertTrue(!bucket.tryAcquire());
     }
+
+    @Test
+    void takesFractionsOfATokenAndGivesThemBack() {
+        TokenBucket bucket = new TokenBucket(100, 10, now::get);
+        assertEquals(10, take(bucket, 50));
+        assertFalse(bucket.tryAcquire(0.25), "empty");
+        bucket.refund(0.75);
+        assertTrue(bucket.tryAcquire(0.25));
+        assertTrue(bucket.tryAcquire(0.5));
+        assertFalse(bucket.tryAcquire(0.25), "exactly what was refunded, no more");
+    }
+
+    @Test
+    void aRefundNeverRaisesTheBucketAboveItsBurst() {
+        TokenBucket bucket = new TokenBucket(100, 10, now::get);
+        bucket.refund(1000);
+        assertEquals(10.0, bucket.available(), 1e-9);
+        assertEquals(10, take(bucket, 50));
+    }
 }
