@@ -182,6 +182,11 @@ public final class ConnectionContext {
         this.whileRestoring = null;
     }
 
+    /** The session ends without its will: the route table found the identity held by a device proven the other way. */
+    void forgetWill() {
+        this.will = null;
+    }
+
     /** Clean session 0: subscriptions and unacknowledged downlink outlive the connection in the session store. */
     public boolean persistent() {
         return persistent;
