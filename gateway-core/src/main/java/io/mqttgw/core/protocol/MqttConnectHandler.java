@@ -293,7 +293,6 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 DeviceDisconnector.close(older, DisconnectReason.TAKEOVER);
             });
         }
-        watchRouteConflict(channel, routed[0], epoch);
         if (proof == IdentityProof.NO_CERTIFICATE) {
             // A connection without a certificate is served only once the route table took its route: a shared
             // table refuses it when another node holds the client id for a certificate-proven device, and it must
@@ -303,10 +302,19 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                     stored[0], null), services.config().session().openTimeout().toMillis(), TimeUnit.MILLISECONDS);
             routed[0].whenComplete((ignored, error) -> onLoop(ctx, () -> {
                 wait.cancel(false);
-                afterRoute(ctx, clientId, persistent, stored[0], error);
+                if (!routeDecided) {
+                    afterRoute(ctx, clientId, persistent, stored[0], error);
+                } else if (isConflict(error)) {
+                    closeOnConflict(channel, epoch);
+                }
             }));
             return;
         }
+        routed[0].whenComplete((ignored, error) -> {
+            if (isConflict(error)) {
+                channel.eventLoop().execute(() -> closeOnConflict(channel, epoch));
+            }
+        });
         serve(ctx, clientId, persistent, stored[0]);
     }
 
@@ -321,23 +329,16 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * A route write the table refused (another node holds this client id for a connection proven the other way)
-     * ends the session, without its will: the identity was never this connection's to use.
+     * A route write the table refused after the connection was served (another node holds this client id for a
+     * connection proven the other way) ends the session, without its will. Event loop only.
      */
-    private void watchRouteConflict(Channel channel, CompletionStage<Void> routed, long epoch) {
-        routed.whenComplete((ignored, error) -> {
-            if (isConflict(error)) {
-                channel.eventLoop().execute(() -> {
-                    ConnectionContext c = ConnectionContext.of(channel);
-                    Route r = c.route();
-                    if (channel.isActive() && r != null && r.epoch() == epoch && c.sessionOpen()) {
-                        c.forgetWill();
-                        services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
-                        DeviceDisconnector.close(channel, DisconnectReason.IDENTITY_CONFLICT);
-                    }
-                });
-            }
-        });
+    private void closeOnConflict(Channel channel, long epoch) {
+        ConnectionContext c = ConnectionContext.of(channel);
+        Route r = c.route();
+        if (channel.isActive() && r != null && r.epoch() == epoch && c.sessionOpen()) {
+            services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
+            c.endForIdentityConflict(channel);
+        }
     }
 
     private static boolean isConflict(Throwable error) {

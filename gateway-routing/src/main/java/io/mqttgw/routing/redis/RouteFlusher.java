@@ -1,6 +1,7 @@
 package io.mqttgw.routing.redis;
 
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.RouteEvents;
 import io.mqttgw.routing.route.RouteCoalescer;
 import io.mqttgw.routing.route.RouteOp;
@@ -272,11 +273,18 @@ final class RouteFlusher implements Runnable {
         drain();
         while (!coalescer.isEmpty()) {
             List<Map.Entry<String, RouteCoalescer.Pending>> devices = coalescer.peek(settings.batchSize());
-            if (!sendBatch(devices)) {
+            Set<String> refused = sendBatch(devices);
+            if (refused == null) {
                 return;
             }
             coalescer.remove(devices);
-            devices.forEach(e -> e.getValue().complete());
+            for (Map.Entry<String, RouteCoalescer.Pending> e : devices) {
+                if (refused.contains(e.getKey())) {
+                    // the connection that wrote it is closed by whoever waits on it (the node's CONNECT phase)
+                    e.getValue().put().completeExceptionally(new RouteConflictException(e.getKey()));
+                }
+                e.getValue().complete();
+            }
             if (resync != null) {
                 devices.forEach(e -> resync.touched.add(e.getKey()));
             }
@@ -284,7 +292,8 @@ final class RouteFlusher implements Runnable {
         }
     }
 
-    private boolean sendBatch(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
+    /** The client ids whose writes Redis refused for a proof conflict, or null when the pipeline failed. */
+    private Set<String> sendBatch(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
         long start = System.nanoTime();
         try {
             RBatch batch = batches.begin();
@@ -298,6 +307,7 @@ final class RouteFlusher implements Runnable {
             batches.execute(batch);
             metrics.flushLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             metrics.batchSize.record(devices.size());
+            Set<String> refused = Set.of();
             for (int i = 0; i < devices.size(); i++) {
                 if (deletes.get(i) != null) {
                     long r = RouteBatches.result(deletes.get(i));
@@ -305,15 +315,21 @@ final class RouteFlusher implements Runnable {
                 }
                 if (puts.get(i) != null) {
                     long r = RouteBatches.result(puts.get(i));
+                    if (r == RouteScripts.PUT_PROOF_CONFLICT) {
+                        metrics.putProofConflict.increment();
+                        refused = refused.isEmpty() ? new HashSet<>() : refused;
+                        refused.add(devices.get(i).getKey());
+                        continue;
+                    }
                     (r == RouteScripts.PUT_TOOK_OVER ? metrics.putTakeover
                             : r == RouteScripts.PUT_STALE ? metrics.putStale : metrics.putWritten).increment();
                 }
             }
             succeeded();
-            return true;
+            return refused;
         } catch (Exception e) {
             failed("pipeline of " + devices.size() + " devices", e);
-            return false;
+            return null;
         }
     }
 
@@ -506,6 +522,9 @@ final class RouteFlusher implements Runnable {
                     if (result == RouteScripts.PUT_SUPERSEDED) {
                         metrics.resyncSuperseded.increment();
                         events.takenOver(routes.get(i).clientId(), routes.get(i).epoch());
+                    } else if (result == RouteScripts.PUT_PROOF_CONFLICT) {
+                        metrics.resyncProofConflict.increment();
+                        events.refused(routes.get(i).clientId(), routes.get(i).epoch());
                     } else if (result != RouteScripts.PUT_STALE) {
                         r.written++;
                         metrics.resyncWritten.increment();

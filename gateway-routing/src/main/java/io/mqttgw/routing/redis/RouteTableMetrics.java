@@ -19,6 +19,7 @@ public final class RouteTableMetrics {
     final Counter putCoalesced;
     final Counter putDropped;
     final Counter putAbandoned;
+    final Counter putProofConflict;
     final Counter deleteDeleted;
     final Counter deleteFenced;
     final Counter deleteCoalesced;
@@ -32,6 +33,7 @@ public final class RouteTableMetrics {
     final Counter resyncWritten;
     final Counter resyncDeleted;
     final Counter resyncSuperseded;
+    final Counter resyncProofConflict;
     final Counter deadNodes;
     final Counter deadNodeRoutes;
 
@@ -42,6 +44,7 @@ public final class RouteTableMetrics {
         putCoalesced = op(meters, "put", "coalesced");
         putDropped = op(meters, "put", "dropped");
         putAbandoned = op(meters, "put", "abandoned");
+        putProofConflict = op(meters, "put", "proof_conflict");
         deleteDeleted = op(meters, "delete", "deleted");
         deleteFenced = op(meters, "delete", "fenced");
         deleteCoalesced = op(meters, "delete", "coalesced");
@@ -69,6 +72,7 @@ public final class RouteTableMetrics {
         resyncWritten = resync(meters, "written");
         resyncDeleted = resync(meters, "deleted");
         resyncSuperseded = resync(meters, "superseded");
+        resyncProofConflict = resync(meters, "proof_conflict");
         deadNodes = Counter.builder("mqttgw.routes.redis.dead.nodes")
                 .description("Dead nodes whose routes this node removed").register(meters);
         deadNodeRoutes = Counter.builder("mqttgw.routes.redis.dead.node.routes")
