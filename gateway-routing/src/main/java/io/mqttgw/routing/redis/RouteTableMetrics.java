@@ -35,6 +35,8 @@ public final class RouteTableMetrics {
     final Counter resyncSuperseded;
     final Counter resyncProofConflict;
     final Counter deadNodes;
+    final Counter heartbeatsOk;
+    final Counter heartbeatsFailed;
     final Counter deadNodeRoutes;
 
     public RouteTableMetrics(MeterRegistry meters, Supplier<Number> queued, Supplier<Number> pending) {
@@ -73,6 +75,8 @@ public final class RouteTableMetrics {
         resyncDeleted = resync(meters, "deleted");
         resyncSuperseded = resync(meters, "superseded");
         resyncProofConflict = resync(meters, "proof_conflict");
+        heartbeatsOk = heartbeat(meters, "ok");
+        heartbeatsFailed = heartbeat(meters, "failed");
         deadNodes = Counter.builder("mqttgw.routes.redis.dead.nodes")
                 .description("Dead nodes whose routes this node removed").register(meters);
         deadNodeRoutes = Counter.builder("mqttgw.routes.redis.dead.node.routes")
@@ -82,6 +86,11 @@ public final class RouteTableMetrics {
     private static Counter op(MeterRegistry meters, String type, String result) {
         return Counter.builder("mqttgw.routes.redis.ops").tag("type", type).tag("result", result)
                 .description("Route operations by type and what became of them").register(meters);
+    }
+
+    private static Counter heartbeat(MeterRegistry meters, String result) {
+        return Counter.builder("mqttgw.routes.redis.heartbeats").tag("result", result)
+                .description("Refreshes of this node's heartbeat key, on their own thread, by result").register(meters);
     }
 
     private static Counter resync(MeterRegistry meters, String result) {
