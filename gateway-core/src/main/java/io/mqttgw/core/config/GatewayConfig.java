@@ -81,7 +81,8 @@ public record GatewayConfig(
     }
 
     /** The admin plane: the read-only listener, and the operations endpoints (off unless a credential is set). */
-    public record Admin(boolean enabled, String bind, int port, Operations operations) {
+    public record Admin(boolean enabled, String bind, int port, Operations operations, Duration idleTimeout,
+                        int maxConnections) {
     }
 
     /**
@@ -186,7 +187,8 @@ public record GatewayConfig(
         Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));
         Acl acl = new Acl(new TopicAcl(v.get(ACL_PUBLISH), v.get(ACL_SUBSCRIBE)),
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
-        Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v));
+        Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v),
+                v.get(ADMIN_IDLE_TIMEOUT), v.get(ADMIN_MAX_CONNECTIONS));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
         Admission admission = new Admission(v.get(ADMISSION_CONNECTION_RATE), v.get(ADMISSION_MAX_HANDSHAKES),
                 v.get(ADMISSION_HANDSHAKE_COST), v.get(ADMISSION_REJECT_DELAY));
