@@ -7,14 +7,21 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.timeout.IdleStateHandler;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * The pipeline of one admin listener: [TLS] -> HTTP codec -> [read-only endpoints] -> [operator authentication ->
+ * The pipeline of one admin listener: connection limit -> idle close -> [TLS] -> HTTP codec -> [read-only endpoints] -> [operator authentication ->
  * body aggregation -> operations]. The read-only listener has the read-only part, and the operations part too when
  * operations share it; a separate operations listener has only the operations part (and TLS with operator mutual
  * TLS), so everything on it is authenticated.
  */
 final class AdminChannelInitializer extends ChannelInitializer<Channel> {
+    static final String LIMIT = "connection-limit";
+    static final String IDLE = "idle";
+    static final String IDLE_CLOSE = "idle-close";
     static final String TLS = "tls";
     static final String HTTP = "http";
     static final String READ_ONLY = "read-only";
@@ -32,21 +39,36 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
 
     private final ReadOnly readOnly;
     private final Operations operations;
-    private final SslContext tls;
+    private final Supplier<SslContext> tls;
     private final AdminMetrics metrics;
+    private final AdminConnectionLimitHandler limit;
+    private final AdminIdleCloseHandler idleClose;
+    private final long idleMillis;
 
-    AdminChannelInitializer(ReadOnly readOnly, Operations operations, SslContext tls, AdminMetrics metrics) {
+    /**
+     * @param maxConnections the listener's bound on open connections ({@code admin.max-connections})
+     * @param idleTimeout    how long a connection may stay silent both ways ({@code admin.idle-timeout})
+     */
+    AdminChannelInitializer(ReadOnly readOnly, Operations operations, Supplier<SslContext> tls, AdminMetrics metrics,
+                            int maxConnections, Duration idleTimeout) {
         this.readOnly = readOnly;
         this.operations = operations;
         this.tls = tls;
         this.metrics = metrics;
+        this.limit = new AdminConnectionLimitHandler(maxConnections, metrics);
+        this.idleClose = new AdminIdleCloseHandler(metrics);
+        this.idleMillis = idleTimeout.toMillis();
     }
 
     @Override
     protected void initChannel(Channel ch) {
         ChannelPipeline p = ch.pipeline();
+        p.addLast(LIMIT, limit);
+        p.addLast(IDLE, new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
+        p.addLast(IDLE_CLOSE, idleClose);
         if (tls != null) {
-            p.addLast(TLS, tls.newHandler(ch.alloc()));
+            // the current context: operator TLS files changed on disk are picked up by the next connection
+            p.addLast(TLS, tls.get().newHandler(ch.alloc()));
         }
         p.addLast(HTTP, new HttpServerCodec());
         if (readOnly != null) {

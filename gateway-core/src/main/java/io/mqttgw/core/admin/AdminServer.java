@@ -60,10 +60,13 @@ public final class AdminServer implements AutoCloseable {
         try {
             boolean shared = operations != null && !ops.separateListener();
             readOnlyChannel = bind(config.bind(), config.port(),
-                    new AdminChannelInitializer(readOnly, shared ? operations : null, null, metrics));
+                    new AdminChannelInitializer(readOnly, shared ? operations : null, null, metrics,
+                            config.maxConnections(), config.idleTimeout()));
             if (operations != null && ops.separateListener()) {
                 operationsChannel = bind(ops.bind(), ops.port(),
-                        new AdminChannelInitializer(null, operations, operators.tlsContext(), metrics));
+                        new AdminChannelInitializer(null, operations,
+                                operators.tlsContext() == null ? null : operators::tlsContext, metrics,
+                                config.maxConnections(), config.idleTimeout()));
             }
         } catch (InterruptedException | RuntimeException e) {
             close();

@@ -18,18 +18,31 @@ import javax.net.ssl.SSLSession;
 /**
  * Who may call the operations endpoints: holders of a token of {@code admin.operations.token-file}, and/or of a
  * client certificate from {@code admin.operations.tls.ca-file} on the operations listener. Every configured
- * credential is required. Built at startup, before any listener, so a bad file stops the node; the token file is
- * re-read when it changes, the TLS files are read once. {@link #authenticate} runs on the admin thread.
+ * credential is required. Built at startup, before any listener, so a bad file stops the node; the token file and the
+ * TLS files are re-read when they change (checked at most once a second, on use; a changed file that cannot be used
+ * is logged and the previous one kept, as for the device listener's certificates). {@link #authenticate} and
+ * {@link #tlsContext} run on the admin thread.
  */
 public final class OperatorCredentials {
     private static final String BEARER = "bearer ";
 
-    private final BearerTokens tokens;
-    private final SslContext tls;
+    private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(OperatorCredentials.class);
+    private static final long CHECK_EVERY_NANOS = 1_000_000_000L;
 
-    private OperatorCredentials(BearerTokens tokens, SslContext tls) {
+    private final BearerTokens tokens;
+    private final GatewayConfig.Operations config;
+    private SslContext tls;
+    private byte[] tlsFilesHash;
+    private long tlsCheckedNanos;
+
+    private OperatorCredentials(BearerTokens tokens, GatewayConfig.Operations config) {
         this.tokens = tokens;
-        this.tls = tls;
+        this.config = config;
+        if (config.mutualTls()) {
+            this.tlsFilesHash = tlsFilesHash(config);
+            this.tls = tlsContext(config);
+            this.tlsCheckedNanos = System.nanoTime();
+        }
     }
 
     /** The credentials of {@code config}; a {@link ConfigException} naming the key when a file cannot be used. */
@@ -38,12 +51,49 @@ public final class OperatorCredentials {
             throw new IllegalArgumentException("operations are not configured");
         }
         return new OperatorCredentials(config.tokenFile() == null ? null : BearerTokens.load(config.tokenFile()),
-                config.mutualTls() ? tlsContext(config) : null);
+                config);
     }
 
-    /** The server context of the operations listener (client certificate required), or null for plain HTTP. */
+    /**
+     * The server context of the operations listener (client certificate required), or null for plain HTTP; built
+     * again when one of the three TLS files changed (checked at most once a second), so renewed operator
+     * certificates or a new operator CA apply to the next connection without a restart.
+     */
     SslContext tlsContext() {
+        if (tls == null) {
+            return null;
+        }
+        long now = System.nanoTime();
+        if (now - tlsCheckedNanos >= CHECK_EVERY_NANOS) {
+            tlsCheckedNanos = now;
+            try {
+                byte[] hash = tlsFilesHash(config);
+                if (!java.util.Arrays.equals(hash, tlsFilesHash)) {
+                    tls = tlsContext(config);
+                    tlsFilesHash = hash;
+                    LOG.info("operations listener TLS files changed ({}): new connections use them",
+                            config.tlsCertFile());
+                }
+            } catch (ConfigException e) {
+                LOG.warn("operations listener TLS files changed but cannot be used, keeping the previous ones: {}",
+                        e.getMessage());
+            }
+        }
         return tls;
+    }
+
+    private static byte[] tlsFilesHash(GatewayConfig.Operations config) {
+        try {
+            java.security.MessageDigest digest = java.security.MessageDigest.getInstance("SHA-256");
+            for (java.nio.file.Path file : new java.nio.file.Path[] {config.tlsCertFile(), config.tlsKeyFile(),
+                    config.tlsCaFile()}) {
+                digest.update(java.nio.file.Files.readAllBytes(file));
+            }
+            return digest.digest();
+        } catch (java.io.IOException | java.security.NoSuchAlgorithmException e) {
+            throw new ConfigException("cannot read the operations listener's TLS files ("
+                    + CoreConfigKeys.ADMIN_OPERATIONS_TLS_CERT_FILE.name() + ", key-file, ca-file): " + e, e);
+        }
     }
 
     /** The caller's name for the event log, or a refusal. */
@@ -56,7 +106,7 @@ public final class OperatorCredentials {
     /** Checks the request's bearer token and the connection's client certificate, as far as each is configured. */
     Verdict authenticate(HttpRequest request, SSLSession session) {
         StringBuilder who = new StringBuilder();
-        if (tls != null) {
+        if (config.mutualTls()) {
             String subject = subject(session);
             if (subject == null) {
                 return new Verdict(null, "no verified client certificate");

@@ -294,6 +294,14 @@ public final class CoreConfigKeys {
                     + "reaches to let it check /health/ready.", nonEmpty());
     public static final ConfigKey<Integer> ADMIN_PORT = new ConfigKey<>("admin.port", "9090",
             "0 to 65535; 0 picks a free port", "Port of the admin HTTP listener.", intRange(0, PORT_MAX));
+    public static final ConfigKey<Duration> ADMIN_IDLE_TIMEOUT = new ConfigKey<>("admin.idle-timeout", "30s",
+            "1s to 1h", "An admin connection (read-only or operations listener) with no byte read or written for this "
+                    + "long is closed, so idle or slow sockets cannot hold the listener.",
+            duration(Duration.ofSeconds(1), Duration.ofHours(1)));
+    public static final ConfigKey<Integer> ADMIN_MAX_CONNECTIONS = new ConfigKey<>("admin.max-connections", "64",
+            "1 to 10000", "Open connections each admin listener keeps; a new one past it closes the listener's oldest "
+                    + "connection (counted in mqttgw_admin_connections_closed_total{reason=\"limit\"}), so a flood of "
+                    + "sockets cannot lock out the balancer's health check.", intRange(1, 10_000));
     public static final ConfigKey<String> ADMIN_OPERATIONS_TOKEN_FILE = new ConfigKey<>(
             "admin.operations.token-file", null, "path to a file of id:token lines (tokens of 32 to 512 characters)",
             "Turns on the operations endpoints (/downlink, /downlink/broadcast), each call needing "
@@ -436,7 +444,8 @@ public final class CoreConfigKeys {
             DOWNLINK_SOURCE, DOWNLINK_MAX_INFLIGHT, DOWNLINK_MAX_QUEUED, DOWNLINK_RETRY_INTERVAL, DOWNLINK_MAX_RETRIES,
             DOWNLINK_BROADCAST_RATE, SESSION_PROVIDER, SESSION_EXPIRY, SESSION_OPEN_TIMEOUT, SESSION_MAX_PENDING, SESSION_MAX_RETAINED,
             SESSION_MAX_SESSIONS,
-            ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT, ADMIN_OPERATIONS_TOKEN_FILE, ADMIN_OPERATIONS_BIND,
+            ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT, ADMIN_IDLE_TIMEOUT, ADMIN_MAX_CONNECTIONS,
+            ADMIN_OPERATIONS_TOKEN_FILE, ADMIN_OPERATIONS_BIND,
             ADMIN_OPERATIONS_PORT, ADMIN_OPERATIONS_TLS_CERT_FILE, ADMIN_OPERATIONS_TLS_KEY_FILE,
             ADMIN_OPERATIONS_TLS_CA_FILE, ADMIN_OPERATIONS_MAX_PAYLOAD,
             ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_HANDSHAKE_COST, ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,

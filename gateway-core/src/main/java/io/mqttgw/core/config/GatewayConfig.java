@@ -82,7 +82,8 @@ public record GatewayConfig(
     }
 
     /** The admin plane: the read-only listener, and the operations endpoints (off unless a credential is set). */
-    public record Admin(boolean enabled, String bind, int port, Operations operations) {
+    public record Admin(boolean enabled, String bind, int port, Operations operations, Duration idleTimeout,
+                        int maxConnections) {
     }
 
     /**
@@ -197,7 +198,8 @@ public record GatewayConfig(
         Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));
         Acl acl = new Acl(new TopicAcl(v.get(ACL_PUBLISH), v.get(ACL_SUBSCRIBE)),
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
-        Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v));
+        Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v),
+                v.get(ADMIN_IDLE_TIMEOUT), v.get(ADMIN_MAX_CONNECTIONS));
         Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
         Duration fullCost = v.get(ADMISSION_HANDSHAKE_COST);
         for (ConfigKey<Duration> cheaper : List.of(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,

@@ -182,6 +182,20 @@ public final class ConnectionContext {
         this.whileRestoring = null;
     }
 
+    /** The session ends without its will: the route table found the identity held by a device proven the other way. */
+    void forgetWill() {
+        this.will = null;
+    }
+
+    /**
+     * Closes this connection because the route table found its identity held on another node by a device proven the
+     * other way; its will is not published (the identity was never this connection's to use). Event loop only.
+     */
+    public void endForIdentityConflict(Channel channel) {
+        forgetWill();
+        DeviceDisconnector.close(channel, DisconnectReason.IDENTITY_CONFLICT);
+    }
+
     /** Clean session 0: subscriptions and unacknowledged downlink outlive the connection in the session store. */
     public boolean persistent() {
         return persistent;

@@ -12,6 +12,7 @@ import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.SessionStore.StoredMessage;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
@@ -43,6 +44,9 @@ import java.util.concurrent.TimeUnit;
  * session handlers once it resumes. One instance per connection; event loop only.
  */
 public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
+    /** Registry refusal: a CONNECT with a newer epoch for the same client id holds the registry. */
+    private static final String SUPERSEDED = "superseded";
+
     private final SessionServices services;
     private final SessionPhase sessionPhase;
     private final String name;
@@ -51,6 +55,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private boolean connectReceived;
     private boolean decided;
     private boolean restored;
+    private boolean routeDecided;
     private int keepAliveSeconds;
 
     /** @param name the name this handler has in the pipeline; session handlers are added after it */
@@ -234,21 +239,44 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                     DisconnectReason.CONNECT_REFUSED);
             return;
         }
-        // the epoch is taken here, where the session is registered, so epoch order is registration order even when
-        // two CONNECTs of one client id finish authentication out of order
         long epoch = services.epochs().incrementAndGet();
-        Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
-                String.valueOf(ConnectionContext.of(channel).remoteAddress()));
-        boolean persistent = !cleanSession;
         ConnectionContext context = ConnectionContext.of(channel);
-        context.openSession(clientId, route, will, acl, persistent);
-        // a connection never displaces one whose identity was proven the other way (certificate or not), nor the
-        // reverse: decided atomically with the registration
         IdentityProof proof = context.proof();
+        Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
+                String.valueOf(context.remoteAddress()), proof);
+        boolean persistent = !cleanSession;
+        context.openSession(clientId, route, will, acl, persistent);
+        // One atomic decision per client id: a connection never displaces one whose identity was proven the other
+        // way (certificate or not), nor the reverse; and of two CONNECTs racing on two event loops the newer epoch
+        // wins, whichever registers first. The route write and the session open are started inside the decision,
+        // so the stores see the connections of one client id in epoch order too: a loser never writes after the
+        // winner, and its fenced delete and session expiry (by epoch) never touch the winner's.
+        @SuppressWarnings("unchecked")
+        CompletionStage<Void>[] routed = new CompletionStage[1];
+        @SuppressWarnings("unchecked")
+        CompletionStage<StoredSession>[] stored = new CompletionStage[1];
         ChannelRegistry.Registration registration = services.registry().register(clientId, channel,
-                (holder, newcomer) -> ConnectionContext.of(holder).proof() == proof);
+                (holder, newcomer) -> {
+                    ConnectionContext held = ConnectionContext.of(holder);
+                    if (held.proof() != proof) {
+                        return GatewayMetrics.PROOF_CONFLICT;
+                    }
+                    Route heldRoute = held.route();
+                    return heldRoute != null && heldRoute.epoch() > epoch ? SUPERSEDED : null;
+                },
+                () -> {
+                    routed[0] = startRouteWrite(route);
+                    stored[0] = SessionStoreCalls.call(services.metrics(), "open",
+                            () -> services.sessions().open(context.sessionKey(), cleanSession, epoch));
+                });
         if (!registration.registered()) {
             context.abandonSession();
+            if (SUPERSEDED.equals(registration.refusal())) {
+                // a newer CONNECT of this client id already holds it: this one is taken over before it began
+                services.metrics().takeover();
+                DeviceDisconnector.close(channel, DisconnectReason.TAKEOVER);
+                return;
+            }
             services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
             refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
                     DisconnectReason.IDENTITY_CONFLICT);
@@ -265,9 +293,91 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 DeviceDisconnector.close(older, DisconnectReason.TAKEOVER);
             });
         }
-        services.routes().put(route);
-        CompletionStage<StoredSession> stored = SessionStoreCalls.call(services.metrics(), "open",
-                () -> services.sessions().open(context.sessionKey(), cleanSession, epoch));
+        if (proof == IdentityProof.NO_CERTIFICATE) {
+            // A connection without a certificate is served only once the route table took its route: a shared
+            // table refuses it when another node holds the client id for a certificate-proven device, and it must
+            // not publish a single message as that device meanwhile. Certificate connections (the hot path) do not
+            // wait; a conflict found later closes them.
+            ScheduledFuture<?> wait = ctx.executor().schedule(() -> afterRoute(ctx, clientId, persistent,
+                    stored[0], null), services.config().session().openTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            routed[0].whenComplete((ignored, error) -> onLoop(ctx, () -> {
+                wait.cancel(false);
+                if (!routeDecided) {
+                    afterRoute(ctx, clientId, persistent, stored[0], error);
+                } else if (isConflict(error)) {
+                    closeOnConflict(channel, epoch);
+                }
+            }));
+            return;
+        }
+        routed[0].whenComplete((ignored, error) -> {
+            if (isConflict(error)) {
+                channel.eventLoop().execute(() -> closeOnConflict(channel, epoch));
+            }
+        });
+        serve(ctx, clientId, persistent, stored[0]);
+    }
+
+    /** The route write, its failure as a failed stage rather than an exception thrown under the registry's lock. */
+    private CompletionStage<Void> startRouteWrite(Route route) {
+        try {
+            CompletionStage<Void> stage = services.routes().put(route);
+            return stage == null ? CompletableFuture.completedFuture(null) : stage;
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * A route write the table refused after the connection was served (another node holds this client id for a
+     * connection proven the other way) ends the session, without its will. Event loop only.
+     */
+    private void closeOnConflict(Channel channel, long epoch) {
+        ConnectionContext c = ConnectionContext.of(channel);
+        Route r = c.route();
+        if (channel.isActive() && r != null && r.epoch() == epoch && c.sessionOpen()) {
+            services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
+            c.endForIdentityConflict(channel);
+        }
+    }
+
+    private static boolean isConflict(Throwable error) {
+        Throwable e = error;
+        while (e instanceof java.util.concurrent.CompletionException && e.getCause() != null) {
+            e = e.getCause();
+        }
+        return e instanceof RouteConflictException;
+    }
+
+    /** A route write of a connection without a certificate answered (or the wait ended: {@code error} null). */
+    private void afterRoute(ChannelHandlerContext ctx, String clientId, boolean persistent,
+                            CompletionStage<StoredSession> stored, Throwable error) {
+        if (routeDecided || !ctx.channel().isActive()) {
+            return;
+        }
+        routeDecided = true;
+        if (isConflict(error)) {
+            ConnectionContext.of(ctx.channel()).forgetWill();
+            services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
+            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
+                    DisconnectReason.IDENTITY_CONFLICT);
+            return;
+        }
+        // stored or not answering: served (a conflict found later still closes the session)
+        serve(ctx, clientId, persistent, stored);
+    }
+
+    private static void onLoop(ChannelHandlerContext ctx, Runnable task) {
+        if (ctx.executor().inEventLoop()) {
+            task.run();
+        } else {
+            ctx.executor().execute(task);
+        }
+    }
+
+    /** CONNACK now (clean session), or once the stored session is back (or the wait for it is over). */
+    private void serve(ChannelHandlerContext ctx, String clientId, boolean persistent,
+                       CompletionStage<StoredSession> stored) {
         if (!persistent) {
             services.metrics().sessionOpened("clean");
             accept(ctx, clientId, false);
@@ -276,17 +386,10 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         // reading stays paused until the stored session is back (or the wait is over)
         ScheduledFuture<?> wait = ctx.executor().schedule(() -> restore(ctx, null),
                 services.config().session().openTimeout().toMillis(), TimeUnit.MILLISECONDS);
-        stored.whenComplete((session, error) -> {
-            Runnable restore = () -> {
-                wait.cancel(false);
-                restore(ctx, error != null ? null : session);
-            };
-            if (ctx.executor().inEventLoop()) {
-                restore.run();
-            } else {
-                ctx.executor().execute(restore);
-            }
-        });
+        stored.whenComplete((session, error) -> onLoop(ctx, () -> {
+            wait.cancel(false);
+            restore(ctx, error != null ? null : session);
+        }));
     }
 
     /**

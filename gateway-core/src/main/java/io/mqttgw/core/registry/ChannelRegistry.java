@@ -2,6 +2,7 @@ package io.mqttgw.core.registry;
 
 import io.netty.channel.Channel;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 
@@ -49,10 +50,13 @@ public final class ChannelRegistry {
         return previous == channel ? null : previous;
     }
 
-    /** What {@link #register(String, Channel, BiPredicate)} did. */
-    public record Registration(boolean registered, Channel replaced) {
-        static final Registration NEW = new Registration(true, null);
-        static final Registration REFUSED = new Registration(false, null);
+    /** What a conditional {@code register} did: registered (maybe replacing a channel, to be closed), or refused. */
+    public record Registration(boolean registered, Channel replaced, String refusal) {
+        static final Registration NEW = new Registration(true, null, null);
+
+        public Registration(boolean registered, Channel replaced) {
+            this(registered, replaced, registered ? null : "refused");
+        }
     }
 
     /**
@@ -61,23 +65,37 @@ public final class ChannelRegistry {
      * not registered. Otherwise the answer names the replaced channel (to be closed), or none.
      */
     public Registration register(String clientId, Channel channel, BiPredicate<Channel, Channel> mayReplace) {
+        return register(clientId, channel, (holder, newcomer) -> mayReplace.test(holder, newcomer) ? null : "refused",
+                () -> { });
+    }
+
+    /**
+     * Registers {@code channel} for {@code clientId} unless another channel holds it and {@code refusal} (asked with
+     * the holder and the newcomer) names a reason to keep the holder. When registered, {@code whileRegistering} runs
+     * before any other registration for the same client id can decide: what it starts (a route write, a session
+     * open) is therefore started in registration order. It must only start work, never wait, as it runs under the
+     * shard's bin lock. Refusal and the replaced channel are answered; the caller closes the latter.
+     */
+    public Registration register(String clientId, Channel channel, BiFunction<Channel, Channel, String> refusal,
+                                 Runnable whileRegistering) {
         Channel[] replaced = new Channel[1];
-        boolean[] refused = new boolean[1];
+        String[] refused = new String[1];
         shard(clientId).compute(clientId, (id, holder) -> {
-            if (holder == null || holder == channel) {
-                return channel;
+            if (holder != null && holder != channel) {
+                String reason = refusal.apply(holder, channel);
+                if (reason != null) {
+                    refused[0] = reason;
+                    return holder;
+                }
+                replaced[0] = holder;
             }
-            if (!mayReplace.test(holder, channel)) {
-                refused[0] = true;
-                return holder;
-            }
-            replaced[0] = holder;
+            whileRegistering.run();
             return channel;
         });
-        if (refused[0]) {
-            return Registration.REFUSED;
+        if (refused[0] != null) {
+            return new Registration(false, null, refused[0]);
         }
-        return replaced[0] == null ? Registration.NEW : new Registration(true, replaced[0]);
+        return replaced[0] == null ? Registration.NEW : new Registration(true, replaced[0], null);
     }
 
     /** Removes the entry only if it still holds {@code channel}: a kicked connection never removes its successor. */

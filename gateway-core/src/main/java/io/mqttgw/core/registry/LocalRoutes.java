@@ -35,6 +35,21 @@ public final class LocalRoutes implements RouteEvents {
     }
 
     @Override
+    public void refused(String clientId, long epoch) {
+        Channel channel = registry.find(clientId);
+        if (channel == null) {
+            return;
+        }
+        channel.eventLoop().execute(() -> {
+            ConnectionContext context = ConnectionContext.of(channel);
+            Route route = context.route();
+            if (route != null && route.epoch() == epoch && channel.isActive()) {
+                context.endForIdentityConflict(channel);
+            }
+        });
+    }
+
+    @Override
     public void forEachLiveRoute(Consumer<Route> action) {
         // the route is set before the channel is registered, and never changes: safe to read from any thread
         registry.forEach(channel -> {

@@ -14,6 +14,14 @@ public interface RouteEvents {
      */
     void takenOver(String clientId, long epoch);
 
+    /**
+     * The table refused this node's route for {@code clientId} with {@code epoch}: another node holds the id for a
+     * connection whose identity was proven the other way (certificate or not). Close that session, without its will,
+     * if it is still the one with {@code epoch}.
+     */
+    default void refused(String clientId, long epoch) {
+    }
+
     /** Every route of a session open on this node, for resynchronising the table after the store was unavailable. */
     void forEachLiveRoute(Consumer<Route> action);
 }

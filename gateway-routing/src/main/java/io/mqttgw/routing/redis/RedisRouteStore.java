@@ -1,6 +1,7 @@
 package io.mqttgw.routing.redis;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteEvents;
@@ -125,8 +126,10 @@ public final class RedisRouteStore implements RouteStore {
             return Optional.empty();
         }
         String connectedAt = fields.get("connected_at");
+        IdentityProof proof = "no_certificate".equals(fields.get("proof")) ? IdentityProof.NO_CERTIFICATE
+                : IdentityProof.CERTIFICATE;
         return Optional.of(new Route(clientId, node, Long.parseLong(epoch),
-                connectedAt == null ? 0 : Long.parseLong(connectedAt), fields.getOrDefault("remote", "")));
+                connectedAt == null ? 0 : Long.parseLong(connectedAt), fields.getOrDefault("remote", ""), proof));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.mqttgw.routing.redis;
 
+import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.Route;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -34,6 +35,8 @@ final class RouteBatches {
     private final String indexAdd = sha1(RouteScripts.INDEX_ADD);
     private final String indexRemove = sha1(RouteScripts.INDEX_REMOVE);
     private final String heartbeat = sha1(RouteScripts.HEARTBEAT);
+    /** Redis Cluster: every script touches keys of one slot only, so the route write and its index entry split. */
+    private final boolean cluster;
     private boolean scriptsLoaded;
 
     RouteBatches(RedissonClient client, RouteKeys keys, String nodeId, Duration timeout) {
@@ -41,6 +44,7 @@ final class RouteBatches {
         this.keys = keys;
         this.nodeId = nodeId;
         this.timeout = timeout;
+        this.cluster = client.getConfig().isClusterConfig();
         this.options = BatchOptions.defaults().executionMode(BatchOptions.ExecutionMode.IN_MEMORY)
                 .responseTimeout(timeout.toMillis(), TimeUnit.MILLISECONDS).retryAttempts(0);
     }
@@ -91,16 +95,32 @@ final class RouteBatches {
         return batch.getScript(StringCodec.INSTANCE);
     }
 
-    /** The route write and its index entry; the answer is one of {@code RouteScripts.PUT_*}. */
+    /**
+     * The route write and its index entry, one script (outside Redis Cluster); the answer is one of
+     * {@code RouteScripts.PUT_*}. In Cluster, where the two keys live in different slots, the index entry is written
+     * first: a failure between the two leaves an index entry without a route, which cleanup and resync skip (their
+     * deletes are fenced), never a route that no index names.
+     */
     RFuture<Long> put(RBatch batch, Route route, boolean resync) {
-        RFuture<Long> result = script(batch).evalShaAsync(RScript.Mode.READ_WRITE, put,
-                RScript.ReturnType.LONG, List.of(keys.route(route.clientId())),
-                nodeId, Long.toString(route.epoch()), Long.toString(route.connectedAtMillis()),
-                route.remoteAddress(), keys.takeoverChannelPrefix(), route.clientId(), resync ? "1" : "0");
-        script(batch).evalShaAsync(RScript.Mode.READ_WRITE, indexAdd,
-                RScript.ReturnType.LONG, List.of(keys.nodeRoutes(nodeId)),
-                route.clientId(), Long.toString(route.epoch()));
-        return result;
+        String epoch = Long.toString(route.epoch());
+        List<Object> routeKeys;
+        if (cluster) {
+            script(batch).evalShaAsync(RScript.Mode.READ_WRITE, indexAdd,
+                    RScript.ReturnType.LONG, List.of(keys.nodeRoutes(nodeId)), route.clientId(), epoch);
+            routeKeys = List.of(keys.route(route.clientId()));
+        } else {
+            routeKeys = List.of(keys.route(route.clientId()), keys.nodeRoutes(nodeId));
+        }
+        return script(batch).evalShaAsync(RScript.Mode.READ_WRITE, put,
+                RScript.ReturnType.LONG, routeKeys,
+                nodeId, epoch, Long.toString(route.connectedAtMillis()),
+                route.remoteAddress(), keys.takeoverChannelPrefix(), route.clientId(), resync ? "1" : "0",
+                proofText(route.proof()));
+    }
+
+    /** How the route hash names a proof kind. */
+    static String proofText(IdentityProof proof) {
+        return proof == IdentityProof.NO_CERTIFICATE ? "no_certificate" : "certificate";
     }
 
     /** This node's fenced route delete and its index entry; 1 when deleted, 0 when fenced. */

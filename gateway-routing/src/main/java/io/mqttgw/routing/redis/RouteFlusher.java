@@ -1,6 +1,7 @@
 package io.mqttgw.routing.redis;
 
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.RouteEvents;
 import io.mqttgw.routing.route.RouteCoalescer;
 import io.mqttgw.routing.route.RouteOp;
@@ -28,9 +29,10 @@ import org.slf4j.LoggerFactory;
  * The one background thread between the queue and Redis. It takes what the event loops queued when a batch is full
  * ({@code batch-size}) or its oldest operation has waited {@code flush-interval}, coalesces per device, and sends
  * pipelines one at a time. A failed pipeline is kept and sent again after a full-jitter backoff; while Redis is down
- * the queue keeps taking operations up to its bound. Between flushes it refreshes the node's heartbeat, resynchronises
+ * the queue keeps taking operations up to its bound. Between flushes it resynchronises
  * this node's routes when they may have drifted (startup, recovery, queue overflow, heartbeat key lost), and removes
- * the routes of dead nodes, each in chunks of {@code batch-size} so flushes are never held up long.
+ * the routes of dead nodes, each in chunks of {@code batch-size} so flushes are never held up long. The node's
+ * heartbeat is not its job: {@link NodeHeartbeat} refreshes it on its own schedule, so a backlog here cannot starve it.
  */
 final class RouteFlusher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RouteFlusher.class);
@@ -71,9 +73,10 @@ final class RouteFlusher implements Runnable {
     private int attempt;
     private long retryAtNanos = NONE;
     private long batchDeadlineNanos = NONE;
-    private long nextHeartbeatNanos = System.nanoTime();
-    private long heartbeats;
-    private long lastDuplicateWarningNanos;
+    private long nextDeadNodeCheckNanos = System.nanoTime();
+    /** Set by the heartbeat thread when the heartbeat key was lost; taken over into resyncWanted by the flusher. */
+    private volatile boolean resyncRequested;
+    private final NodeHeartbeat heartbeat;
 
     RouteFlusher(RedisRouteSettings settings, String nodeId, String runId, RedissonClient client, RouteQueue queue,
                  RouteTableMetrics metrics) {
@@ -88,6 +91,26 @@ final class RouteFlusher implements Runnable {
         this.backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
         this.intervalNanos = settings.flushInterval().toNanos();
         this.heartbeatNanos = settings.heartbeatInterval().toNanos();
+        this.heartbeat = new NodeHeartbeat(settings, nodeId, runId, client, metrics, new NodeHeartbeat.Listener() {
+            @Override
+            public void answered() {
+                markConnected();
+            }
+
+            @Override
+            public void keyWasLost() {
+                resyncRequested = true;
+                wake();
+            }
+        });
+    }
+
+    /** Redis answered (the heartbeat thread, or this one): lookups may go ahead, the takeover channel subscribe. */
+    private void markConnected() {
+        if (!connected) {
+            connected = true;
+        }
+        onHealthy.run();
     }
 
     void start(RouteEvents events, Runnable onHealthy) {
@@ -97,6 +120,7 @@ final class RouteFlusher implements Runnable {
         t.setDaemon(true);
         thread = t;
         t.start();
+        heartbeat.start();
     }
 
     boolean started() {
@@ -156,6 +180,7 @@ final class RouteFlusher implements Runnable {
             failingSinceNanos = System.nanoTime();
             lastError = "flusher stopped: " + t;
         } finally {
+            heartbeat.stop(0);
             IllegalStateException error = new IllegalStateException("route store closed before Redis took it");
             long[] abandoned = new long[1];
             java.util.function.Consumer<RouteOp> count = op -> {
@@ -193,8 +218,12 @@ final class RouteFlusher implements Runnable {
                 mayTalk = retryAtNanos == NONE;
             }
             if (mayTalk && !stopping && coalescer.isEmpty()) {
-                if (now - nextHeartbeatNanos >= 0) {
-                    heartbeat();
+                if (resyncRequested) {
+                    resyncRequested = false;
+                    resyncWanted = true;
+                }
+                if (now - nextDeadNodeCheckNanos >= 0) {
+                    deadNodeCheck();
                 } else if (resync == null && (resyncWanted || overflowed)) {
                     startResync();
                 } else if (resync != null) {
@@ -226,9 +255,9 @@ final class RouteFlusher implements Runnable {
         if (retryAtNanos != NONE) {
             until = retryAtNanos;
         } else if (batchDeadlineNanos != NONE) {
-            until = earliest(nextHeartbeatNanos, batchDeadlineNanos);
+            until = earliest(nextDeadNodeCheckNanos, batchDeadlineNanos);
         } else {
-            until = nextHeartbeatNanos;
+            until = nextDeadNodeCheckNanos;
         }
         if (closing) {
             until = earliest(until, now + TimeUnit.MILLISECONDS.toNanos(50));
@@ -272,11 +301,18 @@ final class RouteFlusher implements Runnable {
         drain();
         while (!coalescer.isEmpty()) {
             List<Map.Entry<String, RouteCoalescer.Pending>> devices = coalescer.peek(settings.batchSize());
-            if (!sendBatch(devices)) {
+            Set<String> refused = sendBatch(devices);
+            if (refused == null) {
                 return;
             }
             coalescer.remove(devices);
-            devices.forEach(e -> e.getValue().complete());
+            for (Map.Entry<String, RouteCoalescer.Pending> e : devices) {
+                if (refused.contains(e.getKey())) {
+                    // the connection that wrote it is closed by whoever waits on it (the node's CONNECT phase)
+                    e.getValue().put().completeExceptionally(new RouteConflictException(e.getKey()));
+                }
+                e.getValue().complete();
+            }
             if (resync != null) {
                 devices.forEach(e -> resync.touched.add(e.getKey()));
             }
@@ -284,7 +320,8 @@ final class RouteFlusher implements Runnable {
         }
     }
 
-    private boolean sendBatch(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
+    /** The client ids whose writes Redis refused for a proof conflict, or null when the pipeline failed. */
+    private Set<String> sendBatch(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
         long start = System.nanoTime();
         try {
             RBatch batch = batches.begin();
@@ -298,6 +335,7 @@ final class RouteFlusher implements Runnable {
             batches.execute(batch);
             metrics.flushLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
             metrics.batchSize.record(devices.size());
+            Set<String> refused = Set.of();
             for (int i = 0; i < devices.size(); i++) {
                 if (deletes.get(i) != null) {
                     long r = RouteBatches.result(deletes.get(i));
@@ -305,22 +343,27 @@ final class RouteFlusher implements Runnable {
                 }
                 if (puts.get(i) != null) {
                     long r = RouteBatches.result(puts.get(i));
+                    if (r == RouteScripts.PUT_PROOF_CONFLICT) {
+                        metrics.putProofConflict.increment();
+                        refused = refused.isEmpty() ? new HashSet<>() : refused;
+                        refused.add(devices.get(i).getKey());
+                        continue;
+                    }
                     (r == RouteScripts.PUT_TOOK_OVER ? metrics.putTakeover
                             : r == RouteScripts.PUT_STALE ? metrics.putStale : metrics.putWritten).increment();
                 }
             }
             succeeded();
-            return true;
+            return refused;
         } catch (Exception e) {
             failed("pipeline of " + devices.size() + " devices", e);
-            return false;
+            return null;
         }
     }
 
     private void succeeded() {
         if (!connected) {
-            connected = true;
-            onHealthy.run();
+            markConnected();
         }
         if (failingSinceNanos != 0) {
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - failingSinceNanos);
@@ -352,33 +395,9 @@ final class RouteFlusher implements Runnable {
 
     // ---- heartbeat and dead nodes
 
-    private void heartbeat() {
-        nextHeartbeatNanos = System.nanoTime() + heartbeatNanos;
-        try {
-            RBatch batch = batches.begin();
-            RFuture<String> old = batches.heartbeat(batch, runId, settings.nodeTtl());
-            batch.getSet(keys.nodes(), StringCodec.INSTANCE).addAsync(nodeId);
-            batches.execute(batch);
-            String previous = RouteBatches.result(old);
-            if (heartbeats > 0 && previous == null) {
-                LOG.warn("heartbeat key {} was gone (Redis lost data, or this node stalled past routes.redis.node-ttl);"
-                        + " resynchronising this node's routes", keys.alive(nodeId));
-                resyncWanted = true;
-            } else if (previous != null && !previous.equals(runId) && heartbeats > 0) {
-                long now = System.nanoTime();
-                if (now - lastDuplicateWarningNanos > TimeUnit.MINUTES.toNanos(1) || lastDuplicateWarningNanos == 0) {
-                    lastDuplicateWarningNanos = now;
-                    LOG.warn("another gateway process writes routes as node {} ({}): node.id must be unique",
-                            nodeId, previous);
-                }
-            }
-            heartbeats++;
-            succeeded();
-            onHealthy.run();
-        } catch (Exception e) {
-            failed("heartbeat", e);
-            return;
-        }
+    /** Looks for a dead node to clean up, every heartbeat interval (the heartbeat itself is {@link NodeHeartbeat}). */
+    private void deadNodeCheck() {
+        nextDeadNodeCheckNanos = System.nanoTime() + heartbeatNanos;
         if (settings.deadNodeCleanup() && cleanup == null) {
             findDeadNode();
         }
@@ -506,6 +525,9 @@ final class RouteFlusher implements Runnable {
                     if (result == RouteScripts.PUT_SUPERSEDED) {
                         metrics.resyncSuperseded.increment();
                         events.takenOver(routes.get(i).clientId(), routes.get(i).epoch());
+                    } else if (result == RouteScripts.PUT_PROOF_CONFLICT) {
+                        metrics.resyncProofConflict.increment();
+                        events.refused(routes.get(i).clientId(), routes.get(i).epoch());
                     } else if (result != RouteScripts.PUT_STALE) {
                         r.written++;
                         metrics.resyncWritten.increment();
@@ -569,6 +591,8 @@ final class RouteFlusher implements Runnable {
 
     /** Clean shutdown: this node's remaining routes are deleted in pipelines, then its heartbeat and membership. */
     private void finish() {
+        // no refresh may recreate the heartbeat key after it is deleted below
+        heartbeat.stop(Math.max(0, TimeUnit.NANOSECONDS.toMillis(closeDeadlineNanos - System.nanoTime())));
         try {
             long deleted = 0;
             double after = Double.NEGATIVE_INFINITY;

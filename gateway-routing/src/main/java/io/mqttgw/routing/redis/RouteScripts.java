@@ -13,21 +13,31 @@ final class RouteScripts {
     static final long PUT_WRITTEN = 1;
     static final long PUT_TOOK_OVER = 2;
     static final long PUT_SUPERSEDED = 3;
+    static final long PUT_PROOF_CONFLICT = 4;
 
     /**
-     * KEYS[1] route; ARGV node, epoch, connected_at, remote, takeover channel prefix, client id, resync (0 or 1).
-     * Refuses a write older than this node's route already there (0). Otherwise writes (1), and when the route named
-     * another node, publishes "epoch clientId" on that node's channel (2). A resync write (ARGV[7] = 1) does not
-     * replace another node's route that connected later: it answers 3, and this node closes its stale session.
+     * KEYS[1] route, KEYS[2] (optional) this node's route index; ARGV node, epoch, connected_at, remote, takeover
+     * channel prefix, client id, resync (0 or 1), proof ({@code certificate} or {@code no_certificate}).
+     * Refuses a write older than this node's route already there (0). Refuses to replace another node's route whose
+     * identity was proven the other way (4): a connection without a certificate never takes a certificate device's
+     * route, nor the reverse; a route written before routes carried a proof counts as {@code certificate}, the safe
+     * side. Otherwise writes the route and, in the same script, its index entry (so no route exists that dead-node
+     * cleanup cannot find) (1), and when the route named another node, publishes "epoch clientId" on that node's
+     * channel (2). A resync write (ARGV[7] = 1) does not replace another node's route that connected later: it
+     * answers 3, and this node closes its stale session. In Redis Cluster the index is another slot: KEYS[2] is
+     * then left out and {@link #INDEX_ADD} runs first, in the same pipeline.
      */
     static final String PUT = """
-            local cur = redis.call('HMGET', KEYS[1], 'node', 'epoch', 'connected_at')
+            local cur = redis.call('HMGET', KEYS[1], 'node', 'epoch', 'connected_at', 'proof')
             if cur[1] == ARGV[1] then
               if tonumber(cur[2]) > tonumber(ARGV[2]) then return 0 end
-            elseif cur[1] and ARGV[7] == '1' and tonumber(cur[3]) >= tonumber(ARGV[3]) then
-              return 3
+            elseif cur[1] then
+              if (cur[4] or 'certificate') ~= ARGV[8] then return 4 end
+              if ARGV[7] == '1' and tonumber(cur[3]) >= tonumber(ARGV[3]) then return 3 end
             end
-            redis.call('HSET', KEYS[1], 'node', ARGV[1], 'epoch', ARGV[2], 'connected_at', ARGV[3], 'remote', ARGV[4])
+            redis.call('HSET', KEYS[1], 'node', ARGV[1], 'epoch', ARGV[2], 'connected_at', ARGV[3], 'remote', ARGV[4],
+              'proof', ARGV[8])
+            if KEYS[2] then redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[6]) end
             if cur[1] and cur[1] ~= ARGV[1] then
               redis.call('PUBLISH', ARGV[5] .. '{' .. cur[1] .. '}', cur[2] .. ' ' .. ARGV[6])
               return 2

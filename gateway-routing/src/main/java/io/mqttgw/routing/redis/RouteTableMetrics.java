@@ -19,6 +19,7 @@ public final class RouteTableMetrics {
     final Counter putCoalesced;
     final Counter putDropped;
     final Counter putAbandoned;
+    final Counter putProofConflict;
     final Counter deleteDeleted;
     final Counter deleteFenced;
     final Counter deleteCoalesced;
@@ -32,7 +33,10 @@ public final class RouteTableMetrics {
     final Counter resyncWritten;
     final Counter resyncDeleted;
     final Counter resyncSuperseded;
+    final Counter resyncProofConflict;
     final Counter deadNodes;
+    final Counter heartbeatsOk;
+    final Counter heartbeatsFailed;
     final Counter deadNodeRoutes;
 
     public RouteTableMetrics(MeterRegistry meters, Supplier<Number> queued, Supplier<Number> pending) {
@@ -42,6 +46,7 @@ public final class RouteTableMetrics {
         putCoalesced = op(meters, "put", "coalesced");
         putDropped = op(meters, "put", "dropped");
         putAbandoned = op(meters, "put", "abandoned");
+        putProofConflict = op(meters, "put", "proof_conflict");
         deleteDeleted = op(meters, "delete", "deleted");
         deleteFenced = op(meters, "delete", "fenced");
         deleteCoalesced = op(meters, "delete", "coalesced");
@@ -69,6 +74,9 @@ public final class RouteTableMetrics {
         resyncWritten = resync(meters, "written");
         resyncDeleted = resync(meters, "deleted");
         resyncSuperseded = resync(meters, "superseded");
+        resyncProofConflict = resync(meters, "proof_conflict");
+        heartbeatsOk = heartbeat(meters, "ok");
+        heartbeatsFailed = heartbeat(meters, "failed");
         deadNodes = Counter.builder("mqttgw.routes.redis.dead.nodes")
                 .description("Dead nodes whose routes this node removed").register(meters);
         deadNodeRoutes = Counter.builder("mqttgw.routes.redis.dead.node.routes")
@@ -78,6 +86,11 @@ public final class RouteTableMetrics {
     private static Counter op(MeterRegistry meters, String type, String result) {
         return Counter.builder("mqttgw.routes.redis.ops").tag("type", type).tag("result", result)
                 .description("Route operations by type and what became of them").register(meters);
+    }
+
+    private static Counter heartbeat(MeterRegistry meters, String result) {
+        return Counter.builder("mqttgw.routes.redis.heartbeats").tag("result", result)
+                .description("Refreshes of this node's heartbeat key, on their own thread, by result").register(meters);
     }
 
     private static Counter resync(MeterRegistry meters, String result) {

@@ -34,6 +34,8 @@ public final class RedisSessionStore implements SessionStore {
     private static final byte[] EMPTY = new byte[0];
     /** How long one wildcard scan's answer serves the same filter; retains through this node clear it at once. */
     static final long SCAN_REUSE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(1);
+    /** Retained-hash entries one script call scans: each call's work in Redis is bounded, whatever the hash's size. */
+    static final int RETAINED_SCAN_COUNT = 1000;
     private static final int MAX_RECENT_SCANS = 10_000;
     private static final CompletionStage<List<DownlinkMessage>> NONE_RETAINED = CompletableFuture.completedFuture(
             List.of());
@@ -101,6 +103,10 @@ public final class RedisSessionStore implements SessionStore {
 
     private static byte[] ascii(long n) {
         return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     private List<Object> sessionKeys(String clientId) {
@@ -332,17 +338,33 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     private CompletionStage<List<DownlinkMessage>> lookUpRetained(String topicFilter) {
+        return scanRetained(topicFilter.getBytes(StandardCharsets.UTF_8),
+                glob(topicFilter).getBytes(StandardCharsets.UTF_8), "0", new ArrayList<>());
+    }
+
+    /**
+     * One bounded step of the retained scan ({@link #RETAINED_SCAN_COUNT} hash entries per script call), then the
+     * next from the cursor it answered, until the cursor is back at 0 or the limit is reached. Runs on the Redis
+     * client's threads; the calling event loop only starts the first step.
+     */
+    private CompletionStage<List<DownlinkMessage>> scanRetained(byte[] filter, byte[] glob, String cursor,
+                                                              List<DownlinkMessage> found) {
         CompletionStage<List<Object>> reply = eval(keys.retained(), SessionScripts.RETAINED, RScript.ReturnType.LIST,
-                List.of(keys.retained()), topicFilter.getBytes(StandardCharsets.UTF_8),
-                glob(topicFilter).getBytes(StandardCharsets.UTF_8), ascii(retainedLimit));
-        return reply.thenApply(values -> {
-            List<DownlinkMessage> messages = new ArrayList<>(values == null ? 0 : values.size());
-            if (values != null) {
-                for (Object v : values) {
-                    messages.add(MessageCodec.decode((byte[]) v));
+                List.of(keys.retained()), filter, glob, ascii(retainedLimit - found.size()), ascii(cursor),
+                ascii(RETAINED_SCAN_COUNT));
+        return reply.thenCompose(values -> {
+            String next = "0";
+            if (values != null && !values.isEmpty()) {
+                Object c = values.get(0);
+                next = c instanceof byte[] b ? new String(b, StandardCharsets.US_ASCII) : String.valueOf(c);
+                for (int i = 1; i < values.size() && found.size() < retainedLimit; i++) {
+                    found.add(MessageCodec.decode((byte[]) values.get(i)));
                 }
             }
-            return List.copyOf(messages);
+            if ("0".equals(next) || found.size() >= retainedLimit) {
+                return CompletableFuture.completedFuture(List.copyOf(found));
+            }
+            return scanRetained(filter, glob, next, found);
         });
     }
 

@@ -136,11 +136,13 @@ final class SessionScripts {
             """;
 
     /**
-     * KEYS retained; ARGV filter, glob, limit. The retained messages whose topic matches the MQTT filter: HSCAN with
-     * MATCH narrows the candidates to the glob (wildcard levels as {@code *}), then each is matched level by level
-     * here, so only matches cross the network. Wildcards at the first level skip {@code $} topics (MQTT-4.7.2-1).
-     * A filter without wildcards (the common case: a device's own command topic) is a single HGET, not a scan of
-     * every retained topic.
+     * KEYS retained; ARGV filter, glob, limit, cursor, count. One step of the scan for the retained messages whose
+     * topic matches the MQTT filter: a single HSCAN from {@code cursor} with {@code COUNT count} and MATCH narrowing
+     * the candidates to the glob (wildcard levels as {@code *}), each then matched level by level here, so only
+     * matches cross the network. The answer is the next cursor ({@code 0}: done) followed by the matches, at most
+     * {@code limit}. One call does bounded work whatever the number of retained topics, so Redis is never held by one
+     * long scan; the store calls again with the cursor. Wildcards at the first level skip {@code $} topics
+     * (MQTT-4.7.2-1). A filter without wildcards (the common case: a device's own command topic) is a single HGET.
      */
     static final String RETAINED = """
             local function levels(s)
@@ -151,8 +153,8 @@ final class SessionScripts {
             if not string.find(ARGV[1], '[+#]') then
               -- no wildcard: one field, no scan
               local m = redis.call('HGET', KEYS[1], ARGV[1])
-              if m then return {m} end
-              return {}
+              if m then return {'0', m} end
+              return {'0'}
             end
             local filter = levels(ARGV[1])
             local first = string.sub(ARGV[1], 1, 1)
@@ -169,19 +171,15 @@ final class SessionScripts {
               return #filter == #t
             end
             local limit = tonumber(ARGV[3])
-            local out = {}
-            local cursor = '0'
-            repeat
-              local r = redis.call('HSCAN', KEYS[1], cursor, 'MATCH', ARGV[2], 'COUNT', 1000)
-              cursor = r[1]
-              local kv = r[2]
-              for i = 1, #kv, 2 do
-                if matches(kv[i]) then
-                  out[#out + 1] = kv[i + 1]
-                  if #out >= limit then return out end
-                end
+            local r = redis.call('HSCAN', KEYS[1], ARGV[4], 'MATCH', ARGV[2], 'COUNT', tonumber(ARGV[5]))
+            local out = {r[1]}
+            local kv = r[2]
+            for i = 1, #kv, 2 do
+              if matches(kv[i]) then
+                out[#out + 1] = kv[i + 1]
+                if #out > limit then return out end
               end
-            until cursor == '0'
+            end
             return out
             """;
 }

@@ -1,0 +1,111 @@
+package io.mqttgw.routing.redis;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's heartbeat key (and its membership in the node set), refreshed every {@code heartbeat-interval} on its
+ * own thread, {@code redis-route-heartbeat}, whatever the flusher is doing: a long flush backlog or a flusher backing
+ * off after failures must not let the key expire, or other nodes would remove this node's live routes as a dead
+ * node's. One Redis call in flight at a time, each bounded by {@code routes.redis.timeout}; nothing queues up.
+ */
+final class NodeHeartbeat {
+    private static final Logger LOG = LoggerFactory.getLogger(NodeHeartbeat.class);
+
+    private final RedisRouteSettings settings;
+    private final String nodeId;
+    private final String runId;
+    private final RouteKeys keys;
+    private final RouteBatches batches;
+    private final RouteTableMetrics metrics;
+    private final Listener listener;
+    private final ScheduledExecutorService thread;
+    private long beats;
+    private boolean failing;
+    private long lastDuplicateWarningNanos;
+
+    /** What the flusher hears from the heartbeat; called on the heartbeat thread. */
+    interface Listener {
+        /** Redis answered. */
+        void answered();
+
+        /** The key was gone (Redis lost data, or this node stalled past the ttl): this node's routes may be too. */
+        void keyWasLost();
+    }
+
+    NodeHeartbeat(RedisRouteSettings settings, String nodeId, String runId, RedissonClient client,
+                  RouteTableMetrics metrics, Listener listener) {
+        this.settings = settings;
+        this.nodeId = nodeId;
+        this.runId = runId;
+        this.keys = new RouteKeys(settings.keyPrefix());
+        // its own script loader: RouteBatches is confined to one thread
+        this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
+        this.metrics = metrics;
+        this.listener = listener;
+        this.thread = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread t = new Thread(task, "redis-route-heartbeat");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    void start() {
+        thread.scheduleWithFixedDelay(this::beat, 0, settings.heartbeatInterval().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** Stops refreshing (a clean shutdown then deletes the key); waits at most {@code millis} for a call under way. */
+    void stop(long millis) {
+        thread.shutdownNow();
+        try {
+            thread.awaitTermination(millis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void beat() {
+        try {
+            RBatch batch = batches.begin();
+            RFuture<String> old = batches.heartbeat(batch, runId, settings.nodeTtl());
+            batch.getSet(keys.nodes(), StringCodec.INSTANCE).addAsync(nodeId);
+            batches.execute(batch);
+            String previous = RouteBatches.result(old);
+            metrics.heartbeatsOk.increment();
+            if (failing) {
+                failing = false;
+                LOG.info("heartbeat of node {} answered again", nodeId);
+            }
+            if (beats > 0 && previous == null) {
+                LOG.warn("heartbeat key {} was gone (Redis lost data, or this node stalled past routes.redis.node-ttl);"
+                        + " resynchronising this node's routes", keys.alive(nodeId));
+                listener.keyWasLost();
+            } else if (previous != null && !previous.equals(runId) && beats > 0) {
+                long now = System.nanoTime();
+                if (lastDuplicateWarningNanos == 0 || now - lastDuplicateWarningNanos > TimeUnit.MINUTES.toNanos(1)) {
+                    lastDuplicateWarningNanos = now;
+                    LOG.warn("another gateway process writes routes as node {} ({}): node.id must be unique",
+                            nodeId, previous);
+                }
+            }
+            beats++;
+            listener.answered();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            metrics.heartbeatsFailed.increment();
+            if (!failing) {
+                failing = true;
+                LOG.warn("heartbeat of node {} failed ({}); retried every {}", nodeId, e.toString(),
+                        settings.heartbeatInterval());
+            }
+        }
+    }
+}
