@@ -7,7 +7,7 @@ import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.ConnectionLifecycleHandler;
 import io.mqttgw.core.protocol.EstablishedSessionHandler;
 import io.mqttgw.core.protocol.InvalidPacketHandler;
-import io.mqttgw.core.protocol.KeepAliveHandler;
+import io.mqttgw.core.protocol.KeepAliveWheel;
 import io.mqttgw.core.protocol.MqttConnectHandler;
 import io.mqttgw.core.protocol.SessionPhase;
 import io.mqttgw.core.protocol.SessionServices;
@@ -33,7 +33,8 @@ import io.netty.handler.ssl.SslHandler;
  * invalid-packet handler and the error handler (it does their work from then on): every pipeline entry costs each idle
  * connection a context object (issue 15). Stateless handlers are shared singletons; per channel there are only the TLS
  * engine, the decoder, the flow control that makes a read pause exact (the decoder emits every packet of a read at
- * once; paused packets wait there), the CONNECT phase (until it ends) and the keepalive timer.
+ * once; paused packets wait there) and the CONNECT phase (until it ends); keepalive is the event loop's
+ * {@link KeepAliveWheel}.
  */
 public final class DeviceChannelInitializer extends ChannelInitializer<Channel> implements SessionPhase {
     private final String listener;
@@ -104,12 +105,9 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
 
     @Override
     public void install(ChannelPipeline p, String afterName, int keepAliveSeconds) {
-        String last = afterName;
-        if (keepAliveSeconds > 0) {
-            p.addAfter(last, HandlerNames.KEEPALIVE, new KeepAliveHandler(keepAliveSeconds));
-            last = HandlerNames.KEEPALIVE;
-        }
-        p.addAfter(last, HandlerNames.SESSION, session);
+        p.addAfter(afterName, HandlerNames.SESSION, session);
+        // the loop's keepalive wheel, not a handler: a session costs a few fields there (issue 15)
+        KeepAliveWheel.watch(p.channel(), keepAliveSeconds);
         // the session handler rejects invalid packets and handles exceptions itself from now on
         p.remove(HandlerNames.INVALID_PACKET);
         p.remove(HandlerNames.ERRORS);

@@ -21,7 +21,6 @@ public final class HandlerNames {
     public static final String INVALID_PACKET = "invalidPacket";
     /** The CONNECT phase; replaced by the session handler below once CONNECT is accepted. */
     public static final String CONNECT = "connect";
-    public static final String KEEPALIVE = "keepAlive";
     /**
      * Every packet and exception of an established session, dispatched by packet type; takes over from
      * {@link #INVALID_PACKET} and {@link #ERRORS}, which leave the pipeline when it arrives.

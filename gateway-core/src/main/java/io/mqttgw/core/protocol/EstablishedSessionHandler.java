@@ -17,8 +17,9 @@ import io.netty.util.ReferenceCountUtil;
  * {@link PingRequestHandler}, {@link DisconnectHandler}, {@link DownlinkAckHandler} (PUBACK, PUBREC, PUBCOMP),
  * {@link UnexpectedPacketHandler} (the rest); a packet the decoder could not read goes to
  * {@link InvalidPacketHandler}, an exception to {@link ChannelErrorHandler} (both leave the pipeline when this one
- * arrives). Stateless (state lives in {@link ConnectionContext}), shared by all channels of a listener; event loop
- * only.
+ * arrives). Each packet restarts the session's keepalive period, which {@link KeepAliveWheel} checks; a closed
+ * channel leaves the wheel here. Stateless (state lives in {@link ConnectionContext}), shared by all channels of a
+ * listener; event loop only.
  */
 @Sharable
 public final class EstablishedSessionHandler extends ChannelInboundHandlerAdapter {
@@ -38,6 +39,8 @@ public final class EstablishedSessionHandler extends ChannelInboundHandlerAdapte
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.INTERNAL_ERROR);
             return;
         }
+        // any whole packet keeps the session alive (KeepAliveWheel)
+        ConnectionContext.of(ctx.channel()).packetRead(ctx.executor().ticker().nanoTime());
         if (!m.decoderResult().isSuccess()) {
             InvalidPacketHandler.INSTANCE.reject(ctx, m);
             return;
@@ -52,6 +55,12 @@ public final class EstablishedSessionHandler extends ChannelInboundHandlerAdapte
             case PUBACK, PUBREC, PUBCOMP -> DownlinkAckHandler.INSTANCE.acknowledged(ctx, m);
             default -> UnexpectedPacketHandler.INSTANCE.unexpected(ctx, m);
         }
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        KeepAliveWheel.unwatch(ctx.channel());
+        ctx.fireChannelInactive();
     }
 
     @Override

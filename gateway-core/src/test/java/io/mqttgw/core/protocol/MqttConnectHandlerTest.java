@@ -127,8 +127,9 @@ class MqttConnectHandlerTest {
         assertNull(p.get(HandlerNames.CONNECT), "the CONNECT phase removed itself");
         // one handler for the established session; the invalid-packet and error handlers' work is its own now
         assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.MQTT_DECODER,
-                HandlerNames.MQTT_ENCODER, HandlerNames.FLOW_CONTROL, HandlerNames.KEEPALIVE, HandlerNames.SESSION),
+                HandlerNames.MQTT_ENCODER, HandlerNames.FLOW_CONTROL, HandlerNames.SESSION),
                 p.names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline$")).toList());
+        assertTrue(KeepAliveWheel.watched(ch), "keepalive 60: the loop's wheel checks it");
         assertEquals(1.0, f.metrics.connects(MqttConnectReturnCode.CONNECTION_ACCEPTED));
 
         // the session handlers answer now
@@ -139,14 +140,14 @@ class MqttConnectHandlerTest {
     }
 
     @Test
-    void installsNoKeepAliveHandlerWhenKeepAliveIsZero() {
+    void watchesNoKeepAliveWhenKeepAliveIsZero() {
         ProtocolFixture f = ProtocolFixture.create(dir);
         f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(0).build());
 
         assertEquals(MqttConnectReturnCode.CONNECTION_ACCEPTED, onlyConnAck(ch));
-        assertNull(ch.pipeline().get(HandlerNames.KEEPALIVE));
+        assertFalse(KeepAliveWheel.watched(ch), "no keepalive check");
         assertNotNull(ch.pipeline().get(HandlerNames.SESSION));
     }
 

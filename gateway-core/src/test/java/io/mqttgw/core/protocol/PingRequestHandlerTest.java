@@ -8,10 +8,17 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 class PingRequestHandlerTest {
-    private final EmbeddedChannel ch = new EmbeddedChannel(ProtocolFixture.defaultSessionHandler());
+    private final EmbeddedChannel ch = new EmbeddedChannel();
+
+    @BeforeEach
+    void channel() {
+        ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
+        ch.pipeline().addLast(ProtocolFixture.defaultSessionHandler());
+    }
 
     @AfterEach
     void finish() {
