@@ -5,16 +5,13 @@ import io.mqttgw.core.metrics.TrafficMeterHandler;
 import io.mqttgw.core.protocol.ChannelErrorHandler;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.ConnectionLifecycleHandler;
-import io.mqttgw.core.protocol.DisconnectHandler;
-import io.mqttgw.core.protocol.DownlinkAckHandler;
+import io.mqttgw.core.protocol.EstablishedSessionHandler;
 import io.mqttgw.core.protocol.InvalidPacketHandler;
-import io.mqttgw.core.protocol.KeepAliveHandler;
+import io.mqttgw.core.protocol.KeepAliveWheel;
 import io.mqttgw.core.protocol.MqttConnectHandler;
-import io.mqttgw.core.protocol.PingRequestHandler;
 import io.mqttgw.core.protocol.SessionPhase;
 import io.mqttgw.core.protocol.SessionServices;
 import io.mqttgw.core.protocol.SubscriptionHandler;
-import io.mqttgw.core.protocol.UnexpectedPacketHandler;
 import io.mqttgw.core.protocol.UplinkPublishHandler;
 import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.tls.SslContextStore;
@@ -32,10 +29,12 @@ import io.netty.handler.ssl.SslHandler;
 /**
  * Assembles a device channel's pipeline, the one place that does. With an {@link SslContextStore} it is the TLS
  * listener's (TLS then MQTT), without one the plain TCP listener's. The CONNECT phase comes first; once CONNECT is
- * accepted {@link #install} adds the session handlers. Stateless handlers are shared singletons; per channel
- * there are only the TLS engine, the decoder, the flow control that makes a read pause exact (the decoder emits
- * every packet of a read at once; paused packets wait there), the CONNECT phase (until it ends) and the keepalive
- * timer.
+ * accepted {@link #install} puts the one handler of an established session in place of the CONNECT phase, the
+ * invalid-packet handler and the error handler (it does their work from then on): every pipeline entry costs each idle
+ * connection a context object (issue 15). Stateless handlers are shared singletons; per channel there are only the TLS
+ * engine, the decoder, the flow control that makes a read pause exact (the decoder emits every packet of a read at
+ * once; paused packets wait there) and the CONNECT phase (until it ends); keepalive is the event loop's
+ * {@link KeepAliveWheel}.
  */
 public final class DeviceChannelInitializer extends ChannelInitializer<Channel> implements SessionPhase {
     private final String listener;
@@ -44,8 +43,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     private final TrafficMeterHandler traffic;
     private final ConnectionLifecycleHandler lifecycle;
     private final TlsHandshakeHandler tlsHandshake;
-    private final UplinkPublishHandler publish;
-    private final SubscriptionHandler subscribe;
+    private final EstablishedSessionHandler session;
 
     private final HandshakeBudgetHandler handshakeBudget;
     private final boolean proxyProtocol;
@@ -67,10 +65,9 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), services.metrics(),
                 services.events());
-        this.publish = new UplinkPublishHandler(services.sink(), services.metrics(),
+        this.session = new EstablishedSessionHandler(new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
-                services.config().mqtt().topicLimits());
-        this.subscribe = new SubscriptionHandler(services);
+                services.config().mqtt().topicLimits()), new SubscriptionHandler(services));
     }
 
     @Override
@@ -108,16 +105,11 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
 
     @Override
     public void install(ChannelPipeline p, String afterName, int keepAliveSeconds) {
-        String last = afterName;
-        if (keepAliveSeconds > 0) {
-            p.addAfter(last, HandlerNames.KEEPALIVE, new KeepAliveHandler(keepAliveSeconds));
-            last = HandlerNames.KEEPALIVE;
-        }
-        p.addAfter(last, HandlerNames.PING, PingRequestHandler.INSTANCE);
-        p.addAfter(HandlerNames.PING, HandlerNames.PUBLISH, publish);
-        p.addAfter(HandlerNames.PUBLISH, HandlerNames.SUBSCRIBE, subscribe);
-        p.addAfter(HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, DisconnectHandler.INSTANCE);
-        p.addAfter(HandlerNames.DISCONNECT, HandlerNames.DOWNLINK_ACK, DownlinkAckHandler.INSTANCE);
-        p.addAfter(HandlerNames.DOWNLINK_ACK, HandlerNames.UNEXPECTED, UnexpectedPacketHandler.INSTANCE);
+        p.addAfter(afterName, HandlerNames.SESSION, session);
+        // the loop's keepalive wheel, not a handler: a session costs a few fields there (issue 15)
+        KeepAliveWheel.watch(p.channel(), keepAliveSeconds);
+        // the session handler rejects invalid packets and handles exceptions itself from now on
+        p.remove(HandlerNames.INVALID_PACKET);
+        p.remove(HandlerNames.ERRORS);
     }
 }

@@ -19,14 +19,13 @@ public final class HandlerNames {
     /** Holds decoded packets while reading is paused, so a pause takes effect at the next packet. */
     public static final String FLOW_CONTROL = "flowControl";
     public static final String INVALID_PACKET = "invalidPacket";
-    /** The CONNECT phase; replaced by the session handlers below once CONNECT is accepted. */
+    /** The CONNECT phase; replaced by the session handler below once CONNECT is accepted. */
     public static final String CONNECT = "connect";
-    public static final String KEEPALIVE = "keepAlive";
-    public static final String PING = "ping";
-    public static final String PUBLISH = "publish";
-    public static final String SUBSCRIBE = "subscribe";
-    public static final String DISCONNECT = "disconnect";
-    public static final String DOWNLINK_ACK = "downlinkAck";
-    public static final String UNEXPECTED = "unexpected";
+    /**
+     * Every packet and exception of an established session, dispatched by packet type; takes over from
+     * {@link #INVALID_PACKET} and {@link #ERRORS}, which leave the pipeline when it arrives.
+     */
+    public static final String SESSION = "session";
+    /** The last handler until CONNECT is accepted: every exception ends here. */
     public static final String ERRORS = "errors";
 }

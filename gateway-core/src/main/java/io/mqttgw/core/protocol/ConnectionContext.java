@@ -47,6 +47,17 @@ public final class ConnectionContext {
     private Map<String, Integer> subscriptions;
     private UplinkAcks acks;
     private DownlinkSession downlink;
+    /*
+     * Keepalive, kept by the event loop's KeepAliveWheel: the channel (while watched), the loop-clock time of the last
+     * packet, the timeout and the links of the wheel slot the session sits in (-1: in none). A few fields instead of
+     * a handler and a scheduled task per connection.
+     */
+    Channel watchedChannel;
+    long lastPacketNanos;
+    long keepAliveTimeoutNanos;
+    int wheelSlot = -1;
+    ConnectionContext wheelPrev;
+    ConnectionContext wheelNext;
 
     public ConnectionContext(String listener) {
         this.listener = listener;
@@ -301,6 +312,11 @@ public final class ConnectionContext {
         if (downlink != null) {
             downlink.close();
         }
+    }
+
+    /** A whole packet arrived at {@code nanos} (the event loop's clock): the keepalive period starts again. */
+    void packetRead(long nanos) {
+        lastPacketNanos = nanos;
     }
 
     /** True if reading was paused by uplink back-pressure when the connection ended; clears the pause. */

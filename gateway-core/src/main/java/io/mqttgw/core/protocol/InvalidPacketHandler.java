@@ -18,7 +18,8 @@ import java.nio.charset.CharacterCodingException;
  * Turns a packet the decoder could not read into a counted close. The decoder reports failures as a value (an
  * {@link MqttMessage} whose decoder result failed); the reason comes from the exception type and from how far the
  * decoder got, never from message text. A CONNECT with an unsupported protocol level or a rejected client id is
- * answered with the CONNACK return code MQTT 3.1.1 prescribes first. Stateless and shared; event loop only.
+ * answered with the CONNACK return code MQTT 3.1.1 prescribes first. In the pipeline until CONNECT is accepted; then
+ * {@link EstablishedSessionHandler} calls {@link #reject} itself. Stateless and shared; event loop only.
  */
 @Sharable
 public final class InvalidPacketHandler extends ChannelInboundHandlerAdapter {
@@ -33,7 +34,15 @@ public final class InvalidPacketHandler extends ChannelInboundHandlerAdapter {
             ctx.fireChannelRead(msg);
             return;
         }
-        ReferenceCountUtil.release(msg);
+        reject(ctx, m);
+    }
+
+    /**
+     * A packet whose decoder result failed: released, answered where MQTT says so, the connection closed with a
+     * counted reason. Also called by {@link EstablishedSessionHandler}, which takes this handler's place.
+     */
+    void reject(ChannelHandlerContext ctx, MqttMessage m) {
+        ReferenceCountUtil.release(m);
         Throwable cause = m.decoderResult().cause();
         boolean beforeSession = !ConnectionContext.of(ctx.channel()).sessionOpen();
         if (beforeSession && cause instanceof MqttUnacceptableProtocolVersionException) {

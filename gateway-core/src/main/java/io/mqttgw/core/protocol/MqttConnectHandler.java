@@ -156,6 +156,9 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
                         DisconnectReason.CONNECT_REFUSED);
                 return;
+            } else {
+                // equal: the session keeps one string for both, not the decoder's copy too (issue 15)
+                clientId = identity;
             }
         } else if (requested.isEmpty()) {
             clientId = "auto-" + services.config().nodeId() + "-"

@@ -3,9 +3,7 @@ package io.mqttgw.core.protocol;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
@@ -26,10 +24,10 @@ import java.util.Map;
  * code 0x80 in SUBACK; the granted QoS is capped at {@code mqtt.max-qos}. An empty SUBSCRIBE or UNSUBSCRIBE violates
  * MQTT-3.8.3-3 and closes the connection. A persistent session's filters are saved to the session store. After the
  * SUBACK, the retained messages matching each granted filter follow, with the retain flag set (MQTT-3.3.1-6/8), read
- * from the store with the matching done there. Stateless, shared; event loop only.
+ * from the store with the matching done there. Called by {@link EstablishedSessionHandler}. Stateless, shared; event
+ * loop only.
  */
-@Sharable
-public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
+public final class SubscriptionHandler {
     private static final int FAILURE = 0x80;
     private static final MqttFixedHeader SUBACK = new MqttFixedHeader(MqttMessageType.SUBACK, false,
             MqttQoS.AT_MOST_ONCE, false, 0);
@@ -50,18 +48,7 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
         this.topicLimits = services.config().mqtt().topicLimits();
     }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof MqttSubscribeMessage subscribe) {
-            onSubscribe(ctx, subscribe);
-        } else if (msg instanceof MqttUnsubscribeMessage unsubscribe) {
-            onUnsubscribe(ctx, unsubscribe);
-        } else {
-            ctx.fireChannelRead(msg);
-        }
-    }
-
-    private void onSubscribe(ChannelHandlerContext ctx, MqttSubscribeMessage subscribe) {
+    void onSubscribe(ChannelHandlerContext ctx, MqttSubscribeMessage subscribe) {
         List<MqttTopicSubscription> requested = subscribe.payload().topicSubscriptions();
         if (requested.isEmpty()) {
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
@@ -136,7 +123,7 @@ public final class SubscriptionHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    private void onUnsubscribe(ChannelHandlerContext ctx, MqttUnsubscribeMessage unsubscribe) {
+    void onUnsubscribe(ChannelHandlerContext ctx, MqttUnsubscribeMessage unsubscribe) {
         List<String> filters = unsubscribe.payload().topics();
         if (filters.isEmpty()) {
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);

@@ -1,31 +1,25 @@
 package io.mqttgw.core.protocol;
 
-import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.util.ReferenceCountUtil;
 
 /**
- * Last of the session handlers: whatever reaches it was handled by none before. A second CONNECT, or a packet only
- * a server sends (CONNACK, SUBACK, UNSUBACK, PINGRESP), closes the connection. Acknowledgements of downlink
- * (PUBACK, PUBREC, PUBCOMP) are consumed here until downlink retries own them. Stateless, shared.
+ * The packets of an established session that no other packet class takes: a second CONNECT, or a packet only a
+ * server sends (CONNACK, SUBACK, UNSUBACK, PINGRESP), closes the connection; an acknowledgement of downlink
+ * (PUBACK, PUBREC, PUBCOMP) given here is consumed. Called by {@link EstablishedSessionHandler}. Stateless, shared;
+ * event loop only.
  */
-@Sharable
-public final class UnexpectedPacketHandler extends ChannelInboundHandlerAdapter {
+public final class UnexpectedPacketHandler {
     public static final UnexpectedPacketHandler INSTANCE = new UnexpectedPacketHandler();
 
     private UnexpectedPacketHandler() {
     }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        ReferenceCountUtil.release(msg);
-        if (!(msg instanceof MqttMessage m)) {
-            DeviceDisconnector.close(ctx.channel(), DisconnectReason.INTERNAL_ERROR);
-            return;
-        }
+    /** A packet no other class of the established session takes; released here. */
+    void unexpected(ChannelHandlerContext ctx, MqttMessage m) {
+        ReferenceCountUtil.release(m);
         MqttMessageType type = m.fixedHeader().messageType();
         switch (type) {
             case PUBACK, PUBREC, PUBCOMP -> {

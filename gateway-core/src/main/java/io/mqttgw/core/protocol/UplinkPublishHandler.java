@@ -6,9 +6,7 @@ import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
@@ -28,10 +26,10 @@ import java.util.function.BiConsumer;
  * closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow
  * (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the connection
  * (reason topic_limit), counted.
- * Stateless (state lives in {@link ConnectionContext}), shared; event loop only.
+ * Called by {@link EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event
+ * loop only.
  */
-@Sharable
-public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
+public final class UplinkPublishHandler {
     private static final MqttFixedHeader PUBCOMP = new MqttFixedHeader(MqttMessageType.PUBCOMP, false,
             MqttQoS.AT_MOST_ONCE, false, 2);
 
@@ -61,20 +59,14 @@ public final class UplinkPublishHandler extends ChannelInboundHandlerAdapter {
         };
     }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (msg instanceof MqttPublishMessage publish) {
-            onPublish(ctx, publish);
-        } else if (msg instanceof MqttMessage m && m.fixedHeader().messageType() == MqttMessageType.PUBREL) {
-            int packetId = ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
-            ConnectionContext.of(ctx.channel()).acks(maxInflight).released(packetId);
-            ctx.writeAndFlush(new MqttMessage(PUBCOMP, MqttMessageIdVariableHeader.from(packetId)));
-        } else {
-            ctx.fireChannelRead(msg);
-        }
+    /** The QoS 2 flow's PUBREL: answered with PUBCOMP. */
+    void onPubrel(ChannelHandlerContext ctx, MqttMessage m) {
+        int packetId = ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
+        ConnectionContext.of(ctx.channel()).acks(maxInflight).released(packetId);
+        ctx.writeAndFlush(new MqttMessage(PUBCOMP, MqttMessageIdVariableHeader.from(packetId)));
     }
 
-    private void onPublish(ChannelHandlerContext ctx, MqttPublishMessage publish) {
+    void onPublish(ChannelHandlerContext ctx, MqttPublishMessage publish) {
         int qos = publish.fixedHeader().qosLevel().value();
         int packetId = publish.variableHeader().packetId();
         ConnectionContext context = ConnectionContext.of(ctx.channel());

@@ -36,6 +36,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class DownlinkDispatcherTest {
+    /** Devices' acknowledgements reach their downlink sessions through the established-session handler. */
+    private static final EstablishedSessionHandler SESSION = ProtocolFixture.defaultSessionHandler();
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final GatewayMetrics metrics = new GatewayMetrics(meters);
     private final ChannelRegistry registry = new ChannelRegistry(4);
@@ -55,7 +57,7 @@ class DownlinkDispatcherTest {
 
     /** A connected device; a persistent one has its session opened in the store, as CONNECT does. */
     private EmbeddedChannel device(String clientId, String filter, int grantedQos, boolean persistent) {
-        EmbeddedChannel ch = new EmbeddedChannel(DownlinkAckHandler.INSTANCE);
+        EmbeddedChannel ch = new EmbeddedChannel(SESSION);
         ConnectionContext context = new ConnectionContext("tcp");
         context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL, persistent);
         if (persistent) {
@@ -358,7 +360,7 @@ class DownlinkDispatcherTest {
     @Test
     void holdsADeliveryUntilThePersistentSessionIsRestored() {
         DownlinkDispatcher d = dispatcher(16, 100, 5);
-        EmbeddedChannel ch = new EmbeddedChannel(DownlinkAckHandler.INSTANCE);
+        EmbeddedChannel ch = new EmbeddedChannel(SESSION);
         ConnectionContext context = new ConnectionContext("tcp");
         context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL, true);
         sessions.open("dev-1", false, 1);

@@ -125,15 +125,11 @@ class MqttConnectHandlerTest {
 
         ChannelPipeline p = ch.pipeline();
         assertNull(p.get(HandlerNames.CONNECT), "the CONNECT phase removed itself");
-        for (String name : List.of(HandlerNames.KEEPALIVE, HandlerNames.PING, HandlerNames.PUBLISH,
-                HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, HandlerNames.UNEXPECTED)) {
-            assertNotNull(p.get(name), name + " installed");
-        }
+        // one handler for the established session; the invalid-packet and error handlers' work is its own now
         assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.MQTT_DECODER,
-                HandlerNames.MQTT_ENCODER, HandlerNames.FLOW_CONTROL, HandlerNames.INVALID_PACKET, HandlerNames.KEEPALIVE, HandlerNames.PING,
-                HandlerNames.PUBLISH, HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, HandlerNames.DOWNLINK_ACK, HandlerNames.UNEXPECTED,
-                HandlerNames.ERRORS),
+                HandlerNames.MQTT_ENCODER, HandlerNames.FLOW_CONTROL, HandlerNames.SESSION),
                 p.names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline$")).toList());
+        assertTrue(KeepAliveWheel.watched(ch), "keepalive 60: the loop's wheel checks it");
         assertEquals(1.0, f.metrics.connects(MqttConnectReturnCode.CONNECTION_ACCEPTED));
 
         // the session handlers answer now
@@ -144,15 +140,15 @@ class MqttConnectHandlerTest {
     }
 
     @Test
-    void installsNoKeepAliveHandlerWhenKeepAliveIsZero() {
+    void watchesNoKeepAliveWhenKeepAliveIsZero() {
         ProtocolFixture f = ProtocolFixture.create(dir);
         f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(0).build());
 
         assertEquals(MqttConnectReturnCode.CONNECTION_ACCEPTED, onlyConnAck(ch));
-        assertNull(ch.pipeline().get(HandlerNames.KEEPALIVE));
-        assertNotNull(ch.pipeline().get(HandlerNames.PING));
+        assertFalse(KeepAliveWheel.watched(ch), "no keepalive check");
+        assertNotNull(ch.pipeline().get(HandlerNames.SESSION));
     }
 
     @Test

@@ -72,6 +72,22 @@ final class ProtocolFixture {
         return new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null, null, false));
     }
 
+    /** The handler of an established session over this fixture's services and sink (32 uplink messages in flight). */
+    EstablishedSessionHandler sessionHandler() {
+        return new EstablishedSessionHandler(new UplinkPublishHandler(sink, metrics, 32, true),
+                new SubscriptionHandler(services));
+    }
+
+    /** The handler of an established session with {@code publish} for uplink; the rest over a default fixture. */
+    static EstablishedSessionHandler sessionHandler(UplinkPublishHandler publish) {
+        return new EstablishedSessionHandler(publish, new SubscriptionHandler(create(Path.of("target")).services));
+    }
+
+    /** The handler of an established session over a default fixture, for tests of packets other than PUBLISH. */
+    static EstablishedSessionHandler defaultSessionHandler() {
+        return create(Path.of("target")).sessionHandler();
+    }
+
     double counter(String name) {
         return meters.get(name).counter().count();
     }
