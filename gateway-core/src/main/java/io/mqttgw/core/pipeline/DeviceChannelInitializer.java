@@ -10,6 +10,7 @@ import io.mqttgw.core.protocol.DownlinkAckHandler;
 import io.mqttgw.core.protocol.InvalidPacketHandler;
 import io.mqttgw.core.protocol.KeepAliveHandler;
 import io.mqttgw.core.protocol.MqttConnectHandler;
+import io.mqttgw.core.protocol.PacketFramer;
 import io.mqttgw.core.protocol.PingRequestHandler;
 import io.mqttgw.core.protocol.SessionPhase;
 import io.mqttgw.core.protocol.SessionServices;
@@ -33,7 +34,7 @@ import io.netty.handler.ssl.SslHandler;
  * Assembles a device channel's pipeline, the one place that does. With an {@link SslContextStore} it is the TLS
  * listener's (TLS then MQTT), without one the plain TCP listener's. The CONNECT phase comes first; once CONNECT is
  * accepted {@link #install} adds the session handlers. Stateless handlers are shared singletons; per channel
- * there are only the TLS engine, the decoder, the flow control that makes a read pause exact (the decoder emits
+ * there are only the TLS engine, the packet framer (whole, valid packets only reach the decoder), the decoder, the flow control that makes a read pause exact (the decoder emits
  * every packet of a read at once; paused packets wait there), the CONNECT phase (until it ends) and the keepalive
  * timer.
  */
@@ -97,6 +98,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
             p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             p.addLast(HandlerNames.TLS_HANDSHAKE, tlsHandshake);
         }
+        p.addLast(HandlerNames.PACKET_FRAMER, new PacketFramer(services.config().mqtt().maxPacketSize()));
         p.addLast(HandlerNames.MQTT_DECODER, new MqttDecoder(services.config().mqtt().maxPacketSize(),
                 services.config().mqtt().maxClientIdLength()));
         p.addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);

@@ -14,6 +14,8 @@ public final class HandlerNames {
     /** Gives the TLS handshake slot back; removes itself once the handshake ends. After TLS: it needs its event. */
     public static final String HANDSHAKE_BUDGET = "handshakeBudget";
     public static final String TLS_HANDSHAKE = "tlsHandshake";
+    /** Cuts whole packets and refuses those the spec forbids, before the decoder reads them. */
+    public static final String PACKET_FRAMER = "packetFramer";
     public static final String MQTT_DECODER = "mqttDecoder";
     public static final String MQTT_ENCODER = "mqttEncoder";
     /** Holds decoded packets while reading is paused, so a pause takes effect at the next packet. */
