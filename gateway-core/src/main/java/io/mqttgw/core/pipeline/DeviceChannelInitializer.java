@@ -17,6 +17,7 @@ import io.mqttgw.core.protocol.SessionServices;
 import io.mqttgw.core.protocol.SubscriptionHandler;
 import io.mqttgw.core.protocol.UnexpectedPacketHandler;
 import io.mqttgw.core.protocol.UplinkPublishHandler;
+import io.mqttgw.core.protocol.WritabilityHandler;
 import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.tls.SslContextStore;
 import io.mqttgw.core.tls.TlsHandshakeHandler;
@@ -35,8 +36,8 @@ import io.netty.handler.ssl.SslHandler;
  * listener's (TLS then MQTT), without one the plain TCP listener's. The CONNECT phase comes first; once CONNECT is
  * accepted {@link #install} adds the session handlers. Stateless handlers are shared singletons; per channel
  * there are only the TLS engine, the packet framer (whole, valid packets only reach the decoder), the decoder, the flow control that makes a read pause exact (the decoder emits
- * every packet of a read at once; paused packets wait there), the CONNECT phase (until it ends) and the keepalive
- * timer.
+ * every packet of a read at once; paused packets wait there), the writability watch, the CONNECT phase (until it ends) and
+ * the keepalive timer.
  */
 public final class DeviceChannelInitializer extends ChannelInitializer<Channel> implements SessionPhase {
     private final String listener;
@@ -102,6 +103,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         p.addLast(HandlerNames.MQTT_DECODER, new MqttDecoder(services.config().mqtt().maxPacketSize(),
                 services.config().mqtt().maxClientIdLength()));
         p.addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);
+        p.addLast(HandlerNames.WRITABILITY, new WritabilityHandler(services.metrics(),
+                services.config().mqtt().writeStallTimeout().toMillis(), services.config().mqtt().maxPendingOutbound()));
         p.addLast(HandlerNames.FLOW_CONTROL, new FlowControlHandler());
         p.addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         p.addLast(HandlerNames.CONNECT, new MqttConnectHandler(services, this, HandlerNames.CONNECT));

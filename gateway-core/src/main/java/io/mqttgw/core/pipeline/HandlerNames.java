@@ -18,6 +18,8 @@ public final class HandlerNames {
     public static final String PACKET_FRAMER = "packetFramer";
     public static final String MQTT_DECODER = "mqttDecoder";
     public static final String MQTT_ENCODER = "mqttEncoder";
+    /** Stops reading while the channel is unwritable and closes a device that stays so (slow_consumer). */
+    public static final String WRITABILITY = "writability";
     /** Holds decoded packets while reading is paused, so a pause takes effect at the next packet. */
     public static final String FLOW_CONTROL = "flowControl";
     public static final String INVALID_PACKET = "invalidPacket";

@@ -129,8 +129,8 @@ class MqttConnectHandlerTest {
                 HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, HandlerNames.UNEXPECTED)) {
             assertNotNull(p.get(name), name + " installed");
         }
-        assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.MQTT_DECODER,
-                HandlerNames.MQTT_ENCODER, HandlerNames.FLOW_CONTROL, HandlerNames.INVALID_PACKET, HandlerNames.KEEPALIVE, HandlerNames.PING,
+        assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.PACKET_FRAMER,
+                HandlerNames.MQTT_DECODER, HandlerNames.MQTT_ENCODER, HandlerNames.WRITABILITY, HandlerNames.FLOW_CONTROL, HandlerNames.INVALID_PACKET, HandlerNames.KEEPALIVE, HandlerNames.PING,
                 HandlerNames.PUBLISH, HandlerNames.SUBSCRIBE, HandlerNames.DISCONNECT, HandlerNames.DOWNLINK_ACK, HandlerNames.UNEXPECTED,
                 HandlerNames.ERRORS),
                 p.names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline$")).toList());
