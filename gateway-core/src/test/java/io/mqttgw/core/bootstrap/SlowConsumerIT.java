@@ -83,6 +83,9 @@ class SlowConsumerIT {
                     }
                     CompletableFuture.allOf(qos0).get(30, TimeUnit.SECONDS);
                     peak[0] = Math.max(peak[0], directMemoryUsed());
+                    // checked while the flood runs: without the rule the outbound buffer grows past it within seconds
+                    assertTrue(peak[0] - before < DIRECT_MEMORY_BOUND, "direct memory grew by " + (peak[0] - before)
+                            + " bytes while the device did not read");
                     Thread.sleep(5);
                 }
             } finally {
