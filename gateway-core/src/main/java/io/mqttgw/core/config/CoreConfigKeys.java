@@ -176,6 +176,15 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Integer> MQTT_MAX_TOPIC_LEVELS = new ConfigKey<>("mqtt.max-topic-levels", "16",
             "1 to 1024", "Most levels ('/'-separated parts) in a topic name or filter; past it the same as "
                     + "mqtt.max-topic-length.", intRange(1, 1024));
+    public static final ConfigKey<Duration> MQTT_WRITE_STALL_TIMEOUT = new ConfigKey<>("mqtt.write-stall-timeout",
+            "30s", "100ms to 1h", "A connection whose outbound buffer stays above server.write-buffer-high-water-mark "
+                    + "(the device does not read) this long is closed (reason slow_consumer). Meanwhile it is not "
+                    + "read, QoS 1/2 downlink waits in its queue and QoS 0 downlink is dropped (outcome not_writable).",
+            duration(Duration.ofMillis(100), Duration.ofHours(1)));
+    public static final ConfigKey<Long> MQTT_MAX_PENDING_OUTBOUND = new ConfigKey<>("mqtt.max-pending-outbound",
+            "1MiB", "above server.write-buffer-high-water-mark, up to 256MiB",
+            "Outbound bytes one connection may have queued once it is unwritable; a write past it closes the "
+                    + "connection at once (reason slow_consumer).", size(1, 256L << 20));
 
     public static final ConfigKey<String> IDENTITY_SOURCE = new ConfigKey<>("identity.source", "cn",
             "cn, san-uri or san-dns", "Where the device identity is read from in the client certificate.",
@@ -436,6 +445,7 @@ public final class CoreConfigKeys {
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS, MQTT_MAX_TOPIC_LENGTH, MQTT_MAX_TOPIC_LEVELS,
+            MQTT_WRITE_STALL_TIMEOUT, MQTT_MAX_PENDING_OUTBOUND,
             IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY, IDENTITY_EXPIRY_WARNING,
             AUTH_PROVIDER, AUTH_TIMEOUT, AUTH_ALLOW_WITHOUT_CERTIFICATE,
             ACL_PUBLISH, ACL_SUBSCRIBE, ACL_ON_VIOLATION,

@@ -67,7 +67,8 @@ public record GatewayConfig(
     }
 
     public record Mqtt(Duration connectTimeout, int maxPacketSize, int maxClientIdLength, int maxInflightUplink,
-                       int maxSubscriptions, int maxQos, TopicLimits topicLimits) {
+                       int maxSubscriptions, int maxQos, TopicLimits topicLimits, Duration writeStallTimeout,
+                       long maxPendingOutbound) {
     }
 
     /** How the device identity is read from the certificate and tied to the MQTT client id. */
@@ -192,7 +193,12 @@ public record GatewayConfig(
         }
         Mqtt mqtt = new Mqtt(v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_PACKET_SIZE).intValue(),
                 v.get(MQTT_MAX_CLIENT_ID_LENGTH), v.get(MQTT_MAX_INFLIGHT_UPLINK), v.get(MQTT_MAX_SUBSCRIPTIONS),
-                v.get(MQTT_MAX_QOS), new TopicLimits(v.get(MQTT_MAX_TOPIC_LENGTH), v.get(MQTT_MAX_TOPIC_LEVELS)));
+                v.get(MQTT_MAX_QOS), new TopicLimits(v.get(MQTT_MAX_TOPIC_LENGTH), v.get(MQTT_MAX_TOPIC_LEVELS)),
+                v.get(MQTT_WRITE_STALL_TIMEOUT), v.get(MQTT_MAX_PENDING_OUTBOUND));
+        if (mqtt.maxPendingOutbound() <= high) {
+            throw v.invalid(MQTT_MAX_PENDING_OUTBOUND, "is not above " + SERVER_WRITE_HIGH.name() + " (" + high
+                    + " bytes): raise it, or lower the high-water mark");
+        }
         Identity identity = new Identity(v.get(IDENTITY_SOURCE),
                 "must-match".equals(v.get(IDENTITY_CLIENT_ID_POLICY)), v.get(IDENTITY_EXPIRY_WARNING));
         Auth auth = new Auth(v.get(AUTH_PROVIDER), v.get(AUTH_TIMEOUT), v.get(AUTH_ALLOW_WITHOUT_CERTIFICATE));

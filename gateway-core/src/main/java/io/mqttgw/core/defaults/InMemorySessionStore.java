@@ -1,6 +1,5 @@
 package io.mqttgw.core.defaults;
 
-import io.mqttgw.core.protocol.TopicFilters;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.SessionStore;
 import java.util.ArrayDeque;
@@ -24,7 +23,8 @@ import java.util.function.LongSupplier;
  * the bound, the one disconnected longest ago is deleted (counted), and expired sessions are found at the head of that
  * order a few at a time on each open: nothing scans all sessions on the calling event loop. The sessions of connected
  * devices are never evicted; if they alone fill the bound, a new session is kept anyway (connections are bounded
- * elsewhere). Lock order: a map bin, then a session's monitor; the order lock is never taken inside either (a session's
+ * elsewhere). Retained messages are kept in a topic tree ({@link RetainedTopics}): a wildcard SUBSCRIBE walks only
+ * the branches its filter can match, never every retained message. Lock order: a map bin, then a session's monitor; the order lock is never taken inside either (a session's
  * monitor is taken inside it, for a read).
  */
 public final class InMemorySessionStore implements SessionStore {
@@ -43,7 +43,7 @@ public final class InMemorySessionStore implements SessionStore {
     }
 
     private final ConcurrentHashMap<String, Session> sessions = new ConcurrentHashMap<>();
-    private final ConcurrentHashMap<String, DownlinkMessage> retained = new ConcurrentHashMap<>();
+    private final RetainedTopics retained = new RetainedTopics();
     /** Sessions of disconnected devices, oldest disconnect first; guarded by itself. May hold stale entries. */
     private final LinkedHashMap<String, Session> disconnectOrder = new LinkedHashMap<>();
     private final long expiryMillis;
@@ -246,29 +246,17 @@ public final class InMemorySessionStore implements SessionStore {
             retained.remove(message.topic());
             return DONE;
         }
-        if (retained.size() >= maxRetained && !retained.containsKey(message.topic())) {
+        if (!retained.put(message, maxRetained)) {
             return CompletableFuture.failedFuture(new IllegalStateException(
                     "session.max-retained (" + maxRetained + ") retained messages are stored already"));
         }
-        retained.put(message.topic(), message);
         return DONE;
     }
 
     @Override
     public CompletionStage<List<DownlinkMessage>> retained(String topicFilter) {
         List<DownlinkMessage> matching = new ArrayList<>();
-        if (topicFilter.indexOf('+') < 0 && topicFilter.indexOf('#') < 0) {
-            DownlinkMessage m = retained.get(topicFilter);
-            if (m != null) {
-                matching.add(m);
-            }
-        } else {
-            retained.forEach((topic, m) -> {
-                if (TopicFilters.matches(topicFilter, topic)) {
-                    matching.add(m);
-                }
-            });
-        }
+        retained.match(topicFilter, matching);
         return CompletableFuture.completedFuture(matching);
     }
 

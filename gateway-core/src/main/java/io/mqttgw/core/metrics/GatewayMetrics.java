@@ -20,6 +20,7 @@ public final class GatewayMetrics {
     private final MeterRegistry registry;
     private final LongAdder channelsOpen = new LongAdder();
     private final LongAdder readingPaused = new LongAdder();
+    private final LongAdder unwritable = new LongAdder();
     private final Map<DisconnectReason, Counter> disconnects = new EnumMap<>(DisconnectReason.class);
     private final Map<TlsFailureReason, Counter> tlsFailures = new EnumMap<>(TlsFailureReason.class);
     private final Map<MqttConnectReturnCode, Counter> connects = new EnumMap<>(MqttConnectReturnCode.class);
@@ -52,6 +53,9 @@ public final class GatewayMetrics {
         Gauge.builder("mqttgw.uplink.paused.channels", readingPaused, LongAdder::sum)
                 .description("Connections whose reading is paused because their uplink window is full")
                 .register(registry);
+        Gauge.builder("mqttgw.outbound.unwritable.channels", unwritable, LongAdder::sum)
+                .description("Connections not read because their outbound buffer is above the high-water mark "
+                        + "(the device does not read)").register(registry);
         for (DisconnectReason r : DisconnectReason.values()) {
             disconnects.put(r, Counter.builder("mqttgw.disconnects").tag("reason", r.label())
                     .description("Connections closed, by reason").register(registry));
@@ -226,6 +230,19 @@ public final class GatewayMetrics {
         } else {
             readingPaused.decrement();
         }
+    }
+
+    /** A connection turned unwritable (true) or writable again or closed while unwritable (false). */
+    public void unwritable(boolean now) {
+        if (now) {
+            unwritable.increment();
+        } else {
+            unwritable.decrement();
+        }
+    }
+
+    public long unwritableChannels() {
+        return unwritable.sum();
     }
 
     public long pausedChannels() {

@@ -324,6 +324,11 @@ public final class ConnectionContext {
         return acks != null && acks.releasePause();
     }
 
+    /** Whether uplink back-pressure holds reading paused (its window is full), so nobody else may resume it. */
+    boolean uplinkPaused() {
+        return acks != null && acks.readingPaused();
+    }
+
     UplinkAcks acks(int maxInflight) {
         if (acks == null) {
             acks = new UplinkAcks(maxInflight);

@@ -44,6 +44,8 @@ public enum DisconnectReason {
     INVALID_UTF8,
     /** Fixed header with QoS 3, reserved flags set, or an unknown packet type. */
     INVALID_FIXED_HEADER,
+    /** CONNECT flags the spec forbids: reserved flag, will QoS 3, will QoS or retain without will, password without user name. */
+    INVALID_CONNECT_FLAGS,
     /** PUBLISH topic with wildcards or otherwise invalid. */
     INVALID_TOPIC,
     /** Any other decoding failure. */
@@ -56,6 +58,11 @@ public enum DisconnectReason {
     UNTRUSTED_PROXY,
     /** No valid PROXY header within proxy-protocol.header-timeout. */
     PROXY_PROTOCOL_ERROR,
+    /**
+     * The device did not read what the gateway sent: its channel stayed unwritable past {@code mqtt.write-stall-timeout}
+     * or its pending outbound bytes passed {@code mqtt.max-pending-outbound}.
+     */
+    SLOW_CONSUMER,
     /** The gateway is shutting down. */
     SHUTDOWN,
     /** An unexpected error in the gateway; logged. */

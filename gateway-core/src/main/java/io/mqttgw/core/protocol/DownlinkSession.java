@@ -22,7 +22,9 @@ import java.util.concurrent.TimeUnit;
  * Downlink to one connection: packet ids, the in-flight window ({@code downlink.max-inflight}), a bounded queue
  * behind it ({@code downlink.max-queued}), and retransmission with DUP every {@code downlink.retry-interval} up to
  * {@code downlink.max-retries} times, driven by the {@link RetryWheel} of this connection's loop. QoS 2 completes
- * PUBREC then PUBREL/PUBCOMP.
+ * PUBREC then PUBREL/PUBCOMP. While the channel is unwritable (the device does not read) nothing new is started:
+ * QoS 1/2 waits in the bounded queue, QoS 0 is dropped (outcome NOT_WRITABLE), retransmissions are put off; the
+ * {@link WritabilityHandler} calls {@link #writable} when it drains.
  *
  * <p>In a persistent session (clean session 0) a QoS 1/2 message handed over with {@code persist} is appended to the
  * {@link SessionStore} before it is sent and removed once acknowledged (or given up), so a device that goes away
@@ -160,11 +162,14 @@ final class DownlinkSession {
     }
 
     private void dispatch(Pending p) {
-        if (p.qos == 0) {
+        if (p.qos == 0 && !channel.isWritable()) {
+            // the device is not reading: QoS 0 may be lost, so it is, rather than growing the outbound buffer
+            finish(p, Outcome.NOT_WRITABLE);
+        } else if (p.qos == 0) {
             channel.writeAndFlush(p.publish.packet(channel.alloc(), 0, 0, false), channel.voidPromise());
             metrics.publishSent(0);
             finish(p, Outcome.DELIVERED);
-        } else if (inflight.size() < config.maxInflight() && queue.isEmpty()) {
+        } else if (inflight.size() < config.maxInflight() && queue.isEmpty() && channel.isWritable()) {
             start(p);
         } else if (queue.size() < config.maxQueued() || p.storedId != null) {
             // a stored message is never refused here: the store bounds it already, and refusing would lose it
@@ -218,7 +223,19 @@ final class DownlinkSession {
             metrics.downlinkLatency(System.nanoTime() - p.startNanos);
         }
         finish(p, outcome);
-        while (!queue.isEmpty() && inflight.size() < config.maxInflight()) {
+        startQueued();
+    }
+
+    /** The channel drained below its low-water mark: what waited in the queue goes out, up to the window. */
+    void writable() {
+        if (!closed) {
+            startQueued();
+        }
+    }
+
+    /** Starts queued messages while the window has room and the channel takes bytes (else they wait here). */
+    private void startQueued() {
+        while (!queue.isEmpty() && inflight.size() < config.maxInflight() && channel.isWritable()) {
             Pending next = queue.poll();
             if (next.publish.message().expired(System.currentTimeMillis())) {
                 finish(next, Outcome.EXPIRED);
@@ -274,6 +291,11 @@ final class DownlinkSession {
             }
             if (p.retries >= config.maxRetries() || p.publish.message().expired(nowMillis)) {
                 givenUp.add(p);
+                continue;
+            }
+            if (!channel.isWritable()) {
+                // the device is not reading: resending would only grow the outbound buffer; try again later
+                p.sentAtNanos = now;
                 continue;
             }
             p.retries++;

@@ -15,11 +15,12 @@ import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.CharacterCodingException;
 
 /**
- * Turns a packet the decoder could not read into a counted close. The decoder reports failures as a value (an
- * {@link MqttMessage} whose decoder result failed); the reason comes from the exception type and from how far the
- * decoder got, never from message text. A CONNECT with an unsupported protocol level or a rejected client id is
- * answered with the CONNACK return code MQTT 3.1.1 prescribes first. In the pipeline until CONNECT is accepted; then
- * {@link EstablishedSessionHandler} calls {@link #reject} itself. Stateless and shared; event loop only.
+ * Turns a packet that {@link PacketFramer} refused or the decoder could not read into a counted close. Both report
+ * failures as a value (an {@link MqttMessage} whose decoder result failed); the reason is the broken
+ * {@link PacketRules} rule's, or comes from the decoder's exception type and from how far it got, never from message
+ * text. A CONNECT with an unsupported protocol level or a rejected client id is answered with the CONNACK return code
+ * MQTT 3.1.1 prescribes first. In the pipeline until CONNECT is accepted; then {@link EstablishedSessionHandler} calls
+ * {@link #reject} itself. Stateless and shared; event loop only.
  */
 @Sharable
 public final class InvalidPacketHandler extends ChannelInboundHandlerAdapter {
@@ -45,7 +46,9 @@ public final class InvalidPacketHandler extends ChannelInboundHandlerAdapter {
         ReferenceCountUtil.release(m);
         Throwable cause = m.decoderResult().cause();
         boolean beforeSession = !ConnectionContext.of(ctx.channel()).sessionOpen();
-        if (beforeSession && cause instanceof MqttUnacceptableProtocolVersionException) {
+        if (cause instanceof InvalidPacketException invalid) {
+            DeviceDisconnector.close(ctx.channel(), invalid.violation().reason());
+        } else if (beforeSession && cause instanceof MqttUnacceptableProtocolVersionException) {
             DeviceDisconnector.closeAfter(ctx.channel(),
                     refusal(MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION),
                     DisconnectReason.UNSUPPORTED_PROTOCOL);

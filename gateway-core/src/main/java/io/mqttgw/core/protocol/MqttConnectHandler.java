@@ -446,7 +446,10 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 ConnectionContext.of(channel).listener());
         sessionPhase.install(ctx.pipeline(), name, keepAliveSeconds);
         ctx.pipeline().remove(this);
-        channel.config().setAutoRead(true);
+        if (channel.isWritable()) {
+            // an unwritable channel stays paused; the writability handler resumes it once it drains
+            channel.config().setAutoRead(true);
+        }
     }
 
     /** The device's own ACL when its authentication answer carries one, else the configured default (shared). */

@@ -6,13 +6,18 @@ import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import java.util.ArrayDeque;
-import java.util.HashSet;
-import java.util.Set;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * The QoS 1 and 2 PUBLISHes of one connection that wait for the sink, in arrival order, so acknowledgements
  * leave in the order the PUBLISHes came in even when the sink completes them out of order. Also remembers the
- * QoS 2 packet ids from receipt to PUBREL, so a retransmitted QoS 2 PUBLISH is not sent twice. Event loop only.
+ * QoS 2 packet ids from receipt to PUBREL, each with the entry of its first copy, so a retransmitted QoS 2 PUBLISH
+ * is not sent twice and finding whether its first copy still waits is one lookup. That memory is bounded by the
+ * window: past {@code mqtt.max-inflight-uplink} ids the oldest already answered are forgotten (an MQTT 3.1.1 client
+ * retransmits only after a reconnect, when this state is gone anyway; a PUBREL for a forgotten id still gets its
+ * PUBCOMP). Event loop only.
  */
 final class UplinkAcks {
 
@@ -36,16 +41,22 @@ final class UplinkAcks {
 
     private final ArrayDeque<Pending> queue = new ArrayDeque<>(4);
     private final int maxInflight;
-    private Set<Integer> awaitingRelease;
+    /** QoS 2 packet id to the entry of its first copy (null until added), oldest first. */
+    private LinkedHashMap<Integer, Pending> awaitingRelease;
+    private long forgotten;
     private boolean readingPaused;
 
     UplinkAcks(int maxInflight) {
         this.maxInflight = maxInflight;
     }
 
+    /** Queues a PUBLISH; a QoS 2 one must have been marked with {@link #receiveQos2} first. */
     Pending add(int packetId, boolean exactlyOnce) {
         Pending p = new Pending(packetId, exactlyOnce);
         queue.addLast(p);
+        if (exactlyOnce && awaitingRelease != null) {
+            awaitingRelease.replace(packetId, p);
+        }
         return p;
     }
 
@@ -55,24 +66,51 @@ final class UplinkAcks {
      */
     boolean receiveQos2(int packetId) {
         if (awaitingRelease == null) {
-            awaitingRelease = new HashSet<>(4);
+            awaitingRelease = new LinkedHashMap<>(4);
         }
-        return awaitingRelease.add(packetId);
+        if (awaitingRelease.containsKey(packetId)) {
+            return false;
+        }
+        awaitingRelease.put(packetId, null);
+        if (awaitingRelease.size() > maxInflight) {
+            forgetOldestAnswered();
+        }
+        return true;
+    }
+
+    /** Forgets the oldest ids whose first copy the sink has answered, until the window bounds the ids again. */
+    private void forgetOldestAnswered() {
+        for (Iterator<Map.Entry<Integer, Pending>> it = awaitingRelease.entrySet().iterator();
+             it.hasNext() && awaitingRelease.size() > maxInflight; ) {
+            Pending first = it.next().getValue();
+            if (first != null && first.state != 0) {
+                it.remove();
+                forgotten++;
+            }
+        }
+    }
+
+    /** QoS 2 packet ids remembered until their PUBREL. */
+    int awaitingRelease() {
+        return awaitingRelease == null ? 0 : awaitingRelease.size();
+    }
+
+    /** QoS 2 packet ids forgotten to keep that memory within the window. */
+    long forgotten() {
+        return forgotten;
     }
 
     /** Whether a QoS 2 PUBLISH with this id still waits for the sink. */
     boolean waitingFor(int packetId) {
-        for (Pending p : queue) {
-            if (p.exactlyOnce && p.packetId == packetId && p.state == 0) {
-                return true;
-            }
-        }
-        return false;
+        Pending first = awaitingRelease == null ? null : awaitingRelease.get(packetId);
+        return first != null && first.state == 0;
     }
 
+    /** Queues the answer (PUBREC) to a retransmission whose first copy was answered already. */
     Pending addDuplicateQos2(int packetId) {
-        Pending p = add(packetId, true);
+        Pending p = new Pending(packetId, true);
         p.state = 1;
+        queue.addLast(p);
         return p;
     }
 

@@ -101,16 +101,13 @@ public final class UplinkPublishHandler {
             // the first copy still waiting answers for both; one already answered is answered again
             if (!acks.waitingFor(packetId)) {
                 acks.addDuplicateQos2(packetId);
+                pauseAtWindow(ctx.channel(), acks);
                 writeReadyAcks(ctx.channel(), acks);
             }
             return;
         }
         pending = acks.add(packetId, qos == 2);
-        if (acks.full() && !acks.readingPaused()) {
-            acks.readingPaused(true);
-            metrics.readingPaused(true);
-            ctx.channel().config().setAutoRead(false);
-        }
+        pauseAtWindow(ctx.channel(), acks);
         Channel channel = ctx.channel();
         EventLoop loop = channel.eventLoop();
         sink.send(message).whenComplete((ignored, error) -> {
@@ -136,7 +133,20 @@ public final class UplinkPublishHandler {
             } else if (!acks.waitingFor(packetId)) {
                 acks.addDuplicateQos2(packetId);
             }
+            pauseAtWindow(ctx.channel(), acks);
             writeReadyAcks(ctx.channel(), acks);
+        }
+    }
+
+    /**
+     * Every path that queues an acknowledgement stops reading at the window, so answers waiting behind a slow sink
+     * are bounded whichever path queued them.
+     */
+    private void pauseAtWindow(Channel channel, UplinkAcks acks) {
+        if (acks.full() && !acks.readingPaused()) {
+            acks.readingPaused(true);
+            metrics.readingPaused(true);
+            channel.config().setAutoRead(false);
         }
     }
 
@@ -164,7 +174,10 @@ public final class UplinkPublishHandler {
         if (acks.readingPaused() && acks.drained()) {
             acks.readingPaused(false);
             metrics.readingPaused(false);
-            channel.config().setAutoRead(true);
+            if (channel.isWritable()) {
+                // an unwritable channel stays paused; the writability handler resumes it once it drains
+                channel.config().setAutoRead(true);
+            }
         }
     }
 }

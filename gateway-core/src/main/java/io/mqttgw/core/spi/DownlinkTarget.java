@@ -20,6 +20,8 @@ public interface DownlinkTarget {
         EXPIRED,
         /** The connection's downlink queue, or the device's persistent session, was full. */
         QUEUE_FULL,
+        /** QoS 0 to a device that is not reading what it is sent (its channel is unwritable): dropped. */
+        NOT_WRITABLE,
         /** The topic is past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels}: refused, nothing sent. */
         INVALID_TOPIC,
         /**

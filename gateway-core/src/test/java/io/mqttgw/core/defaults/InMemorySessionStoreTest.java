@@ -91,4 +91,21 @@ class InMemorySessionStoreTest {
         assertFalse(present(store, "y", 3));
         assertEquals(0, store.evictedCount());
     }
+
+    @Test
+    void wildcardSubscribeGetsTheRetainedMessagesOfItsBranchFromTheTopicTree() throws Exception {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 3, System::currentTimeMillis);
+        for (String topic : java.util.List.of("fleet/a/fw", "fleet/b/fw", "other/a/fw")) {
+            store.retain(new io.mqttgw.core.spi.DownlinkMessage("c", topic, 1, true, topic.getBytes()))
+                    .toCompletableFuture().get();
+        }
+        assertTrue(store.retain(new io.mqttgw.core.spi.DownlinkMessage("c", "fourth", 1, true, new byte[1]))
+                .toCompletableFuture().isCompletedExceptionally(), "session.max-retained bounds new topics");
+        var got = store.retained("fleet/+/fw").toCompletableFuture().get().stream()
+                .map(io.mqttgw.core.spi.DownlinkMessage::topic).sorted().toList();
+        assertEquals(java.util.List.of("fleet/a/fw", "fleet/b/fw"), got);
+        store.retain(new io.mqttgw.core.spi.DownlinkMessage("c", "fleet/a/fw", 1, true, new byte[0]));
+        assertEquals(2, store.retainedCount(), "an empty payload deletes");
+        assertEquals(1, store.retained("fleet/#").toCompletableFuture().get().size());
+    }
 }

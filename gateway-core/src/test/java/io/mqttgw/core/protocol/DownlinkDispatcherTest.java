@@ -155,6 +155,31 @@ class DownlinkDispatcherTest {
     }
 
     @Test
+    void whileTheChannelIsUnwritableQos0IsDroppedAndQos1WaitsInTheQueueUntilItDrains() {
+        DownlinkDispatcher d = dispatcher(16, 100, 5);
+        EmbeddedChannel ch = device("dev-1", "devices/dev-1/#", 1);
+        ch.config().setWriteBufferWaterMark(new io.netty.channel.WriteBufferWaterMark(8, 16));
+        ch.write(io.netty.buffer.Unpooled.wrappedBuffer(new byte[32])); // unflushed: the device is not reading
+        assertFalse(ch.isWritable());
+        CompletableFuture<Outcome> q0 = d.deliver(message("dev-1", "devices/dev-1/cfg", 0)).toCompletableFuture();
+        CompletableFuture<Outcome> q1 = d.deliver(message("dev-1", "devices/dev-1/cmd", 1)).toCompletableFuture();
+        ch.runPendingTasks();
+        assertEquals(Outcome.NOT_WRITABLE, q0.join(), "QoS 0 to an unwritable channel is dropped");
+        assertEquals(1.0, metrics.downlinkOutcomes(Outcome.NOT_WRITABLE));
+        DownlinkSession session = ConnectionContext.of(ch).downlinkOrNull();
+        assertEquals(0, session.inflightCount(), "nothing new goes to the outbound buffer");
+        assertEquals(1, session.queued(), "QoS 1 waits in the bounded per-device queue");
+
+        ch.flush();
+        ((ByteBuf) ch.readOutbound()).release(); // the device read: the channel drains
+        assertTrue(ch.isWritable());
+        session.writable(); // what the writability handler does
+        assertEquals("PUBLISH devices/dev-1/cmd q1 id1 to devices/dev-1/cmd", describe(written(ch)));
+        ch.writeInbound(ack(MqttMessageType.PUBACK, 1));
+        assertEquals(Outcome.DELIVERED, q1.join());
+    }
+
+    @Test
     void capsTheQosAtTheGrantedOneAndSkipsUnsubscribedAndUnknownDevices() {
         DownlinkDispatcher d = dispatcher(16, 100, 5);
         EmbeddedChannel ch = device("dev-1", "devices/dev-1/cfg", 0);

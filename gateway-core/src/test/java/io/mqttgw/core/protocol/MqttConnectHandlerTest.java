@@ -126,8 +126,9 @@ class MqttConnectHandlerTest {
         ChannelPipeline p = ch.pipeline();
         assertNull(p.get(HandlerNames.CONNECT), "the CONNECT phase removed itself");
         // one handler for the established session; the invalid-packet and error handlers' work is its own now
-        assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.MQTT_DECODER,
-                HandlerNames.MQTT_ENCODER, HandlerNames.FLOW_CONTROL, HandlerNames.SESSION),
+        assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.PACKET_FRAMER,
+                HandlerNames.MQTT_DECODER, HandlerNames.MQTT_ENCODER, HandlerNames.WRITABILITY,
+                HandlerNames.FLOW_CONTROL, HandlerNames.SESSION),
                 p.names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline$")).toList());
         assertTrue(KeepAliveWheel.watched(ch), "keepalive 60: the loop's wheel checks it");
         assertEquals(1.0, f.metrics.connects(MqttConnectReturnCode.CONNECTION_ACCEPTED));

@@ -114,4 +114,32 @@ class UplinkAcksTest {
         acks.readingPaused(true);
         assertTrue(acks.readingPaused());
     }
+
+    @Test
+    void findsWhetherTheFirstCopyOfAQos2IdStillWaitsWithOneLookup() {
+        UplinkAcks acks = new UplinkAcks(8);
+        for (int id = 1; id <= 8; id++) {
+            assertTrue(acks.receiveQos2(id));
+            acks.add(id, true);
+        }
+        assertFalse(acks.receiveQos2(8), "known id: a retransmission");
+        assertTrue(acks.waitingFor(8));
+        assertFalse(acks.waitingFor(9));
+        acks.addDuplicateQos2(8);
+        assertTrue(acks.waitingFor(8), "a duplicate's answer does not stand for the first copy");
+    }
+
+    @Test
+    void forgetsOnlyAnsweredIdsPastTheWindow() {
+        UplinkAcks acks = new UplinkAcks(2);
+        acks.receiveQos2(1);
+        acks.add(1, true); // still waiting for the sink: never forgotten
+        acks.receiveQos2(2);
+        acks.add(2, true).state = 1;
+        acks.receiveQos2(3);
+        acks.add(3, true).state = 1;
+        assertEquals(2, acks.awaitingRelease());
+        assertTrue(acks.waitingFor(1));
+        assertTrue(acks.receiveQos2(2), "the answered id 2 was forgotten");
+    }
 }

@@ -268,6 +268,54 @@ class UplinkPublishHandlerTest {
     }
 
     @Test
+    void answeredQos2RetransmissionsQueuedBehindASlowHeadPauseReadingAtTheWindow() {
+        channel(4);
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 1)); // the head: waits for the sink
+        ch.writeInbound(publish(MqttQoS.EXACTLY_ONCE, 7));
+        ManualSink.Pending head = sink.next();
+        sink.next().done().complete(null); // 7 answered by the sink, its PUBREC waits behind 1
+        assertTrue(ch.config().isAutoRead());
+        ch.writeInbound(publish(MqttQoS.EXACTLY_ONCE, 7)); // duplicates: each queues a PUBREC behind the head
+        ch.writeInbound(publish(MqttQoS.EXACTLY_ONCE, 7));
+        assertFalse(ch.config().isAutoRead(), "4 answers queued: the duplicate path stops reading too");
+        assertEquals(1.0, (double) metrics.pausedChannels());
+        head.done().complete(null);
+        assertTrue(ch.config().isAutoRead());
+        assertEquals(List.of("PUBACK 1", "PUBREC 7", "PUBREC 7", "PUBREC 7"), acks());
+    }
+
+    @Test
+    void publishesOutsideTheAclQueuedBehindASlowHeadPauseReadingAtTheWindowWhenIgnored() {
+        channel(4, UP_ONLY, false);
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 1)); // allowed: waits for the sink
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 2)); // denied, acknowledged in order behind 1
+        ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 4));
+        assertTrue(ch.config().isAutoRead());
+        ch.writeInbound(publish(MqttQoS.EXACTLY_ONCE, 6));
+        assertFalse(ch.config().isAutoRead(), "4 answers queued: the ignore path stops reading too");
+        sink.next().done().complete(null);
+        assertTrue(ch.config().isAutoRead());
+        assertEquals(List.of("PUBACK 1", "PUBACK 2", "PUBACK 4", "PUBREC 6"), acks());
+    }
+
+    @Test
+    void qos2IdsAwaitingPubrelAreBoundedByTheWindow() {
+        channel(4);
+        for (int id = 1; id <= 100; id++) {
+            ch.writeInbound(publish(MqttQoS.EXACTLY_ONCE, id));
+            sink.next().done().complete(null); // answered with PUBREC; the device never sends PUBREL
+        }
+        UplinkAcks acks = ConnectionContext.of(ch).acks(4);
+        assertEquals(4, acks.awaitingRelease(), "not 100: the oldest answered ids are forgotten");
+        assertEquals(96, acks.forgotten());
+        assertEquals(100, acks().size());
+        ch.writeInbound(pubrel(1)); // a PUBREL for a forgotten id still completes the flow
+        assertEquals(List.of("PUBCOMP 1"), acks());
+        ch.writeInbound(publish(MqttQoS.EXACTLY_ONCE, 100)); // a remembered id is still a duplicate
+        assertEquals(0, sink.size());
+    }
+
+    @Test
     void aRetransmittedQos2WhileTheFirstStillWaitsIsAnsweredAfterIt() {
         ch.writeInbound(publish(MqttQoS.EXACTLY_ONCE, 5));
         ManualSink.Pending first = sink.next();

@@ -47,6 +47,17 @@ public final class RawMqttConnection implements AutoCloseable {
         return new RawMqttConnection(new Socket("127.0.0.1", port));
     }
 
+    /**
+     * Plain TCP with a small socket receive buffer (set before connecting, so the TCP window stays small): a device
+     * that does not read fills it, and then the gateway's side, quickly.
+     */
+    public static RawMqttConnection tcpWithReceiveBuffer(int port, int receiveBufferBytes) throws IOException {
+        Socket s = new Socket();
+        s.setReceiveBufferSize(receiveBufferBytes);
+        s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5000);
+        return new RawMqttConnection(s);
+    }
+
     public Socket socket() {
         return socket;
     }
