@@ -1,0 +1,78 @@
+package io.mqttgw.core.testkit;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import io.netty.channel.EventLoop;
+import io.netty.util.internal.ThreadExecutorMap;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingMethod;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * Installs BlockHound once per test JVM ({@link #install}) and records every blocking call it sees on an event loop,
+ * for {@link EventLoopBlockingExtension} to fail the test with. BlockHound needs
+ * {@code -XX:+AllowRedefinitionToAddDeleteMethods} on JDK 13+, which the build passes. The integrations found by
+ * ServiceLoader apply first, among them Netty's (in netty-common), which allows what Netty itself must do (task queue
+ * waits, TLS delegated tasks, pool arena locks) and marks every Netty thread non-blocking; this one applies last and
+ * narrows that to the threads that run an event loop: Netty's thread factory also makes plain pool threads (Redisson's
+ * callback executor), whose idle wait for a task is not a stall. Recording rather than throwing keeps the code under
+ * test on its normal path, so a test fails for the blocking call and not for a side effect of an unexpected error.
+ * Thread-safe.
+ */
+public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
+    private static final int MAX_RECORDED = 20;
+    private static final ConcurrentLinkedQueue<String> CALLS = new ConcurrentLinkedQueue<>();
+    private static final AtomicInteger COUNT = new AtomicInteger();
+    private static boolean installed;
+
+    /** Installs BlockHound with the ServiceLoader integrations, then this one; once per JVM. */
+    static synchronized void install() {
+        if (installed) {
+            return;
+        }
+        BlockHound.Builder builder = BlockHound.builder();
+        for (BlockHoundIntegration integration : ServiceLoader.load(BlockHoundIntegration.class)) {
+            builder.with(integration);
+        }
+        builder.with(new EventLoopBlockingRecorder()).install();
+        installed = true;
+    }
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.nonBlockingThreadPredicate(current -> current.and(EventLoopBlockingRecorder::runsAnEventLoop));
+        builder.blockingMethodCallback(EventLoopBlockingRecorder::record);
+    }
+
+    /** BlockHound asks this on the thread itself, once per thread. */
+    private static boolean runsAnEventLoop(Thread thread) {
+        return thread != Thread.currentThread() || ThreadExecutorMap.currentExecutor() instanceof EventLoop;
+    }
+
+    private static void record(BlockingMethod method) {
+        if (COUNT.incrementAndGet() > MAX_RECORDED) {
+            return;
+        }
+        StringWriter trace = new StringWriter();
+        new Throwable("blocking call " + method + " on " + Thread.currentThread().getName())
+                .printStackTrace(new PrintWriter(trace));
+        CALLS.add(trace.toString());
+    }
+
+    /** The blocking calls recorded since the last call (at most {@value #MAX_RECORDED} traces) and their count. */
+    static Drained drain() {
+        List<String> traces = new ArrayList<>();
+        for (String t = CALLS.poll(); t != null; t = CALLS.poll()) {
+            traces.add(t);
+        }
+        return new Drained(COUNT.getAndSet(0), traces);
+    }
+
+    record Drained(int count, List<String> traces) {
+    }
+}
