@@ -12,11 +12,11 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * clients') made a blocking call, as BlockHound saw it ({@link EventLoopBlockingRecorder}). Registered for every test
  * by ServiceLoader, like {@link LeakDetectionExtension}; installs BlockHound before the first test class's set-up.
  * Checked after each test and after the class, so calls from {@code @BeforeAll} set-up or a gateway's shutdown count
- * too. Fails when BlockHound cannot be installed, so the guard cannot be off by accident; {@code -Dmqttgw.test.blocking-guard=false} turns it off for a run (e.g. in an IDE
- * without the JVM flag).
+ * too. On when {@code -Dmqttgw.test.blocking-guard=true}, which the build sets for the integration tests (Failsafe)
+ * together with the JVM flag BlockHound needs; then it fails when BlockHound cannot be installed.
  */
 public final class EventLoopBlockingExtension implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
-    private static final boolean ENABLED = !"false".equals(System.getProperty("mqttgw.test.blocking-guard"));
+    private static final boolean ENABLED = Boolean.getBoolean("mqttgw.test.blocking-guard");
 
     @Override
     public void beforeAll(ExtensionContext context) {
@@ -27,8 +27,7 @@ public final class EventLoopBlockingExtension implements BeforeAllCallback, Afte
             EventLoopBlockingRecorder.install();
         } catch (RuntimeException e) {
             fail("the event-loop blocking guard cannot install BlockHound: the JVM must run with "
-                    + "-XX:+AllowRedefinitionToAddDeleteMethods (JDK 13+), as the build passes it; "
-                    + "-Dmqttgw.test.blocking-guard=false turns the guard off", e);
+                    + "-XX:+AllowRedefinitionToAddDeleteMethods (JDK 13+), as the build passes it to Failsafe", e);
         }
     }
 
