@@ -5,6 +5,8 @@ import java.io.StringWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import io.netty.channel.EventLoop;
@@ -28,6 +30,7 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
     private static final int MAX_RECORDED = 20;
     private static final ConcurrentLinkedQueue<String> CALLS = new ConcurrentLinkedQueue<>();
     private static final AtomicInteger COUNT = new AtomicInteger();
+    private static final Set<String> PLACES = ConcurrentHashMap.newKeySet();
     private static boolean installed;
 
     /** Installs BlockHound with the ServiceLoader integrations, then this one; once per JVM. */
@@ -55,21 +58,33 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
     }
 
     private static void record(BlockingMethod method) {
-        if (COUNT.incrementAndGet() > MAX_RECORDED) {
-            return;
+        COUNT.incrementAndGet();
+        Throwable t = new Throwable("blocking call " + method + " on " + Thread.currentThread().getName());
+        // one trace per place (the blocking method and the first caller outside the JDK and BlockHound), so a
+        // report names every distinct place rather than the first one twenty times
+        String where = method.toString();
+        for (StackTraceElement e : t.getStackTrace()) {
+            String c = e.getClassName();
+            if (!c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
+                    && !c.startsWith("reactor.blockhound.") && !c.equals(EventLoopBlockingRecorder.class.getName())) {
+                where += " at " + e;
+                break;
+            }
         }
-        StringWriter trace = new StringWriter();
-        new Throwable("blocking call " + method + " on " + Thread.currentThread().getName())
-                .printStackTrace(new PrintWriter(trace));
-        CALLS.add(trace.toString());
+        if (PLACES.size() < MAX_RECORDED && PLACES.add(where)) {
+            StringWriter trace = new StringWriter();
+            t.printStackTrace(new PrintWriter(trace));
+            CALLS.add(trace.toString());
+        }
     }
 
-    /** The blocking calls recorded since the last call (at most {@value #MAX_RECORDED} traces) and their count. */
+    /** The blocking calls since the last call: their count, and one trace per place (at most {@value #MAX_RECORDED}). */
     static Drained drain() {
         List<String> traces = new ArrayList<>();
         for (String t = CALLS.poll(); t != null; t = CALLS.poll()) {
             traces.add(t);
         }
+        PLACES.clear();
         return new Drained(COUNT.getAndSet(0), traces);
     }
 
