@@ -96,15 +96,28 @@ public final class KafkaCluster implements AutoCloseable {
         }
     }
 
+    /** Freezes node {@code nodeId} (SIGSTOP): its connections stay open, it neither fetches nor answers. */
+    public void freeze(int nodeId) throws Exception {
+        node(nodeId).freeze();
+    }
+
+    public void thaw(int nodeId) throws Exception {
+        node(nodeId).thaw();
+    }
+
+    /** The ids of the nodes, 1 to n. */
+    public List<Integer> nodeIds() {
+        return nodes.stream().map(KafkaBroker::nodeId).toList();
+    }
+
+    private KafkaBroker node(int nodeId) {
+        return nodes.stream().filter(b -> b.nodeId() == nodeId).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no node " + nodeId));
+    }
+
     /** Kills node {@code nodeId} (SIGKILL): whatever it did not replicate is gone with it. */
     public void kill(int nodeId) throws Exception {
-        for (KafkaBroker b : nodes) {
-            if (b.nodeId() == nodeId) {
-                b.kill();
-                return;
-            }
-        }
-        throw new IllegalArgumentException("no node " + nodeId);
+        node(nodeId).kill();
     }
 
     @Override
