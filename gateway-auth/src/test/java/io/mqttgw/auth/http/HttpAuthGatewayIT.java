@@ -135,6 +135,24 @@ class HttpAuthGatewayIT {
     }
 
     @Test
+    void aServiceThatIsDownRefusesEveryDeviceWithServerUnavailableWithoutBlockingAnEventLoop() throws Exception {
+        int closedPort;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closedPort = s.getLocalPort();
+        }
+        // nothing listens there: every call fails; the event-loop guard checks no CONNECT waited for it on a loop
+        try (Gateway gateway = TestGateway.tls(pki, dir.resolve("down")).with("auth.provider", "http")
+                .with("auth.http.url", "http://127.0.0.1:" + closedPort + "/devices/{client-id}")
+                .with("auth.timeout", "3s").with("auth.http.request-timeout", "500ms").start()) {
+            for (int i = 0; i < 5; i++) {
+                Mqtt3BlockingClient c = TestDevices.mutualTls(pki, gateway.tlsPort(), "dev-down-" + i).buildBlocking();
+                Mqtt3ConnAckException e = assertThrows(Mqtt3ConnAckException.class, c::connect);
+                assertEquals(Mqtt3ConnAckReturnCode.SERVER_UNAVAILABLE, e.getMqttMessage().getReturnCode());
+            }
+        }
+    }
+
+    @Test
     void aSlowServiceLetsAVerifiedDeviceInWhenThePolicySaysSo() {
         try (Gateway gateway = gateway("slow-allow").with("auth.http.on-failure", "allow-verified-certificate")
                 .start()) {

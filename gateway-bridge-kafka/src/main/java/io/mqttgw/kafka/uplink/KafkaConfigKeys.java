@@ -21,8 +21,14 @@ public final class KafkaConfigKeys {
     public static final ConfigKey<String> BOOTSTRAP = new ConfigKey<>("uplink.kafka.bootstrap-servers", null,
             "host:port[,host:port...]", "Kafka brokers to bootstrap from; required with uplink.sink kafka.",
             nonEmpty());
-    public static final ConfigKey<String> ACKS = new ConfigKey<>("uplink.kafka.acks", "1", "0, 1 or all",
-            "Producer acks; all also turns on idempotence, which keeps per-device order through retries.",
+    public static final ConfigKey<String> ACKS = new ConfigKey<>("uplink.kafka.acks", "all",
+            "all (durable, the default), 1 (fast) or 0",
+            "When a PUBACK may leave. all: once the record is on every in-sync replica, with idempotence (no "
+                    + "duplicates or reordering through retries); with the topic's min.insync.replicas >= 2 nothing "
+                    + "acknowledged is lost when a broker fails. 1, the fast profile: once the partition leader "
+                    + "wrote it; less latency and broker work, but a leader failover can lose acknowledged "
+                    + "messages and retries can reorder them. 0: without waiting for any broker; a PUBACK then "
+                    + "promises nothing.",
             oneOf("0", "1", "all"));
     public static final ConfigKey<Duration> LINGER = new ConfigKey<>("uplink.kafka.linger", "10ms", "0ms to 10s",
             "How long the producer waits to fill a batch (linger.ms).",

@@ -39,6 +39,14 @@ public record KafkaUplinkSettings(String bootstrapServers, String acks, Duration
             throw v.invalid(DELIVERY_TIMEOUT, "is shorter than " + LINGER.name() + " plus " + REQUEST_TIMEOUT.name()
                     + " (" + linger.plus(request).toMillis() + " ms)");
         }
+        Map<String, String> passThrough = v.under(PRODUCER);
+        String acks = v.get(ACKS);
+        String inFlight = passThrough.get(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION);
+        if ("all".equals(acks) && inFlight != null && !inFlightAllowsIdempotence(inFlight)) {
+            throw new ConfigException(PRODUCER + ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION + " = '"
+                    + inFlight + "' is not allowed while " + ACKS.name() + " is all: idempotence needs 1 to "
+                    + MAX_IN_FLIGHT_IDEMPOTENT + "; remove the key or set it in that range");
+        }
         TopicMapping mapping;
         try {
             mapping = TopicMapping.parse(v.get(TOPIC_RULES), v.get(DEFAULT_TOPIC));
@@ -46,8 +54,20 @@ public record KafkaUplinkSettings(String bootstrapServers, String acks, Duration
             throw new ConfigException(TOPIC_RULES.name() + " / " + DEFAULT_TOPIC.name() + ": " + e.getMessage()
                     + "; allowed: " + TOPIC_RULES.allowed());
         }
-        return new KafkaUplinkSettings(v.get(BOOTSTRAP), v.get(ACKS), linger, v.get(BATCH_SIZE), v.get(COMPRESSION),
-                buffer, pending, request, delivery, mapping, v.get(WARMUP_TIMEOUT), v.under(PRODUCER));
+        return new KafkaUplinkSettings(v.get(BOOTSTRAP), acks, linger, v.get(BATCH_SIZE), v.get(COMPRESSION),
+                buffer, pending, request, delivery, mapping, v.get(WARMUP_TIMEOUT), passThrough);
+    }
+
+    /** The most requests in flight per connection with which the producer keeps idempotent order. */
+    static final int MAX_IN_FLIGHT_IDEMPOTENT = 5;
+
+    private static boolean inFlightAllowsIdempotence(String value) {
+        try {
+            int n = Integer.parseInt(value.trim());
+            return n >= 1 && n <= MAX_IN_FLIGHT_IDEMPOTENT;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** Producer properties: the pass-through ones, then the gateway's. */
@@ -57,8 +77,14 @@ public record KafkaUplinkSettings(String bootstrapServers, String acks, Duration
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
         p.put(ProducerConfig.CLIENT_ID_CONFIG, clientId);
         p.put(ProducerConfig.ACKS_CONFIG, acks);
-        // idempotence needs acks=all; with it, retries cannot reorder one device's records
-        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, Boolean.toString("all".equals(acks)));
+        // the durable default: a PUBACK follows a write to every in-sync replica, and idempotence keeps retries
+        // from duplicating or reordering one device's records (it needs acks=all and at most 5 requests in flight)
+        boolean durable = "all".equals(acks);
+        p.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, Boolean.toString(durable));
+        if (durable) {
+            p.putIfAbsent(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION,
+                    Integer.toString(MAX_IN_FLIGHT_IDEMPOTENT));
+        }
         p.put(ProducerConfig.LINGER_MS_CONFIG, Long.toString(linger.toMillis()));
         p.put(ProducerConfig.BATCH_SIZE_CONFIG, Long.toString(batchSize));
         p.put(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);

@@ -5,13 +5,18 @@ import io.mqttgw.core.config.ConfigKey;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.spi.UplinkSinkProvider;
+import java.io.IOException;
+import java.io.OutputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.Producer;
+import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.errors.TimeoutException;
+import org.apache.kafka.common.record.internal.RecordBatch;
+import org.apache.kafka.common.utils.ByteBufferOutputStream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +49,7 @@ public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
         Producer<byte[], byte[]> producer = new KafkaProducer<>(settings.producerProperties("mqttgw-"
                 + context.nodeId()));
         new KafkaClientMetrics(producer).bindTo(context.meters());
+        warmUpCompression(settings.compression());
         KafkaUplinkSink sink = new KafkaUplinkSink(producer, settings.mapping(), settings.maxPendingBytes(),
                 context.nodeId(), context.meters());
         List<String> missing = warmUp(producer, settings.mapping().kafkaTopics(), settings.warmupTimeout());
@@ -57,6 +63,21 @@ public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
                     + missing + " at " + settings.bootstrapServers());
         }
         return sink;
+    }
+
+    /**
+     * Makes the codec ready here, at startup: the first batch otherwise loads it inside {@code send()} on an event
+     * loop, and lz4 and zstd then extract their native library to a temporary file and load it (file reads and
+     * writes on the loop, found by the integration tests' event-loop guard). A failure only leaves that to the first
+     * batch.
+     */
+    static void warmUpCompression(String type) {
+        try (OutputStream out = Compression.of(type).build().wrapForOutput(new ByteBufferOutputStream(256),
+                RecordBatch.CURRENT_MAGIC_VALUE)) {
+            out.write(new byte[64]);
+        } catch (IOException | RuntimeException | LinkageError e) {
+            LOG.debug("compression {} not warmed up at startup: {}", type, e.toString());
+        }
     }
 
     /**

@@ -111,6 +111,9 @@ class KafkaDownlinkPersistentSessionIT {
              DownlinkClient client = DownlinkClient.builder()
                      .producerProperties(Map.of("bootstrap.servers", broker.bootstrapServers(), "linger.ms", 0))
                      .routes(directory::lookup)
+                     // the lookup completes on the Redis client's event loop, where the first send would wait for
+                     // the topic's metadata (the event-loop guard reports it): a service passes an executor
+                     .sendExecutor(java.util.concurrent.ForkJoinPool.commonPool())
                      .offlinePolicy(OfflinePolicy.store(directory::storeOffline)).build()) {
             Mqtt3BlockingClient onA = TestDevices.mutualTls(pki, a.tlsPort(), id).buildBlocking();
             try (Mqtt3BlockingClient.Mqtt3Publishes publishes = onA.publishes(MqttGlobalPublishFilter.ALL)) {

@@ -23,21 +23,43 @@ import org.apache.kafka.common.Uuid;
  */
 public final class KafkaBroker implements AutoCloseable {
     private final Path dir;
+    private final int nodeId;
     private final int port;
     private final int controllerPort;
+    /** controller.quorum.voters; null: this node alone. */
+    private String voters;
+    /** Replication factor of the internal topics, and of topics {@link #createTopics} makes. */
+    private short replication = 1;
+    private Map<String, String> extraConfig = Map.of();
     private Process process;
 
-    private KafkaBroker(Path dir) throws IOException {
+    KafkaBroker(Path dir, int nodeId) throws IOException {
         this.dir = Files.createDirectories(dir);
+        this.nodeId = nodeId;
         this.port = freePort();
         this.controllerPort = freePort();
     }
 
     public static KafkaBroker start(Path dir) throws Exception {
-        KafkaBroker broker = new KafkaBroker(dir);
-        broker.format();
+        KafkaBroker broker = new KafkaBroker(dir, 1);
+        broker.format(Uuid.randomUuid().toString());
         broker.launch();
         return broker;
+    }
+
+    /** Makes this node one of a cluster of {@code voters} (combined broker and controller nodes). */
+    void joinCluster(String voters, short replication, Map<String, String> extraConfig) {
+        this.voters = voters;
+        this.replication = replication;
+        this.extraConfig = extraConfig;
+    }
+
+    int nodeId() {
+        return nodeId;
+    }
+
+    int controllerPort() {
+        return controllerPort;
     }
 
     private static int freePort() throws IOException {
@@ -55,8 +77,8 @@ public final class KafkaBroker implements AutoCloseable {
         if (!Files.exists(file)) {
             Properties p = new Properties();
             p.put("process.roles", "broker,controller");
-            p.put("node.id", "1");
-            p.put("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+            p.put("node.id", Integer.toString(nodeId));
+            p.put("controller.quorum.voters", voters != null ? voters : nodeId + "@127.0.0.1:" + controllerPort);
             p.put("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
             p.put("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
             p.put("controller.listener.names", "CONTROLLER");
@@ -65,12 +87,14 @@ public final class KafkaBroker implements AutoCloseable {
             p.put("log.dirs", dir.resolve("data").toString());
             p.put("num.partitions", "3");
             p.put("auto.create.topics.enable", "false");
-            p.put("offsets.topic.replication.factor", "1");
-            p.put("transaction.state.log.replication.factor", "1");
+            String rf = Short.toString(replication);
+            p.put("offsets.topic.replication.factor", rf);
+            p.put("transaction.state.log.replication.factor", rf);
             p.put("transaction.state.log.min.isr", "1");
-            p.put("share.coordinator.state.topic.replication.factor", "1");
+            p.put("share.coordinator.state.topic.replication.factor", rf);
             p.put("share.coordinator.state.topic.min.isr", "1");
             p.put("group.initial.rebalance.delay.ms", "0");
+            p.putAll(extraConfig);
             try (var out = Files.newBufferedWriter(file)) {
                 p.store(out, "test broker");
             }
@@ -78,8 +102,8 @@ public final class KafkaBroker implements AutoCloseable {
         return file;
     }
 
-    private void format() throws Exception {
-        Process p = java("kafka.tools.StorageTool", "format", "-t", Uuid.randomUuid().toString(), "-c",
+    void format(String clusterId) throws Exception {
+        Process p = java("kafka.tools.StorageTool", "format", "-t", clusterId, "-c",
                 config().toString()).redirectOutput(dir.resolve("format.log").toFile()).start();
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
@@ -88,15 +112,28 @@ public final class KafkaBroker implements AutoCloseable {
     }
 
     private void launch() throws Exception {
+        spawn();
+        awaitReady();
+    }
+
+    /** Starts the broker process without waiting for it (the nodes of a cluster wait for each other). */
+    void spawn() throws Exception {
         process = java("kafka.Kafka", config().toString())
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile())).start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    }
+
+    void awaitReady() throws Exception {
+        awaitReady(60);
+    }
+
+    void awaitReady(int seconds) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!ready()) {
             if (!process.isAlive()) {
                 throw new IllegalStateException("kafka broker exited: " + tail());
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("kafka broker not ready in 60 s: " + tail());
+                throw new IllegalStateException("kafka broker not ready in " + seconds + " s: " + tail());
             }
             Thread.sleep(200);
         }
@@ -116,7 +153,7 @@ public final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    private String tail() throws IOException {
+    String tail() throws IOException {
         List<String> lines = Files.readAllLines(dir.resolve("broker.log"));
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
@@ -152,7 +189,7 @@ public final class KafkaBroker implements AutoCloseable {
         try (Admin admin = admin()) {
             List<NewTopic> topics = new ArrayList<>();
             for (String n : names) {
-                topics.add(new NewTopic(n, 3, (short) 1));
+                topics.add(new NewTopic(n, 3, replication));
             }
             admin.createTopics(topics).all().get(30, TimeUnit.SECONDS);
         }
@@ -165,6 +202,10 @@ public final class KafkaBroker implements AutoCloseable {
 
     public void thaw() throws Exception {
         signal("CONT");
+    }
+
+    boolean alive() {
+        return process != null && process.isAlive();
     }
 
     /** Kills the broker (SIGKILL), as a crash or an unplanned stop would. */

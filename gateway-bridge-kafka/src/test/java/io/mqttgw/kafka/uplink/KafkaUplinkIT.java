@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.mqttgw.core.bootstrap.Gateway;
+import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
@@ -150,20 +151,18 @@ class KafkaUplinkIT {
     void withholdsAcknowledgementsWhileKafkaIsDownAndLosesNoAcknowledgedMessage() throws Exception {
         try (Gateway gateway = gatewayConfig("outage").with("uplink.kafka.default-topic", "device.outage")
                 .with("mqtt.max-inflight-uplink", "8").start()) {
-            Set<Integer> acknowledged = new HashSet<>();
-            try (RawMqttConnection device = RawMqttConnection.tls(pki.clientContext(pki.device("dev-outage")),
-                    gateway.tlsPort())) {
-                assertEquals(0, device.connect("dev-outage", 300));
-                device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), 1, utf8("m1")));
-                acknowledged.add(pubackId(device.readPacket()));
+            try (ResendingDevice device = new ResendingDevice(gateway, "dev-outage")) {
+                device.publish(1);
+                device.readAcks(5000);
+                assertEquals(Set.of(1), device.acknowledged);
 
                 // Kafka slow: the broker is frozen, its connections stay open, nothing is acknowledged
                 broker.freeze();
                 try {
                     for (int id = 2; id <= 30; id++) {
-                        device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), id, utf8("m" + id)));
+                        device.publish(id);
                     }
-                    assertEquals(0, readAcks(device, acknowledged, 1500), "no PUBACK while Kafka does not answer");
+                    assertEquals(0, device.readAcks(1500), "no PUBACK while Kafka does not answer");
                     await("reading of the device paused at its window of 8",
                             () -> gateway.metrics().pausedChannels() == 1, 5);
                     double pending = gateway.metrics().registry().get("mqttgw.kafka.pending.bytes").gauge().value();
@@ -173,38 +172,115 @@ class KafkaUplinkIT {
                     broker.thaw();
                 }
 
-                // Kafka stopped and started again
+                // Kafka stopped and started again: records fail after the delivery timeout, which closes the
+                // connection (sink_failed); the device reconnects and resends what was not acknowledged
                 broker.kill();
                 try {
                     for (int id = 31; id <= 40; id++) {
-                        device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), id, utf8("m" + id)));
+                        device.publish(id);
                     }
-                    readAcks(device, acknowledged, 1500);
+                    device.readAcks(1500);
                 } finally {
                     broker.restart();
                 }
-                // as a device does: it keeps publishing (and retransmitting) until acknowledgements come back
-                long deadline = System.currentTimeMillis() + 30_000;
+                long deadline = System.currentTimeMillis() + 60_000;
                 int id = 40;
-                while (acknowledged.stream().noneMatch(a -> a > 40) && System.currentTimeMillis() < deadline) {
-                    id++;
-                    device.send(publishPacket(0x32, utf8("devices/dev-outage/t"), id, utf8("m" + id)));
-                    readAcks(device, acknowledged, 200);
+                while ((!device.unacknowledged.isEmpty() || device.acknowledged.stream().noneMatch(a -> a > 40))
+                        && System.currentTimeMillis() < deadline) {
+                    if (device.acknowledged.stream().noneMatch(a -> a > 40)) {
+                        device.publish(++id);
+                    }
+                    device.readAcks(200);
                 }
-                assertTrue(acknowledged.stream().anyMatch(a -> a > 40),
-                        "acknowledgements resume after Kafka is back: " + acknowledged);
-                readAcks(device, acknowledged, 1000);
+                assertEquals(Set.of(), device.unacknowledged.keySet(), "every message acknowledged in the end");
+                assertTrue(gateway.metrics().disconnects(DisconnectReason.SINK_FAILED) > 0,
+                        "failed records closed the connection so that the device resent them");
+                assertTrue(device.reconnects > 0);
                 await("health back to UP", () -> healthSays(gateway, "UP"), 15);
-            }
-            await("no channel left paused", () -> gateway.metrics().pausedChannels() == 0, 5);
-            Set<String> inKafka = new HashSet<>();
-            Records.read(broker.bootstrapServers(), "device.outage", acknowledged.size())
-                    .forEach(r -> inKafka.add(new String(r.value(), StandardCharsets.UTF_8)));
-            for (int id : acknowledged) {
-                assertTrue(inKafka.contains("m" + id), "acknowledged m" + id + " is in Kafka");
+                await("no channel left paused", () -> gateway.metrics().pausedChannels() == 0, 5);
+                Set<String> inKafka = new HashSet<>();
+                Records.read(broker.bootstrapServers(), "device.outage", device.acknowledged.size())
+                        .forEach(r -> inKafka.add(new String(r.value(), StandardCharsets.UTF_8)));
+                for (int acked : device.acknowledged) {
+                    assertTrue(inKafka.contains("m" + acked), "acknowledged m" + acked + " is in Kafka");
+                }
             }
             assertTrue(gateway.metrics().registry().get("mqttgw.kafka.records.failed").tag("cause", "timeout")
                     .counter().count() > 0, "the outage's failures are counted");
+        }
+    }
+
+    /**
+     * A device as MQTT 3.1.1 has it: every QoS 1 PUBLISH stays unacknowledged until its PUBACK, and once the
+     * connection is closed the device reconnects and resends them all (DUP). Publishes to
+     * {@code devices/<id>/t}, payload {@code m<packet id>}.
+     */
+    static final class ResendingDevice implements AutoCloseable {
+        final Gateway gateway;
+        final String clientId;
+        final java.util.TreeMap<Integer, byte[]> unacknowledged = new java.util.TreeMap<>();
+        final Set<Integer> acknowledged = new HashSet<>();
+        int reconnects;
+        RawMqttConnection connection;
+
+        ResendingDevice(Gateway gateway, String clientId) throws Exception {
+            this.gateway = gateway;
+            this.clientId = clientId;
+            connect();
+        }
+
+        private void connect() throws Exception {
+            connection = RawMqttConnection.tls(pki.clientContext(pki.device(clientId)), gateway.tlsPort());
+            assertEquals(0, connection.connect(clientId, 300));
+            try {
+                for (Map.Entry<Integer, byte[]> e : unacknowledged.entrySet()) {
+                    connection.send(publishPacket(0x3A, utf8("devices/" + clientId + "/t"), e.getKey(),
+                            e.getValue()));
+                }
+            } catch (java.io.IOException closed) {
+                // closed again (a resent record failed while Kafka is still away): the next read reconnects
+            }
+        }
+
+        private void reconnect() throws Exception {
+            connection.close();
+            reconnects++;
+            connect();
+        }
+
+        void publish(int packetId) throws Exception {
+            byte[] payload = utf8("m" + packetId);
+            unacknowledged.put(packetId, payload);
+            try {
+                connection.send(publishPacket(0x32, utf8("devices/" + clientId + "/t"), packetId, payload));
+            } catch (java.io.IOException closed) {
+                reconnect();
+            }
+        }
+
+        /** Reads PUBACKs for up to {@code millis}, reconnecting when the gateway closed; returns how many came. */
+        int readAcks(long millis) throws Exception {
+            int n = 0;
+            long deadline = System.currentTimeMillis() + millis;
+            while (System.currentTimeMillis() < deadline) {
+                connection.socket().setSoTimeout((int) Math.max(1, deadline - System.currentTimeMillis()));
+                try {
+                    int id = pubackId(connection.readPacket());
+                    unacknowledged.remove(id);
+                    acknowledged.add(id);
+                    n++;
+                } catch (java.net.SocketTimeoutException e) {
+                    break;
+                } catch (java.io.IOException closed) {
+                    reconnect();
+                }
+            }
+            return n;
+        }
+
+        @Override
+        public void close() throws Exception {
+            connection.close();
         }
     }
 
@@ -221,25 +297,9 @@ class KafkaUplinkIT {
         return ((packet[2] & 0xFF) << 8) | (packet[3] & 0xFF);
     }
 
-    /** Reads PUBACKs for up to {@code millis}; returns how many arrived. */
-    static int readAcks(RawMqttConnection device, Set<Integer> into, long millis) throws Exception {
-        int n = 0;
-        long deadline = System.currentTimeMillis() + millis;
-        while (System.currentTimeMillis() < deadline) {
-            device.socket().setSoTimeout((int) Math.max(1, deadline - System.currentTimeMillis()));
-            try {
-                into.add(pubackId(device.readPacket()));
-                n++;
-            } catch (java.net.SocketTimeoutException e) {
-                break;
-            }
-        }
-        return n;
-    }
-
     @Test
     @Order(3)
-    void refusesUnknownTopicsAndOversizedRecordsWithoutStickingTheChannel() throws Exception {
+    void anUnknownTopicOrAnOversizedRecordClosesItsConnectionAndTheNextConnectionGoesOn() throws Exception {
         try (Gateway gateway = gatewayConfig("refusals")
                 .with("uplink.kafka.topic-rules", "devices/+/ghost=device.ghost,devices/+/heartbeat=device.large")
                 .with("uplink.kafka.warmup-timeout", "1s")
@@ -248,10 +308,21 @@ class KafkaUplinkIT {
                     gateway.tlsPort())) {
                 assertEquals(0, device.connect("dev-r", 60));
                 device.send(publishPacket(0x32, utf8("devices/dev-r/ghost"), 1, utf8("to nowhere")));
-                device.send(publishPacket(0x32, utf8("devices/dev-r/heartbeat"), 2, new byte[4096]));
-                device.send(publishPacket(0x32, utf8("devices/dev-r/heartbeat"), 3, utf8("fits")));
-                assertEquals(3, pubackId(device.readPacket()), "the channel goes on: only the fitting one is acked");
+                assertTrue(device.closedWithin(10_000), "not acknowledged: closed for the device to resend");
             }
+            try (RawMqttConnection device = RawMqttConnection.tls(pki.clientContext(pki.device("dev-r")),
+                    gateway.tlsPort())) {
+                assertEquals(0, device.connect("dev-r", 60));
+                device.send(publishPacket(0x32, utf8("devices/dev-r/heartbeat"), 2, new byte[4096]));
+                assertTrue(device.closedWithin(10_000), "not acknowledged: closed for the device to resend");
+            }
+            try (RawMqttConnection device = RawMqttConnection.tls(pki.clientContext(pki.device("dev-r")),
+                    gateway.tlsPort())) {
+                assertEquals(0, device.connect("dev-r", 60));
+                device.send(publishPacket(0x32, utf8("devices/dev-r/heartbeat"), 3, utf8("fits")));
+                assertEquals(3, pubackId(device.readPacket()), "the next connection goes on");
+            }
+            await("both closes counted", () -> gateway.metrics().disconnects(DisconnectReason.SINK_FAILED) == 2, 10);
             var registry = gateway.metrics().registry();
             assertTrue(registry.get("mqttgw.kafka.records.failed").tag("cause", "metadata_unavailable").counter()
                     .count() >= 1);

@@ -39,16 +39,40 @@ class KafkaUplinkSettingsTest {
         assertEquals("r1", p.get("client.rack"));
         assertEquals("2097152", p.get("max.request.size"));
         assertEquals("k1:9092", p.get("bootstrap.servers"));
-        assertEquals("1", p.get("acks"));
-        assertEquals("false", p.get("enable.idempotence"));
         assertEquals("10", p.get("linger.ms"));
         assertEquals("lz4", p.get("compression.type"));
     }
 
     @Test
-    void turnsIdempotenceOnWithAcksAll() throws Exception {
-        assertEquals("true", settings("uplink.kafka.bootstrap-servers: k\nuplink.kafka.acks: all\n")
-                .producerProperties("c").get("enable.idempotence"));
+    void isDurableByDefaultAcksAllWithIdempotenceAndAtMostFiveRequestsInFlight() throws Exception {
+        Properties p = settings("uplink.kafka.bootstrap-servers: k\n").producerProperties("c");
+        assertEquals("all", p.get("acks"));
+        assertEquals("true", p.get("enable.idempotence"));
+        assertEquals("5", p.get("max.in.flight.requests.per.connection"));
+    }
+
+    @Test
+    void theFastProfileAcks1TurnsIdempotenceOff() throws Exception {
+        Properties p = settings("uplink.kafka.bootstrap-servers: k\nuplink.kafka.acks: 1\n").producerProperties("c");
+        assertEquals("1", p.get("acks"));
+        assertEquals("false", p.get("enable.idempotence"));
+        assertEquals(null, p.get("max.in.flight.requests.per.connection"), "the producer's own default");
+    }
+
+    @Test
+    void refusesMoreThanFiveRequestsInFlightWithAcksAllNamingTheKey() {
+        ConfigException e = assertThrows(ConfigException.class, () -> settings("uplink.kafka.bootstrap-servers: k\n"
+                + "uplink:\n  kafka:\n    producer:\n      max.in.flight.requests.per.connection: 10\n"));
+        assertTrue(e.getMessage().startsWith("uplink.kafka.producer.max.in.flight.requests.per.connection = '10' "
+                + "is not allowed while uplink.kafka.acks is all"), e.getMessage());
+    }
+
+    @Test
+    void keepsAPassedThroughInFlightLimitWithinTheIdempotentRange() throws Exception {
+        Properties p = settings("uplink.kafka.bootstrap-servers: k\n"
+                + "uplink:\n  kafka:\n    producer:\n      max.in.flight.requests.per.connection: 2\n")
+                .producerProperties("c");
+        assertEquals("2", p.get("max.in.flight.requests.per.connection"));
     }
 
     @Test

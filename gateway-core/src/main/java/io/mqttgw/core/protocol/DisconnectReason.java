@@ -52,6 +52,11 @@ public enum DisconnectReason {
     MALFORMED_PACKET,
     /** PUBLISH to a topic outside the device's ACL, with {@code acl.on-violation: disconnect}. */
     NOT_AUTHORIZED,
+    /**
+     * The uplink sink refused or failed a QoS 1/2 PUBLISH: an MQTT 3.1.1 device retransmits an unacknowledged
+     * message only after a reconnect, so the connection is closed for it to do so.
+     */
+    SINK_FAILED,
     /** CONNECT refused while the node is overloaded (CONNACK server unavailable). */
     OVERLOADED,
     /** A listener with PROXY protocol got a connection from an address not in proxy-protocol.trusted-sources. */

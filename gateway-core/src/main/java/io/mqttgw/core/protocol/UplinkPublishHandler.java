@@ -21,8 +21,9 @@ import java.util.function.BiConsumer;
  * is counted as a drop). QoS 1 and 2 are acknowledged (PUBACK, PUBREC) only once the sink completes, in the order
  * the PUBLISHes arrived; the completion hops back to this channel's event loop. When {@code mqtt.max-inflight-uplink}
  * messages of one connection wait for the sink, reading from that connection stops until half have completed, so a
- * slow sink holds a bounded amount of memory and pushes back on the device through TCP. A message the sink refuses
- * or fails is not acknowledged (the device retransmits). A PUBLISH outside the device's topic ACL is counted and
+ * slow sink holds a bounded amount of memory and pushes back on the device through TCP. A QoS 1/2 message the sink
+ * refuses or fails is not acknowledged, nor is anything after it, and the connection is closed (reason sink_failed):
+ * an MQTT 3.1.1 device retransmits only after a reconnect. A PUBLISH outside the device's topic ACL is counted and
  * closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow
  * (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the connection
  * (reason topic_limit), counted.
@@ -156,6 +157,9 @@ public final class UplinkPublishHandler {
         } else {
             pending.state = 2;
             metrics.uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
+            // no acknowledgement past this message: the device resends it, and what followed, once reconnected
+            DeviceDisconnector.close(channel, DisconnectReason.SINK_FAILED);
+            return;
         }
         if (channel.isActive()) {
             writeReadyAcks(channel, acks);

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import com.hivemq.client.mqtt.mqtt3.message.publish.Mqtt3Publish;
+import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.testkit.ControlledSink;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestDevices;
@@ -24,7 +25,10 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** QoS 1 and 2 acknowledgements wait for the sink and leave in arrival order; a full window stops reading. */
+/**
+ * QoS 1 and 2 acknowledgements wait for the sink and leave in arrival order; a full window stops reading; a message the
+ * sink fails closes the connection so the device resends it.
+ */
 class UplinkAcknowledgementIT {
     @TempDir
     static Path dir;
@@ -125,6 +129,26 @@ class UplinkAcknowledgementIT {
             }
             assertTrue(gateway.registry().find("dev-flood").config().isAutoRead());
         }
+    }
+
+    @Test
+    void aQos1MessageTheSinkFailsClosesTheConnectionAndTheDeviceResendsItAfterReconnecting() throws Exception {
+        double before = gateway.metrics().disconnects(DisconnectReason.SINK_FAILED);
+        Mqtt3AsyncClient device = TestDevices.mutualTls(pki, gateway.tlsPort(), "dev-resend")
+                .automaticReconnect().initialDelay(100, TimeUnit.MILLISECONDS).maxDelay(1, TimeUnit.SECONDS)
+                .applyAutomaticReconnect().buildAsync();
+        device.connectWith().cleanSession(false).send().get(15, TimeUnit.SECONDS);
+        CompletableFuture<Mqtt3Publish> acked = device.publishWith().topic("devices/dev-resend/status")
+                .qos(MqttQos.AT_LEAST_ONCE).payload("m1".getBytes(StandardCharsets.UTF_8)).send();
+        ControlledSink.current().next().done().completeExceptionally(new IllegalStateException("kafka down"));
+
+        // an MQTT 3.1.1 client resends an unacknowledged PUBLISH only once reconnected
+        ControlledSink.Pending resent = ControlledSink.current().next(20);
+        assertArrayEquals("m1".getBytes(StandardCharsets.UTF_8), resent.message().payload());
+        assertEquals(before + 1, gateway.metrics().disconnects(DisconnectReason.SINK_FAILED), "closed as sink_failed");
+        resent.done().complete(null);
+        acked.get(15, TimeUnit.SECONDS);
+        device.disconnect().get(15, TimeUnit.SECONDS);
     }
 
     @Test

@@ -38,9 +38,14 @@ public final class ControlledSink implements UplinkSink {
 
     /** The next message handed to the sink, waiting up to 5 seconds. */
     public Pending next() throws InterruptedException {
-        Pending p = received.poll(5, TimeUnit.SECONDS);
+        return next(5);
+    }
+
+    /** The next message handed to the sink, waiting up to {@code seconds} (e.g. for a device to reconnect). */
+    public Pending next(long seconds) throws InterruptedException {
+        Pending p = received.poll(seconds, TimeUnit.SECONDS);
         if (p == null) {
-            throw new AssertionError("the gateway handed nothing to the sink within 5 s");
+            throw new AssertionError("the gateway handed nothing to the sink within " + seconds + " s");
         }
         return p;
     }

@@ -3,6 +3,7 @@ package io.mqttgw.routing.session;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.SessionStore;
+import io.mqttgw.routing.redis.RedisConnector;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +29,11 @@ import org.redisson.client.codec.ByteArrayCodec;
  * retains of one topic) are chained, each sent once the previous one answered, so they run in Redis in the order
  * made: Redisson's connection pool would otherwise let two of them overtake each other (e.g. two commands queued for
  * an offline device, or a save of subscriptions and the expiry that follows). Thread-safe.
+ *
+ * <p>Until Redis has answered once ({@link RedisConnector}), every call fails at once with
+ * {@link SessionStoreNotConnectedException} and is counted ({@link #refusedCount}): the lazily connecting client would
+ * otherwise connect on the caller's thread, an event loop. The gateway then serves a CONNECT as a new session and
+ * does not queue downlink for offline devices.
  */
 public final class RedisSessionStore implements SessionStore {
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
@@ -64,6 +70,8 @@ public final class RedisSessionStore implements SessionStore {
     private final AtomicLong lastFailureNanos = new AtomicLong();
     private volatile String lastFailure = "";
     private final boolean ownsClient;
+    private final RedisConnector connector;
+    private final AtomicLong refused = new AtomicLong();
     /** Key of the sorted set of sessions whose device left this node; null: no bound. */
     private final String sessionsLeftKey;
     private final byte[] maxSessions;
@@ -89,6 +97,14 @@ public final class RedisSessionStore implements SessionStore {
      */
     public RedisSessionStore(RedissonClient client, String keyPrefix, Duration expiry, int maxPending,
                              int maxRetained, boolean ownsClient, String nodeId, int maxSessions) {
+        this(client, RedisConnector.connected(client), keyPrefix, expiry, maxPending, maxRetained, ownsClient, nodeId,
+                maxSessions);
+    }
+
+    /** @param connector tells when the (lazily connecting) client may be called without connecting on the caller */
+    public RedisSessionStore(RedissonClient client, RedisConnector connector, String keyPrefix, Duration expiry,
+                             int maxPending, int maxRetained, boolean ownsClient, String nodeId, int maxSessions) {
+        this.connector = connector;
         this.sessionsLeftKey = nodeId == null ? null : new SessionKeys(keyPrefix).sessionsLeft(nodeId);
         this.maxSessions = ascii(maxSessions);
         this.client = client;
@@ -115,6 +131,10 @@ public final class RedisSessionStore implements SessionStore {
 
     private <T> CompletionStage<T> eval(String key, String text, RScript.ReturnType type, List<Object> scriptKeys,
                                         Object... args) {
+        if (!connector.connected()) {
+            refused.incrementAndGet();
+            return CompletableFuture.failedFuture(SessionStoreNotConnectedException.INSTANCE);
+        }
         CompletableFuture<T> result;
         try {
             result = script.<T>evalAsync(key, RScript.Mode.READ_WRITE, text, type, scriptKeys, args)
@@ -212,6 +232,11 @@ public final class RedisSessionStore implements SessionStore {
     /** Sessions deleted to stay within {@code session.max-sessions}. */
     public long evictedCount() {
         return evicted.get();
+    }
+
+    /** Calls failed at once because Redis had not answered yet ({@link RedisConnector}). */
+    public long refusedCount() {
+        return refused.get();
     }
 
     /** Sessions whose device left this node and that are still tracked for the bound, as Redis last answered. */
@@ -327,7 +352,8 @@ public final class RedisSessionStore implements SessionStore {
     private boolean retainedHashEmpty() {
         long checked = retainedCountCheckedNanos.get();
         long now = System.nanoTime();
-        if (now - checked >= SCAN_REUSE_NANOS && retainedCountCheckedNanos.compareAndSet(checked, now)) {
+        if (now - checked >= SCAN_REUSE_NANOS && connector.connected()
+                && retainedCountCheckedNanos.compareAndSet(checked, now)) {
             client.getMap(keys.retained(), ByteArrayCodec.INSTANCE).sizeAsync().whenComplete((n, error) -> {
                 if (error == null) {
                     retainedCount = n;
@@ -404,6 +430,9 @@ public final class RedisSessionStore implements SessionStore {
 
     @Override
     public HealthStatus health() {
+        if (!connector.connected()) {
+            return HealthStatus.degraded("redis session store not connected yet: " + connector.lastError());
+        }
         long failed = lastFailureNanos.get();
         if (failed != 0 && failed - lastSuccessNanos.get() > 0) {
             return HealthStatus.degraded("redis session store failing: " + lastFailure);
@@ -416,6 +445,7 @@ public final class RedisSessionStore implements SessionStore {
         List<CompletableFuture<Void>> running = new ArrayList<>(sessionChains.values());
         running.addAll(retainChains.values());
         return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).exceptionally(e -> null).thenRun(() -> {
+            connector.close();
             if (ownsClient) {
                 client.shutdown();
             }

@@ -4,6 +4,7 @@ import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.SessionStoreProvider;
+import io.mqttgw.routing.redis.RedisConnector;
 import io.mqttgw.routing.redis.RedisRouteSettings;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
@@ -14,7 +15,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code session.provider: redis}. Connects with the {@code routes.redis.*} keys (the same Redis as the route table,
  * the same key prefix), with a client of its own so that session traffic never queues behind route flushes. Scripts
- * are sent by SHA once cached.
+ * are sent by SHA once cached. The client connects on its own thread ({@link RedisConnector}): a node starts while
+ * Redis is down, serves devices as new sessions meanwhile (counted in {@code mqttgw_sessions_redis_refused_total},
+ * {@code /health} DEGRADED) and uses Redis once it answers.
  */
 public final class RedisSessionStoreProvider implements SessionStoreProvider {
     private static final Logger LOG = LoggerFactory.getLogger(RedisSessionStoreProvider.class);
@@ -33,12 +36,18 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
         RedissonClient client = Redisson.create(config);
         LOG.info("Redis session store: key prefix {}, expiry {} s, {} pending per device, {} retained at most",
                 settings.keyPrefix(), session.expiry().toSeconds(), session.maxPending(), session.maxRetained());
-        RedisSessionStore store = new RedisSessionStore(client, settings.keyPrefix(), session.expiry(),
+        RedisConnector connector = RedisConnector.start(client, "sessions", settings);
+        RedisSessionStore store = new RedisSessionStore(client, connector, settings.keyPrefix(), session.expiry(),
                 session.maxPending(), session.maxRetained(), true, context.nodeId(), session.maxSessions());
         io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.evicted", store,
                         RedisSessionStore::evictedCount)
                 .description("Persistent sessions deleted to stay within session.max-sessions, the longest "
                         + "disconnected first").register(context.meters());
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.redis.refused", store,
+                        RedisSessionStore::refusedCount)
+                .description("Session store calls failed at once because Redis had not answered yet (a CONNECT "
+                        + "served as a new session, downlink for an offline device not queued)")
+                .register(context.meters());
         context.meters().gauge("mqttgw.sessions.redis.left", store, RedisSessionStore::sessionsLeft);
         return store;
     }

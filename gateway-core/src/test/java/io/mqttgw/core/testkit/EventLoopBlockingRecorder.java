@@ -1,0 +1,98 @@
+package io.mqttgw.core.testkit;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import io.netty.channel.EventLoop;
+import io.netty.util.internal.ThreadExecutorMap;
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.BlockingMethod;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * Installs BlockHound once per test JVM ({@link #install}) and records every blocking call it sees on an event loop,
+ * for {@link EventLoopBlockingExtension} to fail the test with. BlockHound needs
+ * {@code -XX:+AllowRedefinitionToAddDeleteMethods} on JDK 13+, which the build passes. The integrations found by
+ * ServiceLoader apply first, among them Netty's (in netty-common), which allows what Netty itself must do (task queue
+ * waits, TLS delegated tasks, pool arena locks) and marks every Netty thread non-blocking; this one applies last and
+ * narrows that to the threads that run an event loop: Netty's thread factory also makes plain pool threads (Redisson's
+ * callback executor), whose idle wait for a task is not a stall. Recording rather than throwing keeps the code under
+ * test on its normal path, so a test fails for the blocking call and not for a side effect of an unexpected error.
+ * Thread-safe.
+ */
+public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
+    private static final int MAX_RECORDED = 20;
+    private static final ConcurrentLinkedQueue<String> CALLS = new ConcurrentLinkedQueue<>();
+    private static final AtomicInteger COUNT = new AtomicInteger();
+    private static final Set<String> PLACES = ConcurrentHashMap.newKeySet();
+    private static boolean installed;
+
+    /** Installs BlockHound with the ServiceLoader integrations, then this one; once per JVM. */
+    static synchronized void install() {
+        if (installed) {
+            return;
+        }
+        BlockHound.Builder builder = BlockHound.builder();
+        for (BlockHoundIntegration integration : ServiceLoader.load(BlockHoundIntegration.class)) {
+            builder.with(integration);
+        }
+        builder.with(new EventLoopBlockingRecorder()).install();
+        installed = true;
+    }
+
+    @Override
+    public void applyTo(BlockHound.Builder builder) {
+        builder.nonBlockingThreadPredicate(current -> current.and(EventLoopBlockingRecorder::runsAnEventLoop));
+        builder.blockingMethodCallback(EventLoopBlockingRecorder::record);
+        // Handing a task to a JDK timer pool takes that pool's queue lock for an insertion, and parks only while a
+        // worker holds it for its own insertion or removal: a hand-off, not a wait for I/O or for other work. Seen
+        // on the HiveMQ test client's loops (RxJava hands each received PUBLISH to its computation scheduler).
+        builder.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue",
+                "offer");
+    }
+
+    /** BlockHound asks this on the thread itself, once per thread. */
+    private static boolean runsAnEventLoop(Thread thread) {
+        return thread != Thread.currentThread() || ThreadExecutorMap.currentExecutor() instanceof EventLoop;
+    }
+
+    private static void record(BlockingMethod method) {
+        COUNT.incrementAndGet();
+        Throwable t = new Throwable("blocking call " + method + " on " + Thread.currentThread().getName());
+        // one trace per place (the blocking method and the first caller outside the JDK and BlockHound), so a
+        // report names every distinct place rather than the first one twenty times
+        String where = method.toString();
+        for (StackTraceElement e : t.getStackTrace()) {
+            String c = e.getClassName();
+            if (!c.startsWith("java.") && !c.startsWith("jdk.") && !c.startsWith("sun.")
+                    && !c.startsWith("reactor.blockhound.") && !c.equals(EventLoopBlockingRecorder.class.getName())) {
+                where += " at " + e;
+                break;
+            }
+        }
+        if (PLACES.size() < MAX_RECORDED && PLACES.add(where)) {
+            StringWriter trace = new StringWriter();
+            t.printStackTrace(new PrintWriter(trace));
+            CALLS.add(trace.toString());
+        }
+    }
+
+    /** The blocking calls since the last call: their count, and one trace per place (at most {@value #MAX_RECORDED}). */
+    static Drained drain() {
+        List<String> traces = new ArrayList<>();
+        for (String t = CALLS.poll(); t != null; t = CALLS.poll()) {
+            traces.add(t);
+        }
+        PLACES.clear();
+        return new Drained(COUNT.getAndSet(0), traces);
+    }
+
+    record Drained(int count, List<String> traces) {
+    }
+}
