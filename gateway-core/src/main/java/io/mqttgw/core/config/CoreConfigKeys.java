@@ -352,8 +352,8 @@ public final class CoreConfigKeys {
                     + "overload.event-loop-lag / (4 x admission.handshake-cost), so a loop's queue of admitted "
                     + "handshakes stays under a quarter of the lag threshold.", intRangeOrAuto(0, 1_000_000));
     public static final ConfigKey<Duration> ADMISSION_HANDSHAKE_COST = new ConfigKey<>("admission.handshake-cost",
-            "2ms", "1us to 1s", "CPU time of one full TLS handshake with CONNECT on one core (measured: ~2 ms for "
-                    + "ECDSA P-256 mutual TLS, BENCHMARKS.md); the auto values of admission.connection-rate and "
+            "2ms", "1us to 1s", "CPU time of one full TLS handshake with CONNECT on one core (measured for ECDSA P-256 "
+                    + "mutual TLS: 1.7-1.8 ms with the JIT cold, 1.0-1.2 ms warm, BENCHMARKS.md); the auto values of admission.connection-rate and "
                     + "admission.max-handshakes are derived from it.",
             duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST = new ConfigKey<>(
