@@ -12,22 +12,15 @@ import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.RawMqttConnection;
-import io.mqttgw.core.testkit.TestGateway;
-import io.mqttgw.core.testkit.TestPki;
-import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.RedisNodes;
 import io.mqttgw.routing.testkit.TestRouteStores;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /**
@@ -36,36 +29,11 @@ import org.redisson.client.codec.StringCodec;
  * ({@code auth.certificate.allow-without-certificate}). A client without a certificate on node B that names a
  * certificate device connected to node A neither disconnects it nor gets its downlink, and the reverse.
  */
-class CrossNodeProofAttackIT {
+class CrossNodeProofAttackIT extends RedisNodes {
     private static final byte[] PINGREQ = {(byte) 0xC0, 0};
 
-    @TempDir
-    static Path dir;
-    static RedisTestServer redis;
-    static RedissonClient check;
-    static TestPki pki;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
-        pki = TestPki.create(dir.resolve("pki"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
     static Gateway node(String id) {
-        return TestGateway.tls(pki, dir.resolve(id)).with("node.id", id).with("routes.provider", "redis")
-                .with("routes.redis.address", redis.address()).with("routes.redis.flush-interval", "5ms")
-                .with("routes.redis.timeout", "2s").with("listener.tcp.enabled", "true")
+        return redisNode(id).with("listener.tcp.enabled", "true")
                 .with("auth.certificate.allow-without-certificate", "true")
                 .with("acl.publish", "devices/{client-id}/#").with("acl.subscribe", "devices/{client-id}/#").start();
     }

@@ -10,55 +10,23 @@ import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.TestDevices;
-import io.mqttgw.core.testkit.TestGateway;
-import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.routing.redis.RedisRouteStore;
-import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.RedisNodes;
 import io.mqttgw.routing.testkit.TestRouteStores;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /** Two gateway nodes in one JVM share a real Redis; devices connect over mutual TLS as they would in the field. */
-class RedisTwoNodeTakeoverIT {
-    @TempDir
-    static Path dir;
-    static RedisTestServer redis;
-    static RedissonClient check;
-    static TestPki pki;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
-        pki = TestPki.create(dir.resolve("pki"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
+class RedisTwoNodeTakeoverIT extends RedisNodes {
     static Gateway node(String id) {
-        return TestGateway.tls(pki, dir.resolve(id)).with("node.id", id).with("routes.provider", "redis")
-                .with("routes.redis.address", redis.address()).with("routes.redis.flush-interval", "5ms")
-                .with("routes.redis.timeout", "2s").start();
+        return redisNode(id).start();
     }
 
     static Optional<Route> route(Gateway gateway, String clientId) throws Exception {

@@ -7,18 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
-import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.core.tls.HandshakeKind;
-import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.RedisNodes;
 import io.mqttgw.routing.testkit.TestRouteStores;
-import java.nio.file.Path;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
 
 /**
@@ -26,34 +20,9 @@ import org.redisson.client.codec.ByteArrayCodec;
  * TLS 1.3 ticket from node A resumes on node B (reached through the same balancer address), also after the keys
  * rotated, within the grace the previous keys give.
  */
-class SharedTicketKeysIT {
-    @TempDir
-    static Path dir;
-    static RedisTestServer redis;
-    static RedissonClient check;
-    static TestPki pki;
-
-    @BeforeAll
-    static void start() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
-        pki = TestPki.create(dir.resolve("pki"));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
+class SharedTicketKeysIT extends RedisNodes {
     static TestGateway node(String id, String... settings) {
-        TestGateway g = TestGateway.tls(pki, dir.resolve(id)).with("node.id", id).with("routes.provider", "redis")
-                .with("routes.redis.address", redis.address()).with("routes.redis.timeout", "2s")
-                .with("listener.tls.protocols", "TLSv1.3");
+        TestGateway g = redisNode(id).with("listener.tls.protocols", "TLSv1.3");
         for (int i = 0; i < settings.length; i += 2) {
             g.with(settings[i], settings[i + 1]);
         }
