@@ -25,6 +25,8 @@ import org.yaml.snakeyaml.error.YAMLException;
  * so a typo never silently falls back to a default.
  */
 public final class ConfigLoader {
+    private static final String ENVIRONMENT_PREFIX = "MQTTGW_";
+
     private final Collection<ConfigKey<?>> keys;
     private final Collection<String> openPrefixes;
     private final Map<String, String> environment;
@@ -65,6 +67,7 @@ public final class ConfigLoader {
                         + "; every key is listed in the README's configuration reference");
             }
         }
+        requireKnownEnvironment(declared.values());
         Map<String, Object> values = new HashMap<>();
         Map<String, String> sources = new HashMap<>();
         for (ConfigKey<?> key : declared.values()) {
@@ -97,6 +100,34 @@ public final class ConfigLoader {
         Path baseDir = file == null ? Path.of("").toAbsolutePath()
                 : file.toAbsolutePath().getParent();
         return new ConfigValues(values, sources, passThrough, baseDir);
+    }
+
+    /**
+     * An {@code MQTTGW_} variable that names no declared key is a typo that would otherwise be ignored in silence,
+     * as an unknown key in the file would: refused the same way, with the closest variable that exists.
+     */
+    private void requireKnownEnvironment(Collection<ConfigKey<?>> declared) {
+        Map<String, String> byVariable = new HashMap<>();
+        for (ConfigKey<?> key : declared) {
+            byVariable.put(key.environmentVariable(), key.name());
+        }
+        for (String variable : new java.util.TreeSet<>(environment.keySet())) {
+            if (!variable.startsWith(ENVIRONMENT_PREFIX) || byVariable.containsKey(variable)) {
+                continue;
+            }
+            String hint = closest(variable, byVariable.keySet());
+            for (String prefix : openPrefixes) {
+                String open = ENVIRONMENT_PREFIX + prefix.toUpperCase(java.util.Locale.ROOT).replace('.', '_')
+                        .replace('-', '_');
+                if (variable.startsWith(open)) {
+                    hint = " (keys under " + prefix + " pass through as they are written, so they are set in the file "
+                            + "or with -Dmqttgw." + prefix + "<key>, not in the environment)";
+                }
+            }
+            throw new ConfigException("unknown environment variable " + variable + hint + "; " + ENVIRONMENT_PREFIX
+                    + "<KEY> overrides a declared key (upper case, '.' and '-' as '_'), every key is listed in the "
+                    + "README's configuration reference");
+        }
     }
 
     private boolean isOpen(String name) {

@@ -136,11 +136,27 @@ class ConfigLoaderTest {
         Properties props = new Properties();
         props.setProperty("mqttgw.lib.client.retries", "7");
         Path file = Files.writeString(dir.resolve("open.yaml"), TLS_FILES + "lib:\n  client:\n    linger.ms: 5\n");
-        ConfigValues v = new ConfigLoader(CoreConfigKeys.ALL, List.of("lib.client."),
-                Map.of("MQTTGW_LIB_CLIENT_IGNORED", "x"), props).load(file);
+        ConfigValues v = new ConfigLoader(CoreConfigKeys.ALL, List.of("lib.client."), Map.of(), props).load(file);
         assertEquals(Map.of("linger.ms", "5", "retries", "7"), v.under("lib.client."));
         assertThrows(ConfigException.class, () -> new ConfigLoader(CoreConfigKeys.ALL, List.of("lib.client."),
                 Map.of(), new Properties()).load(Files.writeString(dir.resolve("bad.yaml"), TLS_FILES
                 + "lib.other: 1\n")));
+    }
+
+    @Test
+    void refusesAnEnvironmentVariableThatNamesNoKeyWithTheClosestOne() {
+        ConfigException e = assertThrows(ConfigException.class, () -> load(TLS_FILES,
+                Map.of("MQTTGW_LISTENER_TLS_PORTT", "8884", "PATH", "/usr/bin", "MQTTGWX", "not ours"),
+                new Properties()));
+        assertTrue(e.getMessage().startsWith("unknown environment variable MQTTGW_LISTENER_TLS_PORTT (did you mean "
+                + "'MQTTGW_LISTENER_TLS_PORT'?)"), e.getMessage());
+    }
+
+    @Test
+    void refusesAnEnvironmentVariableUnderAnOpenPrefixAndSaysWhereSuchKeysGo() throws Exception {
+        Path file = Files.writeString(dir.resolve("open-env.yaml"), TLS_FILES);
+        ConfigException e = assertThrows(ConfigException.class, () -> new ConfigLoader(CoreConfigKeys.ALL,
+                List.of("lib.client."), Map.of("MQTTGW_LIB_CLIENT_LINGER_MS", "5"), new Properties()).load(file));
+        assertTrue(e.getMessage().contains("keys under lib.client. pass through as they are written"), e.getMessage());
     }
 }
