@@ -5,41 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.spi.Route;
-import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.RedisServerTests;
 import io.mqttgw.routing.testkit.TestRouteStores;
 import io.mqttgw.routing.testkit.TestRouteStores.FakeNode;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /** The heartbeat key against a real redis-server while the route flusher cannot get its backlog into Redis. */
-class NodeHeartbeatIT {
-    @TempDir
-    static Path dir;
-    static RedisTestServer redis;
-    static RedissonClient check;
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
-
+class NodeHeartbeatIT extends RedisServerTests {
     @Test
     void heartbeatKeyStaysAliveWhileTheFlusherRetriesABacklogItCannotStore() throws Exception {
         // a route key of the wrong type makes every pipeline that writes it fail, so the flusher holds a backlog and

@@ -11,11 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.spi.Route;
-import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.RedisServerTests;
 import io.mqttgw.routing.testkit.TestRouteStores;
 import io.mqttgw.routing.testkit.TestRouteStores.FakeNode;
 import io.netty.util.ResourceLeakDetector;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -25,39 +24,15 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 /** The store against a real redis-server on 127.0.0.1: what lands in Redis, fencing, batching, outages. */
-class RedisRouteStoreIT {
-    @TempDir
-    static Path dir;
-    static RedisTestServer redis;
-    static RedissonClient check;
+class RedisRouteStoreIT extends RedisServerTests {
     final List<RedisRouteStore> stores = new ArrayList<>();
     final AtomicLong epochs = new AtomicLong(System.currentTimeMillis() * 1000);
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @BeforeEach
     void emptyRedis() {

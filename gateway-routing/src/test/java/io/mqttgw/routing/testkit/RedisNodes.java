@@ -2,39 +2,19 @@ package io.mqttgw.routing.testkit;
 
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 
 /**
  * Base of the integration tests in which several gateway nodes in one JVM share one real redis-server as their route
  * table: the server, a checking client and the device PKI for the whole class, and a node builder with the shared
  * settings (the test adds its own and starts it).
  */
-public abstract class RedisNodes {
-    @TempDir
-    protected static Path dir;
-    protected static RedisTestServer redis;
-    protected static RedissonClient check;
+public abstract class RedisNodes extends RedisServerTests {
     protected static TestPki pki;
 
     @BeforeAll
-    static void startRedisAndPki() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
+    static void createPki() {
         pki = TestPki.create(dir.resolve("pki"));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
     }
 
     /** A mutual-TLS node named {@code id} on the shared Redis route table, not started yet. */
