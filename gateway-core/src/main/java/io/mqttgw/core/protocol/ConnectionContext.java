@@ -47,6 +47,7 @@ public final class ConnectionContext {
     private Map<String, Integer> subscriptions;
     private UplinkAcks acks;
     private DownlinkSession downlink;
+    private ProtocolCapabilities capabilities = ProtocolCapabilities.MQTT_3_1_1;
     /*
      * Keepalive, kept by the event loop's KeepAliveWheel: the channel (while watched), the loop-clock time of the last
      * packet, the timeout and the links of the wheel slot the session sits in (-1: in none). A few fields instead of
@@ -334,5 +335,15 @@ public final class ConnectionContext {
             acks = new UplinkAcks(maxInflight);
         }
         return acks;
+    }
+
+    /** The connection's protocol and its device's announced limits; 3.1.1 until CONNECT says otherwise. */
+    public ProtocolCapabilities capabilities() {
+        return capabilities;
+    }
+
+    /** Set by the CONNECT handler once, before CONNACK. */
+    public void capabilities(ProtocolCapabilities value) {
+        this.capabilities = value;
     }
 }

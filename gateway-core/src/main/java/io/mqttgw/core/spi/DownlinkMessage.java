@@ -9,12 +9,22 @@ package io.mqttgw.core.spi;
  * @param retain          the PUBLISH's retain flag
  * @param payload         payload bytes; the array belongs to the message and is not changed
  * @param expiresAtMillis epoch milliseconds after which it is not delivered (nor retried); 0 for never
+ * @param properties      MQTT 5.0 PUBLISH properties sent to a 5.0 device (a 3.1.1 device gets the payload alone)
  */
 public record DownlinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload,
-                              long expiresAtMillis) {
+                              long expiresAtMillis, MessageProperties properties) {
+
+    public DownlinkMessage {
+        properties = properties == null ? MessageProperties.NONE : properties;
+    }
+
+    public DownlinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload,
+                           long expiresAtMillis) {
+        this(clientId, topic, qos, retain, payload, expiresAtMillis, MessageProperties.NONE);
+    }
 
     public DownlinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload) {
-        this(clientId, topic, qos, retain, payload, 0L);
+        this(clientId, topic, qos, retain, payload, 0L, MessageProperties.NONE);
     }
 
     public boolean expired(long nowMillis) {

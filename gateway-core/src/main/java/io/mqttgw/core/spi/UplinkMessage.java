@@ -10,7 +10,18 @@ package io.mqttgw.core.spi;
  * @param retain            the PUBLISH's retain flag
  * @param payload           payload bytes
  * @param receivedAtMillis  receive time, epoch milliseconds
+ * @param properties        MQTT 5.0 PUBLISH properties ({@link MessageProperties#NONE} for 3.1.1)
  */
 public record UplinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload,
-                            long receivedAtMillis) {
+                            long receivedAtMillis, MessageProperties properties) {
+
+    public UplinkMessage {
+        properties = properties == null ? MessageProperties.NONE : properties;
+    }
+
+    /** An MQTT 3.1.1 message, or a 5.0 one without PUBLISH properties. */
+    public UplinkMessage(String clientId, String topic, int qos, boolean retain, byte[] payload,
+                         long receivedAtMillis) {
+        this(clientId, topic, qos, retain, payload, receivedAtMillis, MessageProperties.NONE);
+    }
 }
