@@ -21,13 +21,13 @@ public enum HandshakeKind {
 
     /**
      * The kind of the handshake that just completed on {@code engine}; called on the channel's event loop at the
-     * handshake-completion event, before {@link TlsHandshakeHandler} takes the verified certificate off the session.
+     * handshake-completion event, before {@link TlsHandshakeHandler} takes the verified certificate.
      * Resumption is read from BoringSSL ({@code SSL_session_reused}); the JDK engine reports every handshake as full.
      */
     public static HandshakeKind of(SSLEngine engine) {
         if (engine instanceof ReferenceCountedOpenSslEngine openSsl && SSL.isSessionReused(openSsl.sslPointer())) {
             return RESUMED;
         }
-        return VerifiedPeer.fromCache(engine.getSession()) ? KNOWN_DEVICE : FULL;
+        return VerifiedPeer.fromCache(engine) ? KNOWN_DEVICE : FULL;
     }
 }

@@ -55,8 +55,13 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
                 if (peer != null) {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer, identities.identityOf(peer));
                 }
+                SessionCertificateRelease.release(ctx.pipeline().get(SslHandler.class).engine());
                 ctx.pipeline().remove(this);
             } else {
+                SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+                if (ssl != null) {
+                    VerifiedPeer.forget(ssl.engine());
+                }
                 TlsFailureReason reason = TlsFailureReason.classify(done.cause());
                 metrics.tlsHandshakeFailed(reason);
                 // rate-limited by the event log: a wrong server key or CA shows in the log, a storm costs a few lines
@@ -99,7 +104,7 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
     private static X509Certificate peerCertificate(ChannelHandlerContext ctx) throws CertificateException {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         // the verifier's own (already parsed) object; asking the engine again would build and parse a new one
-        X509Certificate verified = VerifiedPeer.take(ssl.engine().getSession());
+        X509Certificate verified = VerifiedPeer.take(ssl.engine());
         if (verified != null) {
             return verified;
         }

@@ -1,57 +1,61 @@
 package io.mqttgw.core.tls;
 
+import io.netty.util.concurrent.FastThreadLocal;
 import java.security.cert.X509Certificate;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import javax.net.ssl.SSLEngine;
-import javax.net.ssl.SSLSession;
 
 /**
- * Hands the device certificate the trust manager verified to {@link TlsHandshakeHandler}, through a value on the
- * handshake's {@link SSLSession} that the handler takes (and removes) when the handshake completes. The certificate
- * object is the one the verifier already parsed, so the identity is read without parsing the DER a second time and
- * without asking the engine for the peer chain again (which builds new certificate objects, and with OpenSSL copies
- * the chain out of native memory). Nothing stays on the session after the handshake. Called on the channel's event
- * loop.
+ * Hands the device certificate the trust manager verified to {@link TlsHandshakeHandler}. The certificate object is
+ * the one the verifier already parsed, so the identity is read without parsing the DER a second time. The hand-over
+ * is a per-event-loop map keyed by engine, not a value on the handshake's {@code SSLSession}: a value there makes the
+ * OpenSSL session allocate its key-value table, which then stays with the connection for its whole life (about 100 B
+ * per connection, measured in the class histogram). An entry lives from the trust manager's answer to the
+ * handshake-completion event of the same engine, so a map holds at most its loop's handshakes in flight.
+ * Event loop only: the OpenSSL engine verifies on the thread that unwraps (no delegated tasks), and so does Netty's
+ * JDK engine with its default immediate task executor; on any other thread nothing is found and the handler
+ * falls back to the session's DER.
  */
 final class VerifiedPeer {
-    private static final String KEY = "io.mqttgw.verified-device-certificate";
-    /** Present when the verifier answered from its cache of verified certificates (a known device). */
-    private static final String FROM_CACHE = "io.mqttgw.verified-from-cache";
+    private record Verified(X509Certificate certificate, boolean fromCache) {
+    }
+
+    private static final FastThreadLocal<Map<SSLEngine, Verified>> IN_FLIGHT = new FastThreadLocal<>() {
+        @Override
+        protected Map<SSLEngine, Verified> initialValue() {
+            return new IdentityHashMap<>();
+        }
+    };
 
     private VerifiedPeer() {
     }
 
     static void remember(SSLEngine engine, X509Certificate device, boolean fromCache) {
-        SSLSession handshake = handshakeSession(engine);
-        if (handshake != null) {
-            handshake.putValue(KEY, device);
-            if (fromCache) {
-                handshake.putValue(FROM_CACHE, Boolean.TRUE);
-            }
+        if (engine != null) {
+            IN_FLIGHT.get().put(engine, new Verified(device, fromCache));
         }
     }
 
-    /** Whether this handshake's certificate was known to the verifier; does not take anything off the session. */
-    static boolean fromCache(SSLSession session) {
-        return session.getValue(FROM_CACHE) != null;
+    /** Whether this handshake's certificate was known to the verifier; takes nothing. */
+    static boolean fromCache(SSLEngine engine) {
+        Verified verified = IN_FLIGHT.get().remove(engine);
+        return verified != null && verified.fromCache();
     }
 
     /** The certificate verified during this handshake, or null (a resumed session verifies nothing). */
-    static X509Certificate take(SSLSession session) {
-        Object value = session.getValue(KEY);
-        if (value != null) {
-            session.removeValue(KEY);
-        }
-        if (session.getValue(FROM_CACHE) != null) {
-            session.removeValue(FROM_CACHE);
-        }
-        return value instanceof X509Certificate certificate ? certificate : null;
+    static X509Certificate take(SSLEngine engine) {
+        Verified verified = IN_FLIGHT.get().remove(engine);
+        return verified == null ? null : verified.certificate();
     }
 
-    private static SSLSession handshakeSession(SSLEngine engine) {
-        try {
-            return engine == null ? null : engine.getHandshakeSession();
-        } catch (UnsupportedOperationException e) {
-            return null;
-        }
+    /** Drops what a failed handshake left. */
+    static void forget(SSLEngine engine) {
+        IN_FLIGHT.get().remove(engine);
+    }
+
+    /** Entries on the calling thread: handshakes verified and not completed yet (tests). */
+    static int inFlight() {
+        return IN_FLIGHT.get().size();
     }
 }
