@@ -13,7 +13,6 @@ import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -102,7 +101,7 @@ final class AhcAuthService implements AuthService {
         builder.setHeader("Accept", "application/json");
         if (template.hasBody()) {
             builder.setHeader("Content-Type", "application/json")
-                    .setBody(template.body(request, fingerprint).getBytes(StandardCharsets.UTF_8));
+                    .setBody(template.body(request, fingerprint));
         }
         CompletableFuture<ServiceAnswer> answer = new CompletableFuture<>();
         attempt(builder.build(), answer, System.nanoTime() + requestTimeoutNanos);
@@ -126,7 +125,7 @@ final class AhcAuthService implements AuthService {
             if (error == null) {
                 try {
                     answer.complete(ResponseContract.interpret(r.getStatusCode(),
-                            r.getResponseBody(StandardCharsets.UTF_8), r.getHeader("Cache-Control")));
+                            r.getResponseBodyAsBytes(), r.getHeader("Cache-Control")));
                 } catch (RuntimeException e) {
                     answer.completeExceptionally(e);
                 }
