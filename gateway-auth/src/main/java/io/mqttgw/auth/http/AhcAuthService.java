@@ -3,6 +3,7 @@ package io.mqttgw.auth.http;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.spi.AuthRequest;
+import io.mqttgw.core.tls.TlsFiles;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
@@ -81,7 +82,8 @@ final class AhcAuthService implements AuthService {
                 .setShutdownTimeout(Duration.ofSeconds(2));
         if (settings.caFile() != null) {
             try {
-                config.setSslContext(SslContextBuilder.forClient().trustManager(settings.caFile().toFile()).build());
+                config.setSslContext(SslContextBuilder.forClient().trustManager(
+                        TlsFiles.certificates(HttpAuthConfigKeys.CA_FILE.name(), settings.caFile())).build());
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot build the TLS context for the auth service from "
                         + settings.caFile(), e);
