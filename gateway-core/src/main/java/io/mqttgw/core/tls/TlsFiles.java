@@ -17,8 +17,8 @@ import java.security.cert.CertificateFactory;
 import java.security.cert.X509CRL;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
+import java.util.function.Function;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
 import org.bouncycastle.cert.X509CRLHolder;
 import org.bouncycastle.cert.X509CertificateHolder;
@@ -103,20 +103,9 @@ public final class TlsFiles {
 
     /** The certificates of a PEM (or DER) file; at least one. */
     public static List<X509Certificate> certificates(String key, Path file) {
-        PemContents pem = pem(key, file);
-        List<X509Certificate> out = new ArrayList<>();
-        try {
-            if (pem.pemBlocks() == 0) {
-                der(key, file, false)
-                        .forEach(c -> out.add((X509Certificate) c));
-            }
-            JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
-            for (X509CertificateHolder c : pem.certificates()) {
-                out.add(converter.getCertificate(c));
-            }
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(key + "=" + file + ": not a readable certificate file: " + e.getMessage(), e);
-        }
+        JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
+        List<X509Certificate> out = objects(key, file, X509Certificate.class, PemContents::certificates,
+                converter::getCertificate);
         if (out.isEmpty()) {
             throw new IllegalStateException(key + "=" + file + ": no certificate in the file (expected PEM "
                     + "-----BEGIN CERTIFICATE----- blocks)");
@@ -126,19 +115,41 @@ public final class TlsFiles {
 
     /** The CRLs of a PEM or DER file (possibly none). */
     public static List<X509CRL> crls(String key, Path file) {
+        JcaX509CRLConverter converter = new JcaX509CRLConverter();
+        return objects(key, file, X509CRL.class, PemContents::crls, converter::getCRL);
+    }
+
+    /** How a PEM object becomes its JDK counterpart. */
+    private interface Converter<H, T> {
+        T convert(H held) throws GeneralSecurityException;
+    }
+
+    /**
+     * The certificates or CRLs ({@code type}) of a file: its PEM blocks of that kind, or, in a file without PEM
+     * blocks, what the JDK's X.509 factory reads from it as DER.
+     */
+    private static <H, T> List<T> objects(String key, Path file, Class<T> type, Function<PemContents, List<H>> held,
+                                          Converter<H, T> converter) {
         PemContents pem = pem(key, file);
-        List<X509CRL> out = new ArrayList<>();
+        boolean crls = type == X509CRL.class;
+        List<T> out = new ArrayList<>();
         try {
             if (pem.pemBlocks() == 0) {
-                der(key, file, true)
-                        .forEach(c -> out.add((X509CRL) c));
+                try (InputStream in = open(key, file)) {
+                    CertificateFactory factory = CertificateFactory.getInstance("X.509");
+                    for (Object o : crls ? factory.generateCRLs(in) : factory.generateCertificates(in)) {
+                        out.add(type.cast(o));
+                    }
+                } catch (IOException e) {
+                    throw new IllegalStateException(key + "=" + file + ": cannot read: " + e, e);
+                }
             }
-            JcaX509CRLConverter converter = new JcaX509CRLConverter();
-            for (X509CRLHolder c : pem.crls()) {
-                out.add(converter.getCRL(c));
+            for (H h : held.apply(pem)) {
+                out.add(converter.convert(h));
             }
         } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(key + "=" + file + ": not a readable CRL file: " + e.getMessage(), e);
+            throw new IllegalStateException(key + "=" + file + ": not a readable " + (crls ? "CRL" : "certificate")
+                    + " file: " + e.getMessage(), e);
         }
         return out;
     }
@@ -158,16 +169,6 @@ public final class TlsFiles {
             return new JcaPEMKeyConverter().getPrivateKey(pem.privateKey());
         } catch (IOException e) {
             throw new IllegalStateException(key + "=" + file + ": not a readable private key: " + e.getMessage(), e);
-        }
-    }
-
-    /** The certificates or CRLs the JDK's X.509 factory reads from a file without PEM blocks (DER). */
-    private static Collection<?> der(String key, Path file, boolean crls) throws GeneralSecurityException {
-        try (InputStream in = open(key, file)) {
-            CertificateFactory factory = CertificateFactory.getInstance("X.509");
-            return crls ? factory.generateCRLs(in) : factory.generateCertificates(in);
-        } catch (IOException e) {
-            throw new IllegalStateException(key + "=" + file + ": cannot read: " + e, e);
         }
     }
 
