@@ -105,8 +105,11 @@ public final class ResponseContract {
                     case "allow" -> answer.allow = value.isBoolean() ? value == JsonToken.VALUE_TRUE : null;
                     case "reason" -> answer.reason = value == JsonToken.VALUE_STRING ? p.getText() : null;
                     case "attributes" -> readAttributes(p, answer);
-                    default -> p.skipChildren();
+                    default -> {
+                    }
                 }
+                // a container the switch did not read is skipped whole: its members are not the answer's
+                p.skipChildren();
             }
         }
         if (p.nextToken() != null) {

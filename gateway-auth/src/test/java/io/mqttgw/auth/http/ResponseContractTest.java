@@ -89,6 +89,12 @@ class ResponseContractTest {
                 "{\"allow\":false,\"extra\":{\"a\":[1,}}", null)).outcome(), "a broken member the contract ignores");
         assertEquals(Decision.NOT_AUTHORIZED, interpret(200, "{\"allow\":false,\"attributes\":{\"a\":{}}}", null)
                 .result().decision(), "a refusal's attributes are not looked at");
+        assertEquals("bad_response", assertThrows(AuthServiceException.class, () -> interpret(200,
+                "{\"allow\":{\"allow\":true}}", null)).outcome(), "a nested member is not the answer's");
+        assertEquals(Decision.NOT_AUTHORIZED, interpret(200, "{\"reason\":{\"reason\":\"bad_credentials\"},"
+                + "\"allow\":false}", null).result().decision());
+        assertEquals(Decision.ALLOW, interpret(200, "{\"allow\":true,\"meta\":{\"v\":[1,{\"allow\":false}]}}", null)
+                .result().decision(), "members the contract ignores are skipped whole");
         assertEquals(Map.of("a", "2"), interpret(200, "{\"allow\":false,\"allow\":true,\"attributes\":{\"a\":{}},"
                 + "\"attributes\":{\"a\":1,\"a\":2}}", null).result().attributes(), "a repeated member counts last");
     }
