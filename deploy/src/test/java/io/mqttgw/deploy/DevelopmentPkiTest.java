@@ -8,6 +8,7 @@ import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.tls.CertificateIdentities;
+import io.mqttgw.core.tls.TlsFiles;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import java.io.ByteArrayOutputStream;
@@ -63,6 +64,19 @@ class DevelopmentPkiTest {
 
         SslContextBuilder.forServer(dir.resolve("server.pem").toFile(), dir.resolve("server.key").toFile())
                 .trustManager(dir.resolve("ca.pem").toFile()).sslProvider(SslProvider.JDK).build();
+    }
+
+    @Test
+    void theGatewaysPemReaderReadsEveryFileItWrites() throws Exception {
+        DevelopmentPki.write(dir, 1, Instant.now());
+
+        TlsFiles.ServerCredentials server = TlsFiles.server(dir.resolve("server.pem"), dir.resolve("server.key"));
+        X509Certificate ca = TlsFiles.certificates("listener.tls.ca-file", dir.resolve("ca.pem")).get(0);
+        server.chain()[0].verify(ca.getPublicKey());
+        X509Certificate device = TlsFiles.certificates("device", dir.resolve("device-1.pem")).get(0);
+        assertEquals(device, certificate("device-1.pem"));
+        assertEquals("EC", TlsFiles.privateKey("device", dir.resolve("device-1.key")).getAlgorithm());
+        assertEquals("EC", TlsFiles.privateKey("ca", dir.resolve("ca.key")).getAlgorithm());
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.mqttgw.auth.http;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.spi.AuthRequest;
+import io.mqttgw.core.tls.TlsFiles;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollDatagramChannel;
 import io.netty.channel.socket.nio.NioDatagramChannel;
@@ -13,7 +14,6 @@ import io.netty.util.HashedWheelTimer;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -82,7 +82,8 @@ final class AhcAuthService implements AuthService {
                 .setShutdownTimeout(Duration.ofSeconds(2));
         if (settings.caFile() != null) {
             try {
-                config.setSslContext(SslContextBuilder.forClient().trustManager(settings.caFile().toFile()).build());
+                config.setSslContext(SslContextBuilder.forClient().trustManager(
+                        TlsFiles.certificates(HttpAuthConfigKeys.CA_FILE.name(), settings.caFile())).build());
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot build the TLS context for the auth service from "
                         + settings.caFile(), e);
@@ -102,7 +103,7 @@ final class AhcAuthService implements AuthService {
         builder.setHeader("Accept", "application/json");
         if (template.hasBody()) {
             builder.setHeader("Content-Type", "application/json")
-                    .setBody(template.body(request, fingerprint).getBytes(StandardCharsets.UTF_8));
+                    .setBody(template.body(request, fingerprint));
         }
         CompletableFuture<ServiceAnswer> answer = new CompletableFuture<>();
         attempt(builder.build(), answer, System.nanoTime() + requestTimeoutNanos);
@@ -126,7 +127,7 @@ final class AhcAuthService implements AuthService {
             if (error == null) {
                 try {
                     answer.complete(ResponseContract.interpret(r.getStatusCode(),
-                            r.getResponseBody(StandardCharsets.UTF_8), r.getHeader("Cache-Control")));
+                            r.getResponseBodyAsBytes(), r.getHeader("Cache-Control")));
                 } catch (RuntimeException e) {
                     answer.completeExceptionally(e);
                 }

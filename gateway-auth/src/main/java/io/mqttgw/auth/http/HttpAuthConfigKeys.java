@@ -66,7 +66,7 @@ public final class HttpAuthConfigKeys {
                     + "ACL).", oneOf("refuse", "allow-verified-certificate"));
     public static final ConfigKey<Integer> CACHE_MAX_ENTRIES = new ConfigKey<>("auth.http.cache.max-entries",
             "100000", "0 to 100000000; 0 turns the cache off",
-            "Answers remembered; the least recently used go first.", intRange(0, 100_000_000));
+            "Answers remembered (a Caffeine cache); beyond it, those least likely to be asked again go first.", intRange(0, 100_000_000));
     public static final ConfigKey<Duration> CACHE_ALLOW_TTL = new ConfigKey<>("auth.http.cache.allow-ttl", "5m",
             "0s to 30d; 0s does not remember", "How long an allow is remembered, unless the answer's "
                     + "Cache-Control max-age says otherwise.", duration(Duration.ZERO, Duration.ofDays(30)));
@@ -101,8 +101,8 @@ public final class HttpAuthConfigKeys {
                     + "allowed call ends it.", duration(Duration.ZERO, Duration.ofDays(1)));
     public static final ConfigKey<Integer> IDENTITY_MAX_TRACKED = new ConfigKey<>("auth.http.identity.max-tracked",
             "100000", "1 to 100000000",
-            "Identities whose denied calls are counted; the least recently used go first (and start a fresh "
-                    + "window).", intRange(1, 100_000_000));
+            "Identities whose denied calls are counted; beyond it, those least likely to be seen again go "
+                    + "first (and start a fresh window).", intRange(1, 100_000_000));
 
     public static final List<ConfigKey<?>> ALL = List.of(URL, METHOD, BODY_FIELDS, CONNECT_TIMEOUT, REQUEST_TIMEOUT,
             IDLE_TIMEOUT, MAX_CONNECTIONS, MAX_IN_FLIGHT, MAX_QUEUED, IO_THREADS, CA_FILE, ON_FAILURE,

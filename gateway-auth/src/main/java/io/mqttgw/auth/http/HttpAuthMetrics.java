@@ -40,8 +40,6 @@ final class HttpAuthMetrics {
     private final Map<String, Counter> skipped = new HashMap<>();
     private final Counter identityHeld;
     private final Counter identityBusy;
-    private final Counter cacheHits;
-    private final Counter cacheMisses;
     private final Counter coalesced;
     private final Timer latency;
 
@@ -76,10 +74,14 @@ final class HttpAuthMetrics {
                 .register(meters);
         Gauge.builder("mqttgw.auth.http.identity.busy", identities, IdentityGuard::busyIdentities)
                 .description("Identities with a call queued or in flight").register(meters);
-        cacheHits = Counter.builder("mqttgw.auth.cache.hits").description("CONNECTs answered from the cache")
-                .register(meters);
-        cacheMisses = Counter.builder("mqttgw.auth.cache.misses")
+        // the cache's own statistics (Caffeine's recordStats), under the gateway's names
+        FunctionCounter.builder("mqttgw.auth.cache.hits", cache, c -> c.stats().hitCount())
+                .description("CONNECTs answered from the cache").register(meters);
+        FunctionCounter.builder("mqttgw.auth.cache.misses", cache, c -> c.stats().missCount())
                 .description("CONNECTs the cache could not answer").register(meters);
+        FunctionCounter.builder("mqttgw.auth.cache.evictions", cache, c -> c.stats().evictionCount())
+                .description("Answers dropped by the size bound (auth.http.cache.max-entries) or at their expiry")
+                .register(meters);
         coalesced = Counter.builder("mqttgw.auth.coalesced")
                 .description("CONNECTs that shared the call in flight of an earlier CONNECT of the same device")
                 .register(meters);
@@ -113,14 +115,6 @@ final class HttpAuthMetrics {
 
     void identityRefused(boolean held) {
         (held ? identityHeld : identityBusy).increment();
-    }
-
-    void cacheHit() {
-        cacheHits.increment();
-    }
-
-    void cacheMiss() {
-        cacheMisses.increment();
     }
 
     void coalesced() {

@@ -1,6 +1,7 @@
 package io.mqttgw.auth.http;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.mqttgw.auth.cache.CacheMaintenance;
 import io.mqttgw.auth.cache.DeviceKey;
 import io.mqttgw.auth.cache.ResultCache;
 import io.mqttgw.auth.http.HttpAuthMetrics.Source;
@@ -20,6 +21,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -53,6 +55,7 @@ public final class HttpAuthenticator implements Authenticator {
     private final long allowTtl;
     private final long denyTtl;
     private final LongSupplier nanoClock;
+    private final ExecutorService cacheMaintenance;
     private final ResultCache cache;
     private final CircuitBreaker breaker;
     private final CallLimiter limiter;
@@ -72,13 +75,15 @@ public final class HttpAuthenticator implements Authenticator {
         this.allowTtl = settings.allowTtl().toNanos();
         this.denyTtl = settings.denyTtl().toNanos();
         this.nanoClock = nanoClock;
-        this.cache = new ResultCache(settings.cacheMaxEntries(), nanoClock);
+        // the caches' upkeep on their own thread: an event loop only records its lookup (CacheMaintenance says why)
+        this.cacheMaintenance = CacheMaintenance.executor();
+        this.cache = new ResultCache(settings.cacheMaxEntries(), nanoClock, cacheMaintenance);
         this.breaker = new CircuitBreaker(settings.breakerThreshold(), settings.breakerOpen().toNanos(), nanoClock);
         this.limiter = new CallLimiter(settings.maxInFlight(), settings.maxQueued(),
                 settings.authTimeout().toNanos(), nanoClock);
         HttpAuthSettings.IdentityLimits id = settings.identity();
         this.identities = new IdentityGuard(id.maxInFlight(), id.deniedCalls(), id.denyWindow().toNanos(),
-                id.maxTracked(), nanoClock);
+                id.maxTracked(), nanoClock, cacheMaintenance);
         this.metrics = new HttpAuthMetrics(meters, cache, limiter, breaker, identities);
         this.lastFailureLog.set(nanoClock.getAsLong() - LOG_INTERVAL);
     }
@@ -96,11 +101,9 @@ public final class HttpAuthenticator implements Authenticator {
         String key = DeviceKey.of(request, fingerprint);
         AuthResult cached = cache.get(key);
         if (cached != null) {
-            metrics.cacheHit();
             metrics.result(cached, Source.CACHE);
             return CompletableFuture.completedFuture(cached);
         }
-        metrics.cacheMiss();
         CompletableFuture<AuthResult> mine = new CompletableFuture<>();
         CompletableFuture<AuthResult> shared = inFlight.putIfAbsent(key, mine);
         if (shared != null) {
@@ -252,7 +255,11 @@ public final class HttpAuthenticator implements Authenticator {
 
     @Override
     public void close() {
-        service.close();
+        try {
+            service.close();
+        } finally {
+            cacheMaintenance.shutdown();
+        }
     }
 
     /** The outcome and message of the latest failed call, for health and tests. */

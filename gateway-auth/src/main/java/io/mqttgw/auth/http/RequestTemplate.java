@@ -1,6 +1,10 @@
 package io.mqttgw.auth.http;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.mqttgw.core.spi.AuthRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -154,16 +158,18 @@ public final class RequestTemplate {
     private record Slot(RequestField field, boolean inPath) {
     }
 
-    public String body(AuthRequest request, String fingerprint) {
-        StringBuilder sb = new StringBuilder(256).append('{');
-        for (int i = 0; i < bodyFields.size(); i++) {
-            if (i > 0) {
-                sb.append(',');
+    /** The JSON body, UTF-8: an object of the configured members, each a string or null. */
+    public byte[] body(AuthRequest request, String fingerprint) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(256);
+        try (JsonGenerator g = AuthJson.FACTORY.createGenerator(out)) {
+            g.writeStartObject();
+            for (int i = 0; i < bodyFields.size(); i++) {
+                g.writeStringField(bodyNames.get(i), bodyFields.get(i).valueOf(request, fingerprint));
             }
-            Json.writeString(sb, bodyNames.get(i));
-            sb.append(':');
-            Json.writeString(sb, bodyFields.get(i).valueOf(request, fingerprint));
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException("writing to memory cannot fail", e);
         }
-        return sb.append('}').toString();
+        return out.toByteArray();
     }
 }

@@ -1,13 +1,16 @@
 package io.mqttgw.auth.http;
 
+import com.fasterxml.jackson.core.JsonParseException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.AuthResult.Decision;
+import java.io.IOException;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 
 /**
  * What an answer of the auth service means (README, "HTTP authentication"):
@@ -20,7 +23,8 @@ import java.util.stream.Collectors;
  * <li>anything else (other status, a body that is not such an object) is a failed call.</li>
  * </ul>
  * {@code Cache-Control: max-age=N} says how long the answer may be remembered; {@code no-store} or {@code no-cache}
- * that it must not be.
+ * that it must not be. The body is read with Jackson's streaming parser (strict JSON, at most
+ * {@link AuthJson#MAX_DEPTH} levels deep, UTF-8), straight from its bytes. Stateless.
  */
 public final class ResponseContract {
     /** An attribute whose value, when present, must equal the device certificate's SHA-256 fingerprint. */
@@ -29,8 +33,12 @@ public final class ResponseContract {
     private ResponseContract() {
     }
 
-    /** Throws {@link AuthServiceException} when the answer is not one the contract knows. */
-    public static ServiceAnswer interpret(int status, String body, String cacheControl) {
+    /**
+     * Throws {@link AuthServiceException} when the answer is not one the contract knows.
+     *
+     * @param body the answer's body, UTF-8
+     */
+    public static ServiceAnswer interpret(int status, byte[] body, String cacheControl) {
         long maxAge = maxAgeNanos(cacheControl);
         if (status == 401) {
             return new ServiceAnswer(AuthResult.deny(Decision.BAD_CREDENTIALS), maxAge);
@@ -41,53 +49,136 @@ public final class ResponseContract {
         if (status != 200) {
             throw new AuthServiceException("bad_status", "the auth service answered HTTP " + status);
         }
-        Object doc;
-        try {
-            doc = Json.parse(body);
-        } catch (IllegalArgumentException e) {
-            throw new AuthServiceException("bad_response", "the auth service's answer is " + e.getMessage());
+        Answer answer;
+        try (JsonParser p = AuthJson.FACTORY.createParser(body)) {
+            answer = read(p);
+        } catch (JsonProcessingException e) {
+            throw new AuthServiceException("bad_response", "the auth service's answer is not JSON"
+                    + (e.getLocation() == null ? "" : " at offset " + e.getLocation().getByteOffset()) + ": "
+                    + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new AuthServiceException("bad_response", "the auth service's answer is not JSON: " + e.getMessage());
         }
-        if (!(doc instanceof Map<?, ?> answer) || !(answer.get("allow") instanceof Boolean allow)) {
+        if (answer == null || answer.allow == null) {
             throw new AuthServiceException("bad_response",
                     "the auth service's answer is not an object with a boolean \"allow\"");
         }
-        if (!allow) {
-            Decision d = "bad_credentials".equals(answer.get("reason")) ? Decision.BAD_CREDENTIALS
-                    : Decision.NOT_AUTHORIZED;
+        if (!answer.allow) {
+            Decision d = "bad_credentials".equals(answer.reason) ? Decision.BAD_CREDENTIALS : Decision.NOT_AUTHORIZED;
             return new ServiceAnswer(AuthResult.deny(d), maxAge);
         }
-        Object attributes = answer.get("attributes");
-        if (attributes == null) {
+        if (answer.attributesProblem != null) {
+            throw new AuthServiceException("bad_response", answer.attributesProblem);
+        }
+        if (answer.attributes == null) {
             return new ServiceAnswer(AuthResult.ALLOWED, maxAge);
         }
-        if (!(attributes instanceof Map<?, ?> map)) {
-            throw new AuthServiceException("bad_response", "the auth service's \"attributes\" is not an object");
-        }
-        Map<String, String> out = new LinkedHashMap<>();
-        for (Map.Entry<?, ?> e : map.entrySet()) {
-            String text = text(e.getValue());
-            if (text != null) {
-                out.put((String) e.getKey(), text);
-            }
-        }
-        return new ServiceAnswer(new AuthResult(Decision.ALLOW, out), maxAge);
+        return new ServiceAnswer(new AuthResult(Decision.ALLOW, answer.attributes), maxAge);
     }
 
-    private static String text(Object v) {
-        if (v == null) {
-            return null;
+    /** What the members of an answer said; a repeated member counts as it last appears. */
+    private static final class Answer {
+        Boolean allow;
+        String reason;
+        Map<String, String> attributes;
+        /** Why the attributes are unusable; matters only when the answer allows. */
+        String attributesProblem;
+    }
+
+    /**
+     * Reads one whole JSON document; null when it is not an object. Every value is read, also of members the
+     * contract ignores, so a document broken anywhere is refused, as is anything after it.
+     */
+    private static Answer read(JsonParser p) throws IOException {
+        JsonToken first = p.nextToken();
+        if (first == null) {
+            throw new JsonParseException(p, "no JSON document");
         }
-        if (v instanceof Double d) {
-            return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString(d.longValue()) : d.toString();
+        Answer answer = first == JsonToken.START_OBJECT ? new Answer() : null;
+        if (answer == null) {
+            p.skipChildren();
+        } else {
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                switch (name) {
+                    case "allow" -> answer.allow = value.isBoolean() ? value == JsonToken.VALUE_TRUE : null;
+                    case "reason" -> answer.reason = value == JsonToken.VALUE_STRING ? p.getText() : null;
+                    case "attributes" -> readAttributes(p, answer);
+                    default -> {
+                    }
+                }
+                // a container the switch did not read is skipped whole: its members are not the answer's
+                p.skipChildren();
+            }
         }
-        if (v instanceof List<?> list) {
-            return list.stream().map(ResponseContract::text).filter(s -> s != null)
-                    .collect(Collectors.joining(","));
+        if (p.nextToken() != null) {
+            throw new JsonParseException(p, "trailing characters");
         }
-        if (v instanceof Map<?, ?>) {
-            throw new AuthServiceException("bad_response", "an attribute of the auth service's answer is an object");
+        return answer;
+    }
+
+    private static void readAttributes(JsonParser p, Answer answer) throws IOException {
+        answer.attributes = null;
+        answer.attributesProblem = null;
+        if (p.currentToken() == JsonToken.VALUE_NULL) {
+            return;
         }
-        return v.toString();
+        if (p.currentToken() != JsonToken.START_OBJECT) {
+            answer.attributesProblem = "the auth service's \"attributes\" is not an object";
+            p.skipChildren();
+            return;
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            p.nextToken();
+            String text = text(p, answer);
+            if (text == null) {
+                out.remove(name);
+            } else {
+                out.put(name, text);
+            }
+        }
+        answer.attributes = out;
+    }
+
+    /**
+     * The attribute value at the current token as text, consumed: strings as they are, numbers as text (whole
+     * ones without a fraction), booleans as true/false, arrays of them joined with commas, null for null. An object,
+     * in or out of an array, is not a value: it is noted as the answer's attributes problem.
+     */
+    private static String text(JsonParser p, Answer answer) throws IOException {
+        JsonToken t = p.currentToken();
+        switch (t) {
+            case VALUE_NULL:
+                return null;
+            case VALUE_STRING:
+                return p.getText();
+            case VALUE_TRUE:
+                return "true";
+            case VALUE_FALSE:
+                return "false";
+            case VALUE_NUMBER_INT:
+            case VALUE_NUMBER_FLOAT:
+                double d = p.getDoubleValue();
+                return d == Math.rint(d) && Math.abs(d) < 1e15 ? Long.toString((long) d) : Double.toString(d);
+            case START_ARRAY:
+                StringBuilder joined = new StringBuilder();
+                boolean first = true;
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    String element = text(p, answer);
+                    if (element != null) {
+                        (first ? joined : joined.append(',')).append(element);
+                        first = false;
+                    }
+                }
+                return joined.toString();
+            default:
+                answer.attributesProblem = "an attribute of the auth service's answer is an object";
+                p.skipChildren();
+                return null;
+        }
     }
 
     /** {@link ServiceAnswer#DEFAULT_TTL} when the header says nothing about freshness. */

@@ -1,7 +1,9 @@
 package io.mqttgw.auth.resilience;
 
-import io.mqttgw.auth.cache.SegmentedLru;
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.function.LongSupplier;
 
 /**
@@ -17,10 +19,11 @@ import java.util.function.LongSupplier;
  * </ul>
  * An identity is a client id together with how it is proven ({@link #identityOf}), so that a stranger without the
  * certificate can neither hold nor busy a device that proves itself with one. Deny records are kept for at most
- * about {@code maxTracked} identities (least recently used go first: an evicted identity starts a fresh window,
- * which bounds memory and costs at most another {@code deniedCalls} calls). The in-flight counts need no bound of
- * their own: each belongs to a call the limiter holds, and the limiter is bounded. Thread-safe; never blocks
- * beyond a short lock on one of many segments.
+ * {@code maxTracked} identities in a Caffeine cache (beyond the bound, those least likely to be seen again go: an
+ * evicted identity starts a fresh window, which bounds memory and costs at most another {@code deniedCalls}
+ * calls); its upkeep runs on the {@code maintenance} executor. The in-flight counts need no bound of their own:
+ * each belongs to a call the limiter holds, and the limiter is bounded. Thread-safe; never blocks beyond the short
+ * per-key lock of a map update.
  */
 public final class IdentityGuard {
     /** What a CONNECT that needs a call may do. */
@@ -38,7 +41,7 @@ public final class IdentityGuard {
     private final long windowNanos;
     private final LongSupplier nanoClock;
     private final ConcurrentHashMap<String, Integer> inFlight = new ConcurrentHashMap<>();
-    private final SegmentedLru<Record> records;
+    private final Cache<String, Record> records;
 
     /**
      * @param maxInFlight calls of one identity at once (queued in the limiter or awaiting the answer)
@@ -46,13 +49,15 @@ public final class IdentityGuard {
      * @param windowNanos the window, from its first deny; 0 turns holding off
      * @param maxTracked  bound on identities with a deny record
      * @param nanoClock   monotonic time in nanoseconds ({@code System::nanoTime} outside tests)
+     * @param maintenance where the record cache's upkeep runs
      */
-    public IdentityGuard(int maxInFlight, int deniedCalls, long windowNanos, int maxTracked, LongSupplier nanoClock) {
+    public IdentityGuard(int maxInFlight, int deniedCalls, long windowNanos, int maxTracked, LongSupplier nanoClock,
+                         Executor maintenance) {
         this.maxInFlight = maxInFlight;
         this.deniedCalls = deniedCalls;
         this.windowNanos = windowNanos;
         this.nanoClock = nanoClock;
-        this.records = new SegmentedLru<>(Math.max(1, maxTracked));
+        this.records = Caffeine.newBuilder().maximumSize(Math.max(1, maxTracked)).executor(maintenance).build();
     }
 
     /**
@@ -92,7 +97,7 @@ public final class IdentityGuard {
             return;
         }
         long now = nanoClock.getAsLong();
-        records.compute(identity, r -> {
+        records.asMap().compute(identity, (k, r) -> {
             if (r == null || now - r.windowStart >= windowNanos) {
                 return new Record(now);
             }
@@ -106,7 +111,7 @@ public final class IdentityGuard {
         if (windowNanos <= 0) {
             return;
         }
-        records.compute(identity, r -> null);
+        records.invalidate(identity);
     }
 
     private boolean isHeld(String identity) {
@@ -115,7 +120,7 @@ public final class IdentityGuard {
         }
         long now = nanoClock.getAsLong();
         boolean[] held = {false};
-        records.compute(identity, r -> {
+        records.asMap().compute(identity, (k, r) -> {
             if (r == null || now - r.windowStart >= windowNanos) {
                 return null;
             }
@@ -127,7 +132,7 @@ public final class IdentityGuard {
 
     /** Identities with a deny record, expired ones not yet dropped included. */
     public long tracked() {
-        return records.size();
+        return records.estimatedSize();
     }
 
     /** Identities with a call in flight. */
@@ -135,7 +140,7 @@ public final class IdentityGuard {
         return inFlight.size();
     }
 
-    /** Denies of one identity in its current window; guarded by its segment's lock. */
+    /** Denies of one identity in its current window; changed only inside the map's compute for its key. */
     private static final class Record {
         final long windowStart;
         int denies = 1;

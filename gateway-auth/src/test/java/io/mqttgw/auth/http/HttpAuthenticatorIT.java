@@ -136,7 +136,7 @@ class HttpAuthenticatorIT {
         assertTrue(answer(auth.authenticate(device("dev-1"))).allowed());
         assertTrue(answer(auth.authenticate(device("dev-1"))).allowed());
         assertEquals(1, s.callCount());
-        assertEquals(1, meters.get("mqttgw.auth.cache.hits").counter().count());
+        assertEquals(1, meters.get("mqttgw.auth.cache.hits").functionCounter().count());
     }
 
     @Test

@@ -112,7 +112,7 @@ class HttpAuthenticatorTest {
         assertTrue(first.join().allowed());
         assertTrue(now(auth.authenticate(device("dev-1"))).allowed());
         assertEquals(1, service.calls(), "the second CONNECT made no call");
-        assertEquals(1, meters.get("mqttgw.auth.cache.hits").counter().count());
+        assertEquals(1, meters.get("mqttgw.auth.cache.hits").functionCounter().count());
         AuthRequest otherPassword = new AuthRequest("dev-1", "user", "other".getBytes(StandardCharsets.UTF_8), null,
                 null, null, "tcp");
         auth.authenticate(otherPassword);

@@ -32,7 +32,7 @@ class RequestTemplateTest {
         RequestTemplate t = RequestTemplate.parse("https://auth/check", "POST", Map.of("X-Key", "k"), ALL_FIELDS);
         assertEquals("{\"clientId\":\"dev 1/ä\",\"username\":\"bob\",\"password\":\"p\\\"w\","
                 + "\"certificateIdentity\":\"dev 1/ä\",\"certificateFingerprint\":\"ff\","
-                + "\"remoteAddress\":\"127.0.0.1:40001\",\"listener\":\"tls\"}", t.body(request, "ff"));
+                + "\"remoteAddress\":\"127.0.0.1:40001\",\"listener\":\"tls\"}", new String(t.body(request, "ff"), StandardCharsets.UTF_8));
         assertTrue(t.hasBody());
         assertEquals(Map.of("X-Key", "k"), t.headers());
     }
@@ -41,7 +41,7 @@ class RequestTemplateTest {
     void renamesAndLeavesOutFieldsAsConfigured() {
         RequestTemplate t = RequestTemplate.parse("http://a/", "PUT", Map.of(), List.of("client-id=clientid",
                 "certificate-fingerprint=sha256"));
-        assertEquals("{\"clientid\":\"dev 1/ä\",\"sha256\":null}", t.body(request, null));
+        assertEquals("{\"clientid\":\"dev 1/ä\",\"sha256\":null}", new String(t.body(request, null), StandardCharsets.UTF_8));
     }
 
     @Test
@@ -108,5 +108,13 @@ class RequestTemplateTest {
         assertThrows(IllegalArgumentException.class, () -> RequestTemplate.parse("http://auth/check#{client-id}",
                 "GET", Map.of(), List.of()));
         assertEquals("http://auth?id=x", urlFor("http://auth?id={client-id}", "x"));
+    }
+
+    @Test
+    void escapesQuotesBackslashesAndControlCharactersInTheBody() {
+        RequestTemplate t = RequestTemplate.parse("http://a/", "POST", Map.of(), List.of("username=u\"\\"));
+        AuthRequest r = new AuthRequest("c", "q\"b\\n\n\u0001\u00e9", null, null, null, null, "tcp");
+        assertEquals("{\"u\\\"\\\\\":\"q\\\"b\\\\n\\n\\u0001\u00e9\"}",
+                new String(t.body(r, null), StandardCharsets.UTF_8));
     }
 }

@@ -14,7 +14,7 @@ class IdentityGuardTest {
 
     @Test
     void keepsAtMostAboutMaxTrackedDenyRecords() {
-        IdentityGuard guard = new IdentityGuard(1, 1, TimeUnit.MINUTES.toNanos(1), 1000, now::get);
+        IdentityGuard guard = new IdentityGuard(1, 1, TimeUnit.MINUTES.toNanos(1), 1000, now::get, Runnable::run);
         for (int i = 0; i < 100_000; i++) {
             guard.denied(IdentityGuard.identityOf("dev-" + i, null));
         }
@@ -24,7 +24,7 @@ class IdentityGuardTest {
 
     @Test
     void aZeroWindowNeverHolds() {
-        IdentityGuard guard = new IdentityGuard(1, 1, 0, 1000, now::get);
+        IdentityGuard guard = new IdentityGuard(1, 1, 0, 1000, now::get, Runnable::run);
         String id = IdentityGuard.identityOf("dev-1", null);
         for (int i = 0; i < 10; i++) {
             guard.denied(id);
@@ -35,7 +35,7 @@ class IdentityGuardTest {
 
     @Test
     void permitsComeBackAndLeaveNoEntryBehind() {
-        IdentityGuard guard = new IdentityGuard(2, 5, TimeUnit.MINUTES.toNanos(1), 1000, now::get);
+        IdentityGuard guard = new IdentityGuard(2, 5, TimeUnit.MINUTES.toNanos(1), 1000, now::get, Runnable::run);
         String id = IdentityGuard.identityOf("dev-1", null);
         assertEquals(Admission.CALL, guard.tryAcquire(id));
         assertEquals(Admission.CALL, guard.tryAcquire(id));

@@ -1,6 +1,9 @@
 package io.mqttgw.core.admin;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufOutputStream;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
@@ -11,17 +14,33 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
-/** Builds and writes the admin plane's answers: JSON bodies (refusals carry {@code {"error": reason}}) or text. */
+/**
+ * Builds and writes the admin plane's answers: JSON bodies written with Jackson's streaming generator (refusals carry
+ * {@code {"error": reason}}), one line each, or text. Stateless.
+ */
 final class AdminResponses {
     static final String JSON = "application/json";
+    private static final JsonFactory JSON_FACTORY = new JsonFactory();
+
+    /** Writes one JSON value with the generator it is given. */
+    @FunctionalInterface
+    interface JsonBody {
+        void writeTo(JsonGenerator json) throws IOException;
+    }
 
     private AdminResponses() {
     }
 
     static FullHttpResponse text(HttpResponseStatus status, String body, String type) {
-        ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
+        return response(status, Unpooled.copiedBuffer(body, StandardCharsets.UTF_8), type);
+    }
+
+    private static FullHttpResponse response(HttpResponseStatus status, ByteBuf content, String type) {
         FullHttpResponse r = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
         r.headers().set(HttpHeaderNames.CONTENT_TYPE, type)
                 .set(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes())
@@ -29,13 +48,34 @@ final class AdminResponses {
         return r;
     }
 
-    static FullHttpResponse json(HttpResponseStatus status, String body) {
-        return text(status, body + "\n", JSON);
+    /** A JSON answer: what {@code body} writes, then a line end. */
+    static FullHttpResponse json(HttpResponseStatus status, JsonBody body) {
+        ByteBuf content = Unpooled.buffer(128);
+        try (JsonGenerator g = JSON_FACTORY.createGenerator((OutputStream) new ByteBufOutputStream(content))) {
+            body.writeTo(g);
+        } catch (IOException e) {
+            content.release();
+            throw new UncheckedIOException("writing JSON to memory", e);
+        } catch (RuntimeException e) {
+            content.release();
+            throw e;
+        }
+        content.writeByte('\n');
+        return response(status, content, JSON);
     }
 
-    /** A refusal: {@code {"error":"<reason>"}} with the reason JSON-escaped. */
+    /** A JSON object of one member. */
+    static FullHttpResponse json(HttpResponseStatus status, String name, String value) {
+        return json(status, g -> {
+            g.writeStartObject();
+            g.writeStringField(name, value);
+            g.writeEndObject();
+        });
+    }
+
+    /** A refusal: {@code {"error":"<reason>"}}. */
     static FullHttpResponse error(HttpResponseStatus status, String reason) {
-        return json(status, "{\"error\":\"" + jsonEscape(reason) + "\"}");
+        return json(status, "error", reason);
     }
 
     /** Writes the answer; closes the connection afterwards unless the request asked to keep it. */
@@ -45,24 +85,5 @@ final class AdminResponses {
         if (!keepAlive) {
             future.addListener(ChannelFutureListener.CLOSE);
         }
-    }
-
-    static String jsonEscape(String s) {
-        StringBuilder b = new StringBuilder(s.length() + 8);
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            switch (c) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                default -> {
-                    if (c < 0x20) {
-                        b.append(String.format("\\u%04x", (int) c));
-                    } else {
-                        b.append(c);
-                    }
-                }
-            }
-        }
-        return b.toString();
     }
 }

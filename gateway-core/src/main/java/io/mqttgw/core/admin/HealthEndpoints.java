@@ -1,9 +1,12 @@
 package io.mqttgw.core.admin;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.spi.HealthStatus;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
 
@@ -29,25 +32,37 @@ final class HealthEndpoints {
     }
 
     FullHttpResponse live() {
-        return AdminResponses.json(HttpResponseStatus.OK, "{\"status\":\"LIVE\"}");
+        return AdminResponses.json(HttpResponseStatus.OK, "status", "LIVE");
     }
 
     FullHttpResponse ready() {
         String notReady = notReadyReason.get();
         boolean ready = notReady == null;
+        List<HealthStatus> statuses = new ArrayList<>(checks.size());
         boolean allUp = true;
-        StringBuilder b = new StringBuilder("{\"checks\":{\"listeners\":{\"up\":").append(ready)
-                .append(",\"detail\":\"").append(ready ? "accepting devices" : AdminResponses.jsonEscape(notReady))
-                .append("\"}");
         for (HealthCheck check : checks) {
             HealthStatus s = check.status().get();
+            statuses.add(s);
             allUp &= s.up();
-            b.append(",\"").append(AdminResponses.jsonEscape(check.name())).append("\":{\"up\":").append(s.up())
-                    .append(",\"detail\":\"").append(AdminResponses.jsonEscape(s.detail())).append("\"}");
         }
         String status = !ready ? "DOWN" : allUp ? "UP" : "DEGRADED";
-        b.append("},\"status\":\"").append(status).append("\"}");
-        return AdminResponses.json(ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE,
-                b.toString());
+        return AdminResponses.json(ready ? HttpResponseStatus.OK : HttpResponseStatus.SERVICE_UNAVAILABLE, g -> {
+            g.writeStartObject();
+            g.writeObjectFieldStart("checks");
+            writeCheck(g, "listeners", ready, ready ? "accepting devices" : notReady);
+            for (int i = 0; i < checks.size(); i++) {
+                writeCheck(g, checks.get(i).name(), statuses.get(i).up(), statuses.get(i).detail());
+            }
+            g.writeEndObject();
+            g.writeStringField("status", status);
+            g.writeEndObject();
+        });
+    }
+
+    private static void writeCheck(JsonGenerator g, String name, boolean up, String detail) throws IOException {
+        g.writeObjectFieldStart(name);
+        g.writeBooleanField("up", up);
+        g.writeStringField("detail", detail);
+        g.writeEndObject();
     }
 }

@@ -80,18 +80,26 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
                 + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length;
         if (broadcast) {
             downlink.broadcast(m).whenComplete((n, e) -> done(ctx, keepAlive, endpoint, operator, remote, what,
-                    e == null ? "handed_to=" + n : null, e == null ? "{\"handedTo\":" + n + "}" : null));
+                    e == null ? "handed_to=" + n : null, e == null ? g -> {
+                        g.writeStartObject();
+                        g.writeNumberField("handedTo", n);
+                        g.writeEndObject();
+                    } : null));
         } else {
             downlink.deliver(m).whenComplete((o, e) -> {
                 String outcome = e == null ? o.name().toLowerCase(Locale.ROOT) : null;
-                done(ctx, keepAlive, endpoint, operator, remote, what, outcome,
-                        outcome == null ? null : "{\"outcome\":\"" + outcome + "\"}");
+                done(ctx, keepAlive, endpoint, operator, remote, what, outcome, outcome == null ? null
+                        : g -> {
+                            g.writeStartObject();
+                            g.writeStringField("outcome", outcome);
+                            g.writeEndObject();
+                        });
             });
         }
     }
 
     private void done(ChannelHandlerContext ctx, boolean keepAlive, String endpoint, String operator, Object remote,
-                      String what, String outcome, String body) {
+                      String what, String outcome, AdminResponses.JsonBody body) {
         metrics.count(endpoint, body == null ? "failed" : "ok");
         events.operation(operator, remote, what, body == null ? "failed" : outcome);
         FullHttpResponse response = body == null

@@ -180,6 +180,7 @@ public final class JsonLinesFileSink implements UplinkSink {
         }
     }
 
+    // Kept hand-written (issue 16): one fixed line shape per message into a reused builder, no generator per line.
     private void appendJson(StringBuilder b, UplinkMessage m) {
         b.append("{\"ts\":\"").append(Instant.ofEpochMilli(m.receivedAtMillis())).append("\",\"node\":");
         quote(b, nodeId);

@@ -2,7 +2,7 @@ package io.mqttgw.core.tls;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.Reader;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -18,7 +18,12 @@ import java.security.cert.X509CRL;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import org.bouncycastle.asn1.pkcs.PrivateKeyInfo;
+import org.bouncycastle.cert.X509CRLHolder;
+import org.bouncycastle.cert.X509CertificateHolder;
+import org.bouncycastle.cert.jcajce.JcaX509CRLConverter;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
 import org.bouncycastle.openssl.PEMEncryptedKeyPair;
 import org.bouncycastle.openssl.PEMKeyPair;
 import org.bouncycastle.openssl.PEMParser;
@@ -28,8 +33,10 @@ import org.bouncycastle.pkcs.PKCS8EncryptedPrivateKeyInfo;
 /**
  * Reads the TLS listener's PEM files. Every failure is an {@link IllegalStateException} whose message names the
  * configuration key, the path and the reason, so {@code check-config} and a failed reload say which file to fix.
- * Private keys are read in PKCS#8 ({@code PRIVATE KEY}), SEC1 ({@code EC PRIVATE KEY}) and PKCS#1 ({@code RSA PRIVATE
- * KEY}) form through BouncyCastle's PEM parser; encrypted keys are refused. Stateless.
+ * Every file is read with BouncyCastle's PEM parser ({@link #pem}): certificates, CRLs, and private keys in PKCS#8
+ * ({@code PRIVATE KEY}), SEC1 ({@code EC PRIVATE KEY}) and PKCS#1 ({@code RSA PRIVATE KEY}) form; encrypted keys are
+ * refused. A file without PEM blocks is read as DER certificates or CRLs by the JDK. Used by the gateway's
+ * listeners, the auth client's CA file and the bench. Stateless.
  */
 public final class TlsFiles {
     private TlsFiles() {
@@ -52,58 +59,114 @@ public final class TlsFiles {
         return new ServerCredentials(chain.toArray(new X509Certificate[0]), key);
     }
 
+    /**
+     * What a PEM file holds, as BouncyCastle's {@link PEMParser} reads it, in file order: certificates, CRLs and the
+     * first private key (null without one); other blocks (such as {@code EC PARAMETERS}) are skipped.
+     *
+     * @param encryptedKey whether the first private key block is encrypted (then {@code privateKey} is null)
+     * @param pemBlocks    how many PEM blocks the file holds (0: it is not PEM, perhaps DER)
+     */
+    public record PemContents(List<X509CertificateHolder> certificates, List<X509CRLHolder> crls,
+                              PrivateKeyInfo privateKey, boolean encryptedKey, int pemBlocks) {
+    }
+
+    /** Reads every PEM block of {@code file}; fails naming {@code key}, the path and the reason. */
+    public static PemContents pem(String key, Path file) {
+        InputStream in = open(key, file);
+        try (in; PEMParser pem = new PEMParser(new InputStreamReader(in, StandardCharsets.US_ASCII))) {
+            List<X509CertificateHolder> certificates = new ArrayList<>();
+            List<X509CRLHolder> crls = new ArrayList<>();
+            PrivateKeyInfo privateKey = null;
+            boolean encrypted = false;
+            int blocks = 0;
+            for (Object o = pem.readObject(); o != null; o = pem.readObject()) {
+                blocks++;
+                boolean firstKey = privateKey == null && !encrypted;
+                if (o instanceof X509CertificateHolder c) {
+                    certificates.add(c);
+                } else if (o instanceof X509CRLHolder c) {
+                    crls.add(c);
+                } else if (o instanceof PEMKeyPair pair && firstKey) {
+                    privateKey = pair.getPrivateKeyInfo();
+                } else if (o instanceof PrivateKeyInfo info && firstKey) {
+                    privateKey = info;
+                } else if ((o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) && firstKey) {
+                    encrypted = true;
+                }
+            }
+            return new PemContents(List.copyOf(certificates), List.copyOf(crls), privateKey, encrypted, blocks);
+        } catch (IOException | RuntimeException e) {
+            throw new IllegalStateException(key + "=" + file + ": not a readable PEM file: " + e.getMessage()
+                    + " (expected -----BEGIN ...----- blocks of base64)", e);
+        }
+    }
+
     /** The certificates of a PEM (or DER) file; at least one. */
     public static List<X509Certificate> certificates(String key, Path file) {
-        try (InputStream in = open(key, file)) {
-            List<X509Certificate> out = new ArrayList<>();
-            CertificateFactory.getInstance("X.509").generateCertificates(in)
-                    .forEach(c -> out.add((X509Certificate) c));
-            if (out.isEmpty()) {
-                throw new IllegalStateException(key + "=" + file + ": no certificate in the file (expected PEM "
-                        + "-----BEGIN CERTIFICATE----- blocks)");
-            }
-            return out;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalStateException(key + "=" + file + ": not a readable certificate file: " + e.getMessage(), e);
+        JcaX509CertificateConverter converter = new JcaX509CertificateConverter();
+        List<X509Certificate> out = objects(key, file, X509Certificate.class, PemContents::certificates,
+                converter::getCertificate);
+        if (out.isEmpty()) {
+            throw new IllegalStateException(key + "=" + file + ": no certificate in the file (expected PEM "
+                    + "-----BEGIN CERTIFICATE----- blocks)");
         }
+        return out;
     }
 
     /** The CRLs of a PEM or DER file (possibly none). */
     public static List<X509CRL> crls(String key, Path file) {
-        try (InputStream in = open(key, file)) {
-            List<X509CRL> out = new ArrayList<>();
-            CertificateFactory.getInstance("X.509").generateCRLs(in).forEach(c -> out.add((X509CRL) c));
-            return out;
-        } catch (IOException | GeneralSecurityException e) {
-            throw new IllegalStateException(key + "=" + file + ": not a readable CRL file: " + e.getMessage(), e);
+        JcaX509CRLConverter converter = new JcaX509CRLConverter();
+        return objects(key, file, X509CRL.class, PemContents::crls, converter::getCRL);
+    }
+
+    /** How a PEM object becomes its JDK counterpart. */
+    private interface Converter<H, T> {
+        T convert(H held) throws GeneralSecurityException;
+    }
+
+    /**
+     * The certificates or CRLs ({@code type}) of a file: its PEM blocks of that kind, or, in a file without PEM
+     * blocks, what the JDK's X.509 factory reads from it as DER.
+     */
+    private static <H, T> List<T> objects(String key, Path file, Class<T> type, Function<PemContents, List<H>> held,
+                                          Converter<H, T> converter) {
+        PemContents pem = pem(key, file);
+        boolean crls = type == X509CRL.class;
+        List<T> out = new ArrayList<>();
+        try {
+            if (pem.pemBlocks() == 0) {
+                try (InputStream in = open(key, file)) {
+                    CertificateFactory factory = CertificateFactory.getInstance("X.509");
+                    for (Object o : crls ? factory.generateCRLs(in) : factory.generateCertificates(in)) {
+                        out.add(type.cast(o));
+                    }
+                } catch (IOException e) {
+                    throw new IllegalStateException(key + "=" + file + ": cannot read: " + e, e);
+                }
+            }
+            for (H h : held.apply(pem)) {
+                out.add(converter.convert(h));
+            }
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(key + "=" + file + ": not a readable " + (crls ? "CRL" : "certificate")
+                    + " file: " + e.getMessage(), e);
         }
+        return out;
     }
 
     /** The first private key of a PEM file, in PKCS#8, SEC1 or PKCS#1 form. */
     public static PrivateKey privateKey(String key, Path file) {
-        try (InputStream readable = open(key, file)) {
-            // only to name an unreadable file the same way as the others
-        } catch (IOException e) {
-            throw new IllegalStateException(key + "=" + file + ": cannot read: " + e, e);
+        PemContents pem = pem(key, file);
+        if (pem.encryptedKey()) {
+            throw new IllegalStateException(key + "=" + file + ": the private key is encrypted; the gateway "
+                    + "reads unencrypted keys only (decrypt it with openssl pkey)");
         }
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.US_ASCII);
-             PEMParser pem = new PEMParser(reader)) {
-            JcaPEMKeyConverter converter = new JcaPEMKeyConverter();
-            // openssl writes "EC PARAMETERS" before a SEC1 key; anything that is not a key is skipped
-            for (Object o = pem.readObject(); o != null; o = pem.readObject()) {
-                if (o instanceof PEMKeyPair pair) {
-                    return converter.getPrivateKey(pair.getPrivateKeyInfo());
-                }
-                if (o instanceof PrivateKeyInfo info) {
-                    return converter.getPrivateKey(info);
-                }
-                if (o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) {
-                    throw new IllegalStateException(key + "=" + file + ": the private key is encrypted; the gateway "
-                            + "reads unencrypted keys only (decrypt it with openssl pkey)");
-                }
-            }
+        if (pem.privateKey() == null) {
             throw new IllegalStateException(key + "=" + file + ": no private key in the file (expected PEM PRIVATE "
                     + "KEY, EC PRIVATE KEY or RSA PRIVATE KEY)");
+        }
+        try {
+            return new JcaPEMKeyConverter().getPrivateKey(pem.privateKey());
         } catch (IOException e) {
             throw new IllegalStateException(key + "=" + file + ": not a readable private key: " + e.getMessage(), e);
         }

@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.metrics.HealthCheck;
@@ -63,6 +66,37 @@ class ReadOnlyEndpointsHandlerTest {
         assertEquals(200, back.status().code());
         assertTrue(body(back).endsWith("\"status\":\"UP\"}\n"));
         ch.finishAndReleaseAll();
+    }
+
+    @Test
+    void writesComponentDetailsAsValidJsonWhateverCharactersTheyHold() throws Exception {
+        String hostile = "broker \"b1\" down\\\n\u0001 caf\u00e9 </script>";
+        HealthEndpoints health = new HealthEndpoints(() -> null,
+                List.of(new HealthCheck("kafka \"uplink\"", () -> HealthStatus.degraded(hostile))));
+        FullHttpResponse ready = health.ready();
+        assertEquals(200, ready.status().code());
+        String body = body(ready);
+        assertTrue(body.endsWith("}\n") && body.indexOf('\n') == body.length() - 1, "one line: " + body);
+        try (JsonParser p = new JsonFactory().createParser(body)) {
+            assertEquals(JsonToken.START_OBJECT, p.nextToken());
+            assertEquals("checks", p.nextFieldName());
+            p.nextToken();
+            assertEquals("listeners", p.nextFieldName());
+            p.nextToken();
+            p.skipChildren();
+            assertEquals("kafka \"uplink\"", p.nextFieldName());
+            p.nextToken();
+            assertEquals("up", p.nextFieldName());
+            assertEquals(JsonToken.VALUE_FALSE, p.nextToken());
+            assertEquals("detail", p.nextFieldName());
+            assertEquals(hostile, p.nextTextValue());
+            assertEquals(JsonToken.END_OBJECT, p.nextToken());
+            assertEquals(JsonToken.END_OBJECT, p.nextToken());
+            assertEquals("status", p.nextFieldName());
+            assertEquals("DEGRADED", p.nextTextValue());
+            assertEquals(JsonToken.END_OBJECT, p.nextToken());
+            assertNull(p.nextToken());
+        }
     }
 
     @Test

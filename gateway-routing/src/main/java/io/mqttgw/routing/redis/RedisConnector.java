@@ -1,5 +1,6 @@
 package io.mqttgw.routing.redis;
 
+import io.mqttgw.core.retry.FullJitterBackoff;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.api.RedissonClient;

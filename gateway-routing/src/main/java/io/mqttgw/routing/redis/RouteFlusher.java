@@ -1,5 +1,6 @@
 package io.mqttgw.routing.redis;
 
+import io.mqttgw.core.retry.FullJitterBackoff;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.RouteEvents;

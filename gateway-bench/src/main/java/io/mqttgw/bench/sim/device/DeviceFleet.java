@@ -5,6 +5,7 @@ import io.mqttgw.bench.sim.config.GatewayTarget;
 import io.mqttgw.bench.sim.config.ScenarioOptions;
 import io.mqttgw.bench.sim.config.TrafficProfile;
 import io.mqttgw.bench.sim.pki.ClientTls;
+import io.mqttgw.core.retry.FullJitterBackoff;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -91,7 +92,7 @@ public final class DeviceFleet implements AutoCloseable {
         this.bootstraps = new Bootstrap[loops.length];
         this.remote = new InetSocketAddress(target.host(), target.port());
         this.sources = options.sources().addresses();
-        this.backoff = new FullJitterBackoff(run.backoff());
+        this.backoff = new FullJitterBackoff(run.backoff().base(), run.backoff().max());
         int payloadBytes = Math.max(run.publishBytes(), Math.max(profile.heartbeatBytes(), profile.statusBytes()));
         byte[] random = new byte[payloadBytes];
         ThreadLocalRandom.current().nextBytes(random);
@@ -282,7 +283,7 @@ public final class DeviceFleet implements AutoCloseable {
             return;
         }
         d.state = Device.State.WAITING;
-        d.timer = d.loop.schedule(d, backoff.delayNanos(d.attempt++), TimeUnit.NANOSECONDS);
+        d.timer = d.loop.schedule(d, backoff.delayNanos(++d.attempt), TimeUnit.NANOSECONDS);
     }
 
     void onTimer(Device d) {

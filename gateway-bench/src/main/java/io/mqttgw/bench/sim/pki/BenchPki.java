@@ -1,6 +1,7 @@
 package io.mqttgw.bench.sim.pki;
 
 import io.mqttgw.bench.sim.config.KeyAlgorithm;
+import io.mqttgw.core.tls.TlsFiles;
 import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.io.IOException;
@@ -51,10 +52,9 @@ public final class BenchPki {
                     throw new IllegalArgumentException("PKI directory " + dir + " holds a " + existing.name()
                             + " CA but " + algorithm.name() + " was asked for; use another --pki-dir");
                 }
-                X509Certificate cert = Pem.certificate(Pem.blocks(Files.readString(dir.resolve("ca.pem")),
-                        "CERTIFICATE").get(0));
+                X509Certificate cert = TlsFiles.certificates("--pki-dir", dir.resolve("ca.pem")).get(0);
                 KeyPair keys = new KeyPair(cert.getPublicKey(),
-                        Pem.privateKey(Pem.blocks(Files.readString(dir.resolve("ca.key")), "PRIVATE KEY").get(0)));
+                        TlsFiles.privateKey("--pki-dir", dir.resolve("ca.key")));
                 return new BenchPki(dir, algorithm, X509Bundle.fromRootCertificateAuthority(cert, keys));
             }
             Instant now = Instant.now();
@@ -105,11 +105,10 @@ public final class BenchPki {
         Path file = dir.resolve("devices").resolve(cn + ".pem");
         try {
             if (Files.exists(file)) {
-                String pem = Files.readString(file);
-                List<byte[]> certs = Pem.blocks(pem, "CERTIFICATE");
-                List<byte[]> keys = Pem.blocks(pem, "PRIVATE KEY");
-                if (certs.size() == 1 && keys.size() == 1) {
-                    return new DeviceCredential(certs.get(0), keys.get(0));
+                TlsFiles.PemContents pem = TlsFiles.pem("--pki-dir", file);
+                if (pem.certificates().size() == 1 && pem.privateKey() != null) {
+                    return new DeviceCredential(pem.certificates().get(0).getEncoded(),
+                            pem.privateKey().getEncoded());
                 }
             }
             Instant now = Instant.now();

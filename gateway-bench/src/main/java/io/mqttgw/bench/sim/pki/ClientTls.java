@@ -1,5 +1,6 @@
 package io.mqttgw.bench.sim.pki;
 
+import io.mqttgw.core.tls.TlsFiles;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslSessionContext;
@@ -7,8 +8,6 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -38,16 +37,12 @@ public final class ClientTls {
     public static ClientTls create(Path serverCa, Function<String, DeviceCredential> credentials,
                                    Consumer<String> certificateRequested, int port, boolean resume,
                                    int sessionCacheSize) throws SSLException {
-        List<byte[]> der;
+        List<X509Certificate> cas;
         try {
-            der = Pem.blocks(Files.readString(serverCa), "CERTIFICATE");
-        } catch (IOException e) {
-            throw new SSLException("cannot read the server CA file " + serverCa + ": " + e.getMessage(), e);
+            cas = TlsFiles.certificates("--server-ca", serverCa);
+        } catch (IllegalStateException e) {
+            throw new SSLException(e.getMessage(), e);
         }
-        if (der.isEmpty()) {
-            throw new SSLException("no certificate in the server CA file " + serverCa);
-        }
-        X509Certificate[] cas = der.stream().map(Pem::certificate).toArray(X509Certificate[]::new);
         SslContext context = SslContextBuilder.forClient()
                 .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
                 .protocols("TLSv1.3", "TLSv1.2")

@@ -38,13 +38,13 @@ final class DeviceKeyManager extends X509ExtendedKeyManager {
     @Override
     public X509Certificate[] getCertificateChain(String alias) {
         DeviceCredential c = credentials.apply(alias);
-        return c == null ? null : new X509Certificate[] {Pem.certificate(c.certificateDer())};
+        return c == null ? null : new X509Certificate[] {c.certificate()};
     }
 
     @Override
     public PrivateKey getPrivateKey(String alias) {
         DeviceCredential c = credentials.apply(alias);
-        return c == null ? null : Pem.privateKey(c.keyDer());
+        return c == null ? null : c.privateKey();
     }
 
     @Override

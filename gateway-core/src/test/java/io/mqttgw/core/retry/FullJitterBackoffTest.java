@@ -1,4 +1,4 @@
-package io.mqttgw.routing.redis;
+package io.mqttgw.core.retry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -42,5 +42,27 @@ class FullJitterBackoffTest {
     void refusesAMaximumBelowTheMinimum() {
         assertThrows(IllegalArgumentException.class,
                 () -> new FullJitterBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)));
+        assertThrows(IllegalArgumentException.class, () -> new FullJitterBackoff(Duration.ZERO, Duration.ofSeconds(1)));
+    }
+
+    @Test
+    void anAttemptBelowOneWaitsAsTheFirstRetry() {
+        FullJitterBackoff b = new FullJitterBackoff(Duration.ofMillis(100), Duration.ofSeconds(5));
+        assertEquals(100 * MS, b.boundNanos(0));
+        assertEquals(100 * MS, b.boundNanos(-3));
+    }
+
+    @Test
+    void spreadsDelaysOverTheWholeRangeFromZero() {
+        FullJitterBackoff b = new FullJitterBackoff(Duration.ofMillis(100), Duration.ofSeconds(10));
+        long min = Long.MAX_VALUE;
+        long max = 0;
+        for (int i = 0; i < 10_000; i++) {
+            long d = b.delayNanos(4);
+            min = Math.min(min, d);
+            max = Math.max(max, d);
+        }
+        assertTrue(min < 80 * MS, "full jitter reaches near zero, min " + min);
+        assertTrue(max > 720 * MS, "full jitter reaches near the bound, max " + max);
     }
 }

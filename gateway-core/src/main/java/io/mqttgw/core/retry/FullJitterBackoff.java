@@ -1,12 +1,14 @@
-package io.mqttgw.routing.redis;
+package io.mqttgw.core.retry;
 
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongUnaryOperator;
 
 /**
- * Retry delays with full jitter: attempt {@code n} (from 1) waits a uniformly random time in
- * {@code [0, min(max, min * 2^(n-1))]}, so nodes that lost Redis together do not come back in step. Stateless.
+ * Retry delays with full jitter: retry {@code n} (from 1) waits a uniformly random time in
+ * {@code [0, min(max, min * 2^(n-1))]}, so parties that failed together (gateway nodes that lost Redis, bench
+ * devices a storm dropped) do not come back in step. The one backoff of the project: the Redis route table's
+ * reconnects and retries, and the bench's device reconnects. Immutable and thread-safe.
  */
 public final class FullJitterBackoff {
     private final long minNanos;
@@ -37,6 +39,7 @@ public final class FullJitterBackoff {
         return Math.min(bound, maxNanos);
     }
 
+    /** A random delay in {@code [0, boundNanos(attempt)]}. */
     public long delayNanos(int attempt) {
         return random.applyAsLong(boundNanos(attempt));
     }
