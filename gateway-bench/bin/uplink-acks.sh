@@ -286,7 +286,7 @@ write_summary() {
     echo "Uplink into a 3-node KRaft Kafka cluster (topic $TOPIC: 3 partitions, replication 3, min.insync.replicas 2),"
     echo "QoS 1, $DEVICES devices, $RATE msgs/s offered, $PAYLOAD B payload, $DURATION per run, $ROUNDS round(s) alternating"
     echo "the settings, a fresh gateway per run; range = min-max over the rounds. Commit $commit, $jdk, $(nproc) cores,"
-    echo "brokers \`$KAFKA_JVM\`, started $(head -n 2 "$OUT/results.tsv" | tail -n 1 | cut -f4) UTC $(date -u +%Y-%m-%d)."
+    echo "brokers \`$KAFKA_JVM\`, first run $(date -u +%Y-%m-%d) $(head -n 2 "$OUT/results.tsv" | tail -n 1 | cut -f4)."
     echo
     echo "| acks | runs | sent msgs/s | PUBACKed msgs/s | Kafka acked msgs/s | gateway CPU-s | **CPU µs / msg** | **msgs/s per gateway core** | PUBACK p50 ms | PUBACK p99 ms | PUBACK p999 ms | Kafka ack p99 ms (bucket ≤) | Kafka acked / failed | brokers CPU-s (whole run) | load 1-min at start |"
     echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |"
