@@ -30,6 +30,8 @@ ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
 GATEWAY="$ROOT/deploy/target/mqtt-gateway/bin/gateway"
 TOPIC=device.uplink
+# wait_port, stop_pid, metric
+source "$MODULE/bin/driver-functions.sh"
 
 ROUNDS=3
 DEVICES=5000
@@ -81,13 +83,6 @@ HZ="$(getconf CLK_TCK)"
 CLUSTER_PID=""
 GW_PID=""
 BENCH_PID=""
-stop_pid() { # pid [seconds before SIGKILL]
-  local pid="$1" grace="${2:-60}"
-  [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null || return 0
-  kill -TERM "$pid" 2>/dev/null || true
-  for _ in $(seq 1 $((grace * 2))); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.5; done
-  kill -KILL "$pid" 2>/dev/null || true
-}
 stop_cluster() {
   exec 9>&- 2>/dev/null || true # end of the cluster's stdin: it stops its nodes
   stop_pid "$CLUSTER_PID" 60
@@ -111,15 +106,6 @@ cleanup() {
 trap cleanup EXIT
 trap 'echo "interrupted: stopping bench, gateway and brokers" >&2; exit 130' INT
 trap 'exit 143' TERM
-
-wait_port() {
-  for _ in $(seq 1 240); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.5
-  done
-  echo "port $1 did not open" >&2
-  return 1
-}
 
 # ---- the Kafka cluster ----
 start_cluster() {
@@ -192,9 +178,6 @@ YAML
   return 1
 }
 
-metric() { # name label-filter file: the sum over the matching series
-  awk -v n="$1" -v f="$2" '$1 ~ "^"n"({|$)" && index($1, f) { s += $2 } END { printf "%.0f", s }' "$3"
-}
 metric_delta() { # name label-filter dir
   echo $(( $(metric "$1" "$2" "$3/metrics-after.txt") - $(metric "$1" "$2" "$3/metrics-before.txt") ))
 }
