@@ -23,6 +23,8 @@ MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
 GATEWAY="$ROOT/deploy/target/mqtt-gateway/bin/gateway"
+# wait_port, stop_pid, metric
+source "$MODULE/bin/driver-functions.sh"
 
 DEVICES=18000
 ROUNDS=1
@@ -57,23 +59,10 @@ OUT="$(cd "$OUT" && pwd)"
 
 SERVER_PID=""
 stop_server() {
-  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
-    kill -TERM "$SERVER_PID"
-    for _ in $(seq 1 120); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.5; done
-    kill -0 "$SERVER_PID" 2>/dev/null && kill -KILL "$SERVER_PID"
-  fi
+  stop_pid "$SERVER_PID" 60
   SERVER_PID=""
 }
 trap stop_server EXIT
-
-wait_port() {
-  for _ in $(seq 1 120); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.5
-  done
-  echo "port $1 did not open" >&2
-  return 1
-}
 
 start_gateway() {
   local dir="$1"
@@ -120,10 +109,6 @@ CONF
   "$MOSQUITTO" -c "$dir/mosquitto.conf" > "$dir/mosquitto.out" 2>&1 &
   SERVER_PID=$!
   wait_port "$MOSQ_PORT"
-}
-
-metric() { # name [label filter]: the sum over matching series in the saved /metrics
-  awk -v n="$1" -v f="${2:-}" '$1 ~ "^"n"({|$)" && index($1, f) { s += $2 } END { printf "%d", s }' "$3"
 }
 
 printf 'round\tserver\tutc\tload1\tramp1_s\tramp1_cpu_ms\tramp1_failed\tramp2_s\tramp2_cpu_ms\tramp2_failed\n' > "$OUT/ramps.tsv"

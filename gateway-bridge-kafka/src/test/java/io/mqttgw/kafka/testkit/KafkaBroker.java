@@ -18,8 +18,9 @@ import org.apache.kafka.common.Uuid;
 
 /**
  * A real single-node KRaft Kafka broker in a child JVM, so a test can stop it (SIGKILL) and start it again on the
- * same data, or freeze it (SIGSTOP) and thaw it. Listens on 127.0.0.1 ports picked at start; logs go to its
- * directory. Started once per test class: about 10 s.
+ * same data, or freeze it (SIGSTOP) and thaw it. Listens on 127.0.0.1 ports picked at start (or given, for a
+ * benchmark's cluster); logs and the child's pid ({@code broker.pid}) go to its directory. Started once per test
+ * class: about 10 s.
  */
 public final class KafkaBroker implements AutoCloseable {
     private final Path dir;
@@ -31,13 +32,22 @@ public final class KafkaBroker implements AutoCloseable {
     /** Replication factor of the internal topics, and of topics {@link #createTopics} makes. */
     private short replication = 1;
     private Map<String, String> extraConfig = Map.of();
+    private List<String> jvmOptions = TEST_JVM_OPTIONS;
     private Process process;
 
+    /** A test broker's JVM: small, and quick to start rather than fast once warm. */
+    static final List<String> TEST_JVM_OPTIONS = List.of("-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1");
+
     KafkaBroker(Path dir, int nodeId) throws IOException {
+        this(dir, nodeId, freePort(), freePort());
+    }
+
+    /** A broker on fixed 127.0.0.1 ports (a benchmark's cluster, whose ports a script names). */
+    KafkaBroker(Path dir, int nodeId, int port, int controllerPort) throws IOException {
         this.dir = Files.createDirectories(dir);
         this.nodeId = nodeId;
-        this.port = freePort();
-        this.controllerPort = freePort();
+        this.port = port;
+        this.controllerPort = controllerPort;
     }
 
     public static KafkaBroker start(Path dir) throws Exception {
@@ -52,6 +62,11 @@ public final class KafkaBroker implements AutoCloseable {
         this.voters = voters;
         this.replication = replication;
         this.extraConfig = extraConfig;
+    }
+
+    /** Replaces the child JVM's options ({@link #TEST_JVM_OPTIONS}); takes effect at the next start. */
+    void jvmOptions(List<String> options) {
+        this.jvmOptions = List.copyOf(options);
     }
 
     int nodeId() {
@@ -120,6 +135,8 @@ public final class KafkaBroker implements AutoCloseable {
     void spawn() throws Exception {
         process = java("kafka.Kafka", config().toString())
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile())).start();
+        // for whoever must stop the child when this JVM cannot (a benchmark script's cleanup after a SIGKILL)
+        Files.writeString(dir.resolve("broker.pid"), process.pid() + "\n");
     }
 
     void awaitReady() throws Exception {
@@ -160,10 +177,10 @@ public final class KafkaBroker implements AutoCloseable {
 
     private ProcessBuilder java(String mainClass, String... args) {
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx512m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Dlog4j2.configurationFile=" + writeLogConfig(), "-cp", classpath, mainClass));
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-Dlog4j2.configurationFile=" + writeLogConfig(), "-cp", classpath, mainClass));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).redirectErrorStream(true).directory(dir.toFile());
     }

@@ -31,11 +31,25 @@ public final class KafkaCluster implements AutoCloseable {
 
     /** @param brokerConfig broker properties on top of the test defaults, for every node */
     public static KafkaCluster start(Path dir, int n, Map<String, String> brokerConfig) throws Exception {
+        return start(dir, n, brokerConfig, 0, KafkaBroker.TEST_JVM_OPTIONS);
+    }
+
+    /**
+     * @param portBase   0: ephemeral ports; else node {@code i} (1 to n) listens on {@code portBase + i - 1} and its
+     *                   controller on {@code portBase + n + i - 1}
+     * @param jvmOptions the options of every node's JVM
+     */
+    public static KafkaCluster start(Path dir, int n, Map<String, String> brokerConfig, int portBase,
+                                     List<String> jvmOptions) throws Exception {
         List<KafkaBroker> nodes = new ArrayList<>();
         KafkaCluster cluster = new KafkaCluster(nodes);
         try {
             for (int id = 1; id <= n; id++) {
-                nodes.add(new KafkaBroker(dir.resolve("node-" + id), id));
+                Path nodeDir = dir.resolve("node-" + id);
+                KafkaBroker b = portBase == 0 ? new KafkaBroker(nodeDir, id)
+                        : new KafkaBroker(nodeDir, id, portBase + id - 1, portBase + n + id - 1);
+                b.jvmOptions(jvmOptions);
+                nodes.add(b);
             }
             String voters = nodes.stream().map(b -> b.nodeId() + "@127.0.0.1:" + b.controllerPort())
                     .collect(Collectors.joining(","));
