@@ -1,7 +1,7 @@
 package io.mqttgw.bench.sim.worker;
 
+import io.mqttgw.bench.sim.cli.BenchCommand;
 import io.mqttgw.bench.sim.config.BenchOptions;
-import io.mqttgw.bench.sim.config.OptionsParser;
 import io.mqttgw.bench.sim.config.Scenario;
 import io.mqttgw.bench.sim.json.Json;
 import java.io.BufferedReader;
@@ -27,7 +27,7 @@ public final class WorkerMain {
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        BenchOptions options = OptionsParser.parse(Scenario.valueOf(args[0].toUpperCase()),
+        BenchOptions options = BenchCommand.parseScenario(Scenario.valueOf(args[0].toUpperCase()),
                 Arrays.asList(args).subList(1, args.length));
         int index = options.workerIndex();
         try (WorkerRuntime runtime = new WorkerRuntime(options, index, options.workerCount(),
