@@ -1,6 +1,5 @@
 package io.mqttgw.bench.sim.report;
 
-import io.mqttgw.bench.sim.json.Json;
 import io.mqttgw.bench.sim.scenario.GatewaySnapshot;
 import io.mqttgw.bench.sim.scenario.RunResult;
 import io.mqttgw.bench.sim.scenario.Sample;
@@ -24,7 +23,7 @@ public final class HtmlReport {
 
     public static void write(RunResult r, Path dir) throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("summary.json"), Json.write(r.summary()) + "\n");
+        Files.writeString(dir.resolve("summary.json"), SummaryJson.write(r.summary()) + "\n");
         Files.writeString(dir.resolve("report.html"), html(r));
     }
 
@@ -78,7 +77,7 @@ public final class HtmlReport {
                     g.heapUsedBytes() / 1048576, g.directBufferBytes() / 1048576, g.nettyDirectBytes() / 1048576,
                     g.cpuSeconds(), g.handshakesNew(), g.handshakesResumed(), g.publishIn(), g.gcRun() > 0));
         }
-        sb.append("</table><h2>Summary</h2><pre>").append(SvgChart.esc(Json.write(r.summary()))).append("</pre>");
+        sb.append("</table><h2>Summary</h2><pre>").append(SvgChart.esc(SummaryJson.write(r.summary()))).append("</pre>");
         return sb.append("</body></html>\n").toString();
     }
 
