@@ -8,6 +8,7 @@ import io.mqttgw.bench.sim.config.FleetOptions;
 import io.mqttgw.bench.sim.config.GatewayTarget;
 import io.mqttgw.bench.sim.config.KeyAlgorithm;
 import io.mqttgw.bench.sim.config.MqttVersion;
+import io.mqttgw.bench.sim.config.ProtocolOptions;
 import io.mqttgw.bench.sim.config.Scenario;
 import io.mqttgw.bench.sim.config.ScenarioOptions;
 import io.mqttgw.bench.sim.config.SourceAddresses;
@@ -61,6 +62,14 @@ public final class ScenarioCommand implements Callable<Integer> {
             completionCandidates = Converters.MqttVersions.class,
             description = "MQTT protocol of the devices: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
     MqttVersion mqttVersion;
+    @Option(names = "--session-expiry", defaultValue = "0s", paramLabel = "DURATION",
+            description = "MQTT 5 only: CONNECT session expiry interval; 0s ends the session with the connection "
+                    + "(default ${DEFAULT-VALUE})")
+    Duration sessionExpiry;
+    @Option(names = "--receive-maximum", defaultValue = "65535", paramLabel = "N",
+            description = "MQTT 5 only: CONNECT receive maximum, QoS 1 downlink in flight per device "
+                    + "(default ${DEFAULT-VALUE})")
+    int receiveMaximum;
     @Option(names = "--devices", required = true, paramLabel = "N", description = "number of devices (required)")
     int devices;
     @Option(names = "--per-worker", defaultValue = "18000", paramLabel = "N",
@@ -204,9 +213,16 @@ public final class ScenarioCommand implements Callable<Integer> {
         within("connect-timeout", connectTimeout, Duration.ofMillis(100), Duration.ofMinutes(5));
         within("cert-pool", certPool, 1, 1_000_000);
         within("io-threads", ioThreads, 1, 64);
+        within("session-expiry", sessionExpiry, Duration.ZERO, Duration.ofSeconds(0xFFFF_FFFFL));
+        within("receive-maximum", receiveMaximum, 1, 65_535);
+        if (mqttVersion != MqttVersion.V5 && (sessionExpiry.compareTo(Duration.ZERO) != 0 || receiveMaximum != 65_535)) {
+            throw new BadArgumentException("--session-expiry and --receive-maximum are MQTT 5 properties; add "
+                    + "--mqtt-version 5 or leave them out");
+        }
         FleetOptions fleet = new FleetOptions(devices, perWorker, workerProcesses, clientPrefix, rampRate,
                 maxHandshakes, source, connectTimeout, pkiDir, algorithm, certs, certPool,
-                serverCa == null ? pkiDir.resolve("ca.pem") : serverCa, resume, ioThreads, mqttVersion);
+                serverCa == null ? pkiDir.resolve("ca.pem") : serverCa, resume, ioThreads,
+                new ProtocolOptions(mqttVersion, sessionExpiry, receiveMaximum));
 
         String chosenProfile = profile == null ? (scenario == Scenario.SOAK ? "field" : "idle") : profile;
         if (!chosenProfile.equals("field") && !chosenProfile.equals("idle")) {

@@ -58,6 +58,7 @@ public final class ScenarioRunner {
                 "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
                 "os", System.getProperty("os.name") + " " + System.getProperty("os.version")));
         summary.put("devices", devices);
+        summary.put("mqttVersion", options.fleet().protocol().version().label());
         summary.put("client", Map.of(
                 "transport", io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio",
                 "tls", io.netty.handler.ssl.OpenSsl.isAvailable() ? io.netty.handler.ssl.OpenSsl.versionString() : "jdk",
@@ -173,6 +174,7 @@ public final class ScenarioRunner {
         hold.put("acked", after.acked() - before.acked());
         hold.put("pings", after.pings() - before.pings());
         hold.put("unexpectedDisconnects", after.unexpectedDisconnects() - before.unexpectedDisconnects());
+        hold.put("failures", diff(after.failures(), before.failures()));
         hold.put("ackLatencyMs", percentiles(timeline.phaseAckLatency()));
         double cpu = last.cpuSeconds() - first.cpuSeconds();
         double wall = last.t() - first.t();
@@ -227,6 +229,7 @@ public final class ScenarioRunner {
         p.put("published", sent);
         p.put("publishedQos1", sentQos1);
         p.put("acked", acked);
+        p.put("failures", diff(after.failures(), before.failures()));
         p.put("achievedRate", sent / (double) options.run().duration().toSeconds());
         p.put("ackLatencyMs", percentiles(timeline.phaseAckLatency()));
         double cpu = last.cpuSeconds() - first.cpuSeconds();

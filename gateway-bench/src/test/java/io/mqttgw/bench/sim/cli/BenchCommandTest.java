@@ -113,7 +113,7 @@ class BenchCommandTest {
         assertEquals(100, o.fleet().certPool());
         assertTrue(o.fleet().resume());
         assertEquals(1, o.fleet().ioThreads());
-        assertEquals(MqttVersion.V3_1_1, o.fleet().mqttVersion());
+        assertEquals(MqttVersion.V3_1_1, o.fleet().protocol().version());
         assertEquals(Duration.ofSeconds(10), o.run().hold());
         assertEquals(Duration.ofSeconds(30), o.run().duration());
         assertEquals(1000, o.run().publishRate());
@@ -144,7 +144,7 @@ class BenchCommandTest {
         assertEquals(42, o.target().pid());
         assertEquals(KeyAlgorithm.RSA, o.fleet().algorithm());
         assertEquals(List.of("-Xmx512m", "-XX:+UseG1GC"), o.run().workerJvmOptions());
-        assertEquals(MqttVersion.V5, o.fleet().mqttVersion());
+        assertEquals(MqttVersion.V5, o.fleet().protocol().version());
         assertEquals("5", o.given().get("mqtt-version"));
         assertEquals("-Xmx512m -XX:+UseG1GC", o.given().get("worker-jvm"));
     }
