@@ -14,7 +14,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The top-level {@code bench} command: {@code pki}, the scenarios {@code connect}, {@code publish}, {@code storm} and
+ * The top-level {@code bench} command: {@code pki}, {@code compare} (saved runs side by side), the scenarios {@code connect}, {@code publish}, {@code storm} and
  * {@code soak}, {@code completion} (a bash/zsh completion script) and {@code help}. Exit status: 0 scenario goal met,
  * 1 not met, 2 bad arguments, 3 gateway unreachable or a worker failed. Main thread only.
  */
@@ -22,7 +22,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
         synopsisSubcommandLabel = "COMMAND",
         description = "Simulated MQTT devices over mutual TLS against a gateway (or any MQTT broker); each scenario "
                 + "writes summary.json and report.html.",
-        subcommands = {PkiCommand.class, CommandLine.HelpCommand.class},
+        subcommands = {PkiCommand.class, CompareCommand.class, CommandLine.HelpCommand.class},
         footer = {"", "Run 'bench COMMAND --help' for a command's options. Bash/zsh completion: "
                 + "source <(bench completion)", "Exit status: 0 goal met, 1 not met, 2 bad arguments, 3 gateway "
                 + "unreachable or a worker failed."})

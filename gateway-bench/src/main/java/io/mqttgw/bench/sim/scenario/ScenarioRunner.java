@@ -28,6 +28,7 @@ public final class ScenarioRunner {
     private final List<GatewaySnapshot> snapshots = new ArrayList<>();
     private final List<WorkerLink> links = new ArrayList<>();
     private final Map<String, Object> summary = new LinkedHashMap<>();
+    private final OverloadWatch overload = new OverloadWatch();
     private final List<String> problems = new ArrayList<>();
     private long nextTick;
 
@@ -83,6 +84,18 @@ public final class ScenarioRunner {
         } finally {
             timeline.phase("stop");
             stopWorkers();
+        }
+        List<Map<String, Object>> episodes = overload.finish(timeline.seconds());
+        Map<String, Object> shed = new LinkedHashMap<>();
+        shed.put("watched", options.target().hasMetrics());
+        shed.put("sampledEverySeconds", OverloadWatch.EVERY_SECONDS);
+        shed.put("episodes", episodes);
+        summary.put("overload", shed);
+        if (!episodes.isEmpty()) {
+            problems.add("the gateway shed load during the run: " + episodes.stream()
+                    .map(e -> e.get("kind") + String.format(java.util.Locale.ROOT, " %.0f-%.0f s",
+                            (Double) e.get("fromSeconds"), (Double) e.get("toSeconds")))
+                    .collect(java.util.stream.Collectors.joining(", ")));
         }
         summary.put("gateway", snapshots.stream().map(GatewaySnapshot::toMap).toList());
         summary.put("problems", problems);
@@ -359,6 +372,11 @@ public final class ScenarioRunner {
             }
         }
         out.println(LiveLine.format(timeline.tick(), devices));
+        double t = timeline.seconds();
+        if (options.target().hasMetrics() && overload.due(t)) {
+            double[] reading = gateway.overloadReading();
+            overload.observe(t, reading[0], reading[1]);
+        }
     }
 
     private void stopWorkers() {

@@ -269,4 +269,22 @@ class BenchCommandTest {
         assertTrue(Files.exists(dir.resolve("ca.pem")));
         assertTrue(((String) r[1]).contains("listener.tls.ca-file"));
     }
+
+    @Test
+    void compareWritesTheRunsSideBySideAndRefusesADirectoryWithoutSummary(@TempDir Path dir) throws Exception {
+        for (String v : List.of("3.1.1", "5")) {
+            Files.createDirectories(dir.resolve("connect-" + v));
+            Files.writeString(dir.resolve("connect-" + v).resolve("summary.json"),
+                    "{\"scenario\":\"connect\",\"mqttVersion\":\"" + v + "\",\"devices\":10,\"ok\":true}");
+        }
+        Path page = dir.resolve("out").resolve("compare.html");
+        Object[] r = run("compare", dir.resolve("connect-3.1.1").toString(),
+                dir.resolve("connect-5").resolve("summary.json").toString(), "--out", page.toString());
+        assertEquals(0, r[0], (String) r[2]);
+        String html = Files.readString(page);
+        assertTrue(html.contains("<th>connect-3.1.1</th><th>connect-5</th>"), html);
+        Object[] missing = run("compare", dir.toString(), dir.resolve("connect-5").toString());
+        assertEquals(2, missing[0]);
+        assertTrue(((String) missing[2]).contains("has no readable summary.json"), (String) missing[2]);
+    }
 }
