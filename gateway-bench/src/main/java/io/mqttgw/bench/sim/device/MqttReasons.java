@@ -23,23 +23,22 @@ public final class MqttReasons {
     }
 
     public static String puback(byte code) {
-        String name;
-        try {
-            name = MqttReasonCodes.PubAck.valueOf(code).name();
-        } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            name = hex(code);
-        }
-        return "puback_" + name.toLowerCase(Locale.ROOT);
+        return "puback_" + name(code, MqttReasonCodes.PubAck::valueOf);
     }
 
     public static String disconnect(byte code) {
-        String name;
+        return "disconnect_" + name(code, MqttReasonCodes.Disconnect::valueOf);
+    }
+
+    /** The reason code's name in lower case, or its hex value where Netty has no name for it. */
+    private static String name(byte code, java.util.function.Function<Byte, Enum<?>> lookup) {
+        Enum<?> known;
         try {
-            name = MqttReasonCodes.Disconnect.valueOf(code).name();
+            known = lookup.apply(code);
         } catch (IllegalArgumentException | ArrayIndexOutOfBoundsException e) {
-            name = hex(code);
+            known = null;
         }
-        return "disconnect_" + name.toLowerCase(Locale.ROOT);
+        return known == null ? hex(code) : known.name().toLowerCase(Locale.ROOT);
     }
 
     static boolean isError(byte code) {

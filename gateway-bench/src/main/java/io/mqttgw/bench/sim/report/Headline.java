@@ -99,9 +99,9 @@ final class Headline {
         double before = gatewayCpu(s, "before");
         double after = gatewayCpu(s, "after-ramp");
         double connected = num(map(s, "ramp").get("connected"));
-        String ramp = connected > 0 ? fixed((after - before) / connected * 1e3, 2) : "n/a";
+        String ramp = connected > 0 ? fixed((after - before) / connected * 1e3, 2) + " (ramp)" : "n/a (no ramp)";
         double storm = num(map(s, "storm").get("gatewayCpuMillisPerHandshake"));
-        return Double.isNaN(storm) ? ramp + " (ramp)" : ramp + " (ramp), " + fixed(storm, 2) + " (storm)";
+        return Double.isNaN(storm) ? ramp : ramp + ", " + fixed(storm, 2) + " (storm)";
     }
 
     private static String cpuPerMessage(Map<String, Object> s) {

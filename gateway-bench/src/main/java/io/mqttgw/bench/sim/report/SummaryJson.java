@@ -21,8 +21,8 @@ public final class SummaryJson {
     private static final ObjectMapper MAPPER = new ObjectMapper()
             .enable(SerializationFeature.INDENT_OUTPUT)
             .registerModule(new SimpleModule("finite-numbers")
-                    .addSerializer(Double.class, new FiniteDouble())
-                    .addSerializer(Float.class, new FiniteFloat()));
+                    .addSerializer(Double.class, new FiniteNumber())
+                    .addSerializer(Float.class, new FiniteNumber()));
 
     private SummaryJson() {
     }
@@ -39,36 +39,23 @@ public final class SummaryJson {
         return MAPPER.readValue(file.toFile(), new TypeReference<Map<String, Object>>() { });
     }
 
-    private static final class FiniteDouble extends StdSerializer<Double> {
+    /** A double or float, or null where it is not finite (JSON has no NaN or infinity). */
+    private static final class FiniteNumber extends StdSerializer<Number> {
         private static final long serialVersionUID = 1L;
 
-        FiniteDouble() {
-            super(Double.class);
+        FiniteNumber() {
+            super(Number.class);
         }
 
         @Override
-        public void serialize(Double d, JsonGenerator g, SerializerProvider p) throws IOException {
-            if (d.isNaN() || d.isInfinite()) {
+        public void serialize(Number n, JsonGenerator g, SerializerProvider p) throws IOException {
+            double d = n.doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d)) {
                 g.writeNull();
+            } else if (n instanceof Float f) {
+                g.writeNumber(f);
             } else {
                 g.writeNumber(d);
-            }
-        }
-    }
-
-    private static final class FiniteFloat extends StdSerializer<Float> {
-        private static final long serialVersionUID = 1L;
-
-        FiniteFloat() {
-            super(Float.class);
-        }
-
-        @Override
-        public void serialize(Float f, JsonGenerator g, SerializerProvider p) throws IOException {
-            if (f.isNaN() || f.isInfinite()) {
-                g.writeNull();
-            } else {
-                g.writeNumber(f);
             }
         }
     }

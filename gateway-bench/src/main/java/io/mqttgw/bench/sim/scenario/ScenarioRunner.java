@@ -29,6 +29,12 @@ public final class ScenarioRunner {
     private final List<WorkerLink> links = new ArrayList<>();
     private final Map<String, Object> summary = new LinkedHashMap<>();
     private final OverloadWatch overload = new OverloadWatch();
+    /** CONNACK refusals that another attempt of the same device would get again. */
+    private static final java.util.Set<String> PERMANENT_REFUSALS = java.util.Set.of(
+            "connack_refused_unsupported_protocol_version", "connack_refused_not_authorized",
+            "connack_refused_bad_user_name_or_password", "connack_refused_identifier_rejected",
+            "connack_refused_client_identifier_not_valid", "connack_refused_bad_authentication_method",
+            "connack_refused_banned");
     private final List<String> problems = new ArrayList<>();
     private long nextTick;
 
@@ -135,9 +141,11 @@ public final class ScenarioRunner {
         long start = System.nanoTime();
         long deadline = start + options.run().rampTimeout().toNanos();
         Timeline.Totals t = timeline.totals();
-        while (t.connected() < devices && System.nanoTime() < deadline) {
+        String refusal = null;
+        while (t.connected() < devices && System.nanoTime() < deadline && refusal == null) {
             tick(devices);
             t = timeline.totals();
+            refusal = refusedOutright(t, devices);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         Histogram connect = timeline.phaseConnectLatency();
@@ -152,6 +160,12 @@ public final class ScenarioRunner {
         ramp.put("clientRssBytes", t.clientRssBytes());
         ramp.put("clientRssBytesPerDevice", t.clientRssBytes() / (double) Math.max(1, t.connected()));
         summary.put("ramp", ramp);
+        if (refusal != null) {
+            problems.add("the server refused every device with " + refusal + " and none has connected; ramp "
+                    + "stopped" + (refusal.endsWith("unsupported_protocol_version")
+                    ? " (it does not accept this --mqtt-version)" : " (check its authentication and ACL)"));
+            return false;
+        }
         if (t.connected() < devices) {
             problems.add("ramp reached " + t.connected() + " of " + devices + " devices in "
                     + options.run().rampTimeout().toSeconds() + " s; failures " + t.failures());
@@ -312,6 +326,30 @@ public final class ScenarioRunner {
             problems.add("storm: only " + t.connected() + " of " + before.connected() + " back after "
                     + options.run().recoverTimeout().toSeconds() + " s");
         }
+    }
+
+    /**
+     * The CONNACK refusal that turned away every attempt so far, when no device ever got in and at least
+     * {@code min(devices, 20)} tried: a refusal no retry cures (unsupported protocol version, not authorized, bad
+     * credentials, client identifier rejected), so waiting for the ramp timeout would only repeat it. Else null.
+     */
+    static String refusedOutright(Timeline.Totals t, int devices) {
+        if (t.connacks() > 0 || t.connected() > 0) {
+            return null;
+        }
+        long attempts = 0;
+        String only = null;
+        for (Map.Entry<String, Long> e : t.failures().entrySet()) {
+            if (e.getKey().equals(io.mqttgw.bench.sim.device.FailureReasons.DEVICE_FAILED_AGAIN)) {
+                continue;
+            }
+            if (!PERMANENT_REFUSALS.contains(e.getKey()) || (only != null && !only.equals(e.getKey()))) {
+                return null;
+            }
+            only = e.getKey();
+            attempts += e.getValue();
+        }
+        return only != null && attempts >= Math.min(devices, 20) ? only : null;
     }
 
     private static Map<String, Long> diff(Map<String, Long> after, Map<String, Long> before) {
