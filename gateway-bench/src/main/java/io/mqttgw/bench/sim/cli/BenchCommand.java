@@ -14,7 +14,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The top-level {@code bench} command: {@code pki}, {@code compare} (saved runs side by side), the scenarios {@code connect}, {@code publish}, {@code storm} and
+ * The top-level {@code bench} command: {@code pki}, {@code compare} (saved runs side by side), the scenarios
+ * {@code connect}, {@code publish}, {@code storm} and
  * {@code soak}, {@code completion} (a bash/zsh completion script) and {@code help}. Exit status: 0 scenario goal met,
  * 1 not met, 2 bad arguments, 3 gateway unreachable or a worker failed. Main thread only.
  */
@@ -67,7 +68,7 @@ public final class BenchCommand {
         return cl;
     }
 
-    /** Parses {@code args} of scenario {@code scenario} (tests, worker processes); any problem is a BadArgumentException. */
+    /** Parses {@code args} of {@code scenario} (tests, worker processes); any problem is a BadArgumentException. */
     public static BenchOptions parseScenario(Scenario scenario, List<String> args) {
         CommandLine cl = commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true));
         String name = scenario.name().toLowerCase();

@@ -85,7 +85,8 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "new connections per second, over all workers (default ${DEFAULT-VALUE})")
     int rampRate;
     @Option(names = "--max-handshakes", defaultValue = "200", paramLabel = "N",
-            description = "most connections between TCP connect and CONNACK, over all workers (default ${DEFAULT-VALUE})")
+            description = "most connections between TCP connect and CONNACK, over all workers "
+                    + "(default ${DEFAULT-VALUE})")
     int maxHandshakes;
     @Option(names = "--source", defaultValue = "none", paramLabel = "ADDRESSES",
             description = "local source addresses, e.g. 127.0.0.2-127.0.0.250, or none (default ${DEFAULT-VALUE})")
@@ -150,7 +151,8 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Option(names = "--rate", defaultValue = "1000", paramLabel = "PER_SECOND",
             description = "publish: messages per second over all devices (default ${DEFAULT-VALUE})")
     int rate;
-    @Option(names = "--qos", defaultValue = "1", paramLabel = "0|1", description = "publish: QoS (default ${DEFAULT-VALUE})")
+    @Option(names = "--qos", defaultValue = "1", paramLabel = "0|1",
+            description = "publish: QoS (default ${DEFAULT-VALUE})")
     int qos;
     @Option(names = "--payload", defaultValue = "64", paramLabel = "BYTES",
             description = "publish: payload bytes (default ${DEFAULT-VALUE})")
@@ -215,7 +217,8 @@ public final class ScenarioCommand implements Callable<Integer> {
         within("io-threads", ioThreads, 1, 64);
         within("session-expiry", sessionExpiry, Duration.ZERO, Duration.ofSeconds(0xFFFF_FFFFL));
         within("receive-maximum", receiveMaximum, 1, 65_535);
-        if (mqttVersion != MqttVersion.V5 && (sessionExpiry.compareTo(Duration.ZERO) != 0 || receiveMaximum != 65_535)) {
+        boolean v5Properties = sessionExpiry.compareTo(Duration.ZERO) != 0 || receiveMaximum != 65_535;
+        if (mqttVersion != MqttVersion.V5 && v5Properties) {
             throw new BadArgumentException("--session-expiry and --receive-maximum are MQTT 5 properties; add "
                     + "--mqtt-version 5 or leave them out");
         }
@@ -239,7 +242,8 @@ public final class ScenarioCommand implements Callable<Integer> {
         TrafficProfile traffic = new TrafficProfile(chosenProfile.equals("field"), timeScale, heartbeatInterval,
                 heartbeatBytes, heartbeatQos, statusInterval, statusBytes, statusQos, keepalive);
 
-        Duration holdFor = hold != null ? hold : scenario == Scenario.SOAK ? Duration.ofHours(1) : Duration.ofSeconds(10);
+        Duration holdFor = hold != null ? hold
+                : scenario == Scenario.SOAK ? Duration.ofHours(1) : Duration.ofSeconds(10);
         within("hold", holdFor, Duration.ZERO, Duration.ofDays(7));
         within("duration", duration, Duration.ofSeconds(1), DAY);
         within("rate", rate, 1, 10_000_000);

@@ -59,7 +59,8 @@ final class DeviceHandler extends ChannelInboundHandlerAdapter {
                             h instanceof MqttPubReplyMessageVariableHeader r ? r.reasonCode() : (byte) 0);
                 }
                 case DISCONNECT -> fleet.onServerDisconnect(d, ctx.channel(),
-                        m.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader r ? r.reasonCode() : (byte) 0);
+                        m.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader r
+                                ? r.reasonCode() : (byte) 0);
                 case SUBACK -> fleet.onSubAck();
                 case PUBLISH -> fleet.onDownlink(d, m);
                 case PINGRESP -> { }

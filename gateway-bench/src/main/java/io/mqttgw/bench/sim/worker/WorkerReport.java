@@ -6,7 +6,8 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One worker's stats line: gauges, cumulative counters (so a lost line loses nothing) and the latency histograms
- * of the last interval, sent as {@link WorkerLines} (histograms HdrHistogram-compressed, base64) so the coordinator merges them exactly.
+ * of the last interval, sent as {@link WorkerLines} (histograms HdrHistogram-compressed, base64) so the
+ * coordinator merges them exactly.
  * Immutable apart from the histograms, which belong to whoever holds the report.
  */
 public record WorkerReport(int worker, long timeMillis, int devices, int connected, int connecting,
