@@ -94,6 +94,9 @@ class DocumentedCommandsTest {
         if (option.equals("--admin")) {
             return "127.0.0.1:9090";
         }
+        if (option.equals("--mqtt-version")) {
+            return "5";
+        }
         CommandLine cl = BenchCommand.commandLine(new PrintWriter(new StringWriter()),
                 new PrintWriter(new StringWriter()));
         OptionSpec spec = cl.getSubcommands().get(command).getCommandSpec().findOption(option);
