@@ -97,11 +97,9 @@ public final class ScenarioRunner {
         shed.put("sampledEverySeconds", OverloadWatch.EVERY_SECONDS);
         shed.put("episodes", episodes);
         summary.put("overload", shed);
-        if (!episodes.isEmpty()) {
-            problems.add("the gateway shed load during the run: " + episodes.stream()
-                    .map(e -> e.get("kind") + String.format(java.util.Locale.ROOT, " %.0f-%.0f s",
-                            (Double) e.get("fromSeconds"), (Double) e.get("toSeconds")))
-                    .collect(java.util.stream.Collectors.joining(", ")));
+        String shedLoad = shedLoadProblem(episodes);
+        if (shedLoad != null) {
+            problems.add(shedLoad);
         }
         summary.put("gateway", snapshots.stream().map(GatewaySnapshot::toMap).toList());
         summary.put("problems", problems);
@@ -326,6 +324,17 @@ public final class ScenarioRunner {
             problems.add("storm: only " + t.connected() + " of " + before.connected() + " back after "
                     + options.run().recoverTimeout().toSeconds() + " s");
         }
+    }
+
+    /** The problem that makes the verdict "not met" when the gateway shed load, with the episodes' times; or null. */
+    static String shedLoadProblem(List<Map<String, Object>> episodes) {
+        if (episodes.isEmpty()) {
+            return null;
+        }
+        return "the gateway shed load during the run: " + episodes.stream()
+                .map(e -> e.get("kind") + String.format(java.util.Locale.ROOT, " %.0f-%.0f s",
+                        (Double) e.get("fromSeconds"), (Double) e.get("toSeconds")))
+                .collect(java.util.stream.Collectors.joining(", "));
     }
 
     /**

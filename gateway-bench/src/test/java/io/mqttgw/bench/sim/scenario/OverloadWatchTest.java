@@ -56,4 +56,15 @@ class OverloadWatchTest {
         assertTrue(!w.due(1.5));
         assertTrue(w.due(2.0));
     }
+
+    @Test
+    void sheddingLoadIsAProblemNamingTheEpisodesAndTheirTimes() {
+        OverloadWatch w = new OverloadWatch();
+        w.observe(0, 0, 0);
+        w.observe(2, 1, 0);
+        w.observe(4, 0, 0);
+        assertEquals("the gateway shed load during the run: " + OverloadWatch.OVERLOADED + " 0-4 s",
+                ScenarioRunner.shedLoadProblem(w.finish(6)));
+        assertEquals(null, ScenarioRunner.shedLoadProblem(List.of()));
+    }
 }
