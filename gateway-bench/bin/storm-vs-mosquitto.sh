@@ -15,7 +15,8 @@
 # MOSQ_PORT [18884], RAMP_RATE [800], MAX_HANDSHAKES [400] (the client's totals over its workers), PER_WORKER
 # [9000], DROP [0.5], GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
 # GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
-# SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"].
+# SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"], MQTT_VERSION [3.1.1] (or 5: the devices'
+# protocol; each run's summary.json and report say which).
 # Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto (apt-get install -y mosquitto), jq.
 # Mosquitto is never signalled by the bench: it reads a non-JVM server's CPU and RSS from /proc only.
 set -euo pipefail
@@ -48,6 +49,7 @@ MAX_HANDSHAKES="${MAX_HANDSHAKES:-400}"
 PER_WORKER="${PER_WORKER:-9000}"
 DROP="${DROP:-0.5}"
 SCENARIOS="${SCENARIOS:-gateway:false gateway:true mosquitto:false mosquitto:true}"
+MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
 command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
@@ -142,7 +144,7 @@ for round in $(seq 1 "$ROUNDS"); do
       for prefix in dev- again-; do
         "$BENCH" connect --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
           --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
-          --max-handshakes "$MAX_HANDSHAKES" --client-prefix "$prefix" --hold 1s --settle 5s \
+          --max-handshakes "$MAX_HANDSHAKES" --client-prefix "$prefix" --hold 1s --settle 5s --mqtt-version "$MQTT_VERSION" \
           --out "$dir/$prefix" > "$dir/$prefix.out" 2>&1 || echo "bench exited $? (see $dir/$prefix.out)"
       done
       stop_server
@@ -156,7 +158,8 @@ for round in $(seq 1 "$ROUNDS"); do
     "$BENCH" storm --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
       --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
       --max-handshakes "$MAX_HANDSHAKES" --drop "$DROP" --resume "$resume" --backoff-base 1s --backoff-max 30s \
-      --settle 5s --out "$dir/bench" > "$dir/bench.out" 2>&1 || echo "bench exited $? (see $dir/bench.out)"
+      --settle 5s --mqtt-version "$MQTT_VERSION" --out "$dir/bench" > "$dir/bench.out" 2>&1 \
+      || echo "bench exited $? (see $dir/bench.out)"
     closes=0; busy=0; held=0; rejected=0; gwto=0
     if [[ "$server" == gateway ]]; then
       curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" > "$dir/metrics.txt" || true

@@ -2,6 +2,7 @@ package io.mqttgw.bench.sim.device;
 
 import io.mqttgw.bench.sim.config.FleetOptions;
 import io.mqttgw.bench.sim.config.GatewayTarget;
+import io.mqttgw.bench.sim.config.ProtocolOptions;
 import io.mqttgw.bench.sim.config.ScenarioOptions;
 import io.mqttgw.bench.sim.config.TrafficProfile;
 import io.mqttgw.bench.sim.pki.ClientTls;
@@ -25,6 +26,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
@@ -33,6 +35,7 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.handler.codec.mqtt.MqttVersion;
@@ -186,8 +189,27 @@ public final class DeviceFleet implements AutoCloseable {
         } else {
             stats.handshakesResumed.increment();
         }
-        ch.writeAndFlush(MqttMessageBuilders.connect().clientId(d.clientId).protocolVersion(MqttVersion.MQTT_3_1_1)
-                .cleanSession(true).keepAlive(profile.keepAliveSeconds()).build(), ch.voidPromise());
+        ch.writeAndFlush(connectMessage(d), ch.voidPromise());
+    }
+
+    /**
+     * The device's CONNECT: 3.1.1 with a clean session, or 5.0 (protocol level 5) with clean start, the session
+     * expiry interval and the receive maximum as properties. Encoding it also tells this channel's decoder which
+     * version to expect in CONNACK, PUBACK and DISCONNECT.
+     */
+    MqttConnectMessage connectMessage(Device d) {
+        MqttMessageBuilders.ConnectBuilder b = MqttMessageBuilders.connect().clientId(d.clientId).cleanSession(true)
+                .keepAlive(profile.keepAliveSeconds());
+        ProtocolOptions protocol = options.protocol();
+        if (!protocol.isV5()) {
+            return b.protocolVersion(MqttVersion.MQTT_3_1_1).build();
+        }
+        MqttProperties props = new MqttProperties();
+        props.add(new MqttProperties.IntegerProperty(MqttProperties.MqttPropertyType.SESSION_EXPIRY_INTERVAL.value(),
+                (int) Math.min(0xFFFF_FFFFL, protocol.sessionExpiry().toSeconds())));
+        props.add(new MqttProperties.IntegerProperty(MqttProperties.MqttPropertyType.RECEIVE_MAXIMUM.value(),
+                protocol.receiveMaximum()));
+        return b.protocolVersion(MqttVersion.MQTT_5).properties(props).build();
     }
 
     void onConnAck(Device d, MqttConnAckMessage ack) {
@@ -196,7 +218,7 @@ public final class DeviceFleet implements AutoCloseable {
         }
         MqttConnectReturnCode code = ack.variableHeader().connectReturnCode();
         if (code != MqttConnectReturnCode.CONNECTION_ACCEPTED) {
-            onFailure(d, "connack_" + code.name().toLowerCase().replace("connection_refused_", "refused_"));
+            onFailure(d, MqttReasons.connack(code));
             d.channel.close();
             return;
         }
@@ -215,12 +237,37 @@ public final class DeviceFleet implements AutoCloseable {
         traffic.start(d);
     }
 
-    void onPubAck(Device d, int packetId) {
-        stats.acked.increment();
+    /**
+     * A PUBACK; {@code reasonCode} is 0 in 3.1.1. A 5.0 error code (0x80 and up) means the gateway refused the
+     * message: counted under {@code puback_<reason>}, not as acknowledged, and no latency is recorded for it.
+     */
+    void onPubAck(Device d, int packetId, byte reasonCode) {
+        boolean refused = MqttReasons.isError(reasonCode);
+        if (refused) {
+            stats.failure(MqttReasons.puback(reasonCode));
+        } else {
+            stats.acked.increment();
+        }
         if (packetId == d.pendingPacketId) {
-            stats.ackLatencyNanos(System.nanoTime() - d.pendingSentNanos);
+            if (!refused) {
+                stats.ackLatencyNanos(System.nanoTime() - d.pendingSentNanos);
+            }
             d.pendingPacketId = 0;
         }
+    }
+
+    /**
+     * A 5.0 server DISCONNECT: counted under {@code disconnect_<reason>} (before CONNACK as the attempt's failure,
+     * after it in addition to the unexpected disconnect the close will count), then the connection is closed.
+     */
+    void onServerDisconnect(Device d, Channel ch, byte reasonCode) {
+        String reason = MqttReasons.disconnect(reasonCode);
+        if (d != null && d.state == Device.State.CONNECTING) {
+            onFailure(d, reason);
+        } else {
+            stats.failure(reason);
+        }
+        ch.close();
     }
 
     void onSubAck() {

@@ -7,6 +7,8 @@ import io.netty.handler.codec.mqtt.MqttConnAckMessage;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPubAckMessage;
+import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
+import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
 
@@ -51,7 +53,14 @@ final class DeviceHandler extends ChannelInboundHandlerAdapter {
             }
             switch (m.fixedHeader().messageType()) {
                 case CONNACK -> fleet.onConnAck(d, (MqttConnAckMessage) m);
-                case PUBACK -> fleet.onPubAck(d, ((MqttPubAckMessage) m).variableHeader().messageId());
+                case PUBACK -> {
+                    MqttMessageIdVariableHeader h = ((MqttPubAckMessage) m).variableHeader();
+                    fleet.onPubAck(d, h.messageId(),
+                            h instanceof MqttPubReplyMessageVariableHeader r ? r.reasonCode() : (byte) 0);
+                }
+                case DISCONNECT -> fleet.onServerDisconnect(d, ctx.channel(),
+                        m.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader r
+                                ? r.reasonCode() : (byte) 0);
                 case SUBACK -> fleet.onSubAck();
                 case PUBLISH -> fleet.onDownlink(d, m);
                 case PINGRESP -> { }

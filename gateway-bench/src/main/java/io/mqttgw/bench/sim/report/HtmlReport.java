@@ -1,6 +1,5 @@
 package io.mqttgw.bench.sim.report;
 
-import io.mqttgw.bench.sim.json.Json;
 import io.mqttgw.bench.sim.scenario.GatewaySnapshot;
 import io.mqttgw.bench.sim.scenario.RunResult;
 import io.mqttgw.bench.sim.scenario.Sample;
@@ -9,13 +8,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Writes {@code summary.json} and {@code report.html} for a run: charts of connections, handshake and message
- * rates, latency percentiles and failures by reason over time, the gateway snapshots as a table and the summary.
+ * Writes {@code summary.json} and {@code report.html} for a run: the headline table ({@link Headline}), charts of
+ * connections, handshake and message rates, latency percentiles and failures by reason over time, the gateway
+ * snapshots as a table and the summary in a collapsed block; or a page comparing several saved runs.
  * The HTML has no scripts and loads nothing. Stateless.
  */
 public final class HtmlReport {
@@ -24,23 +25,23 @@ public final class HtmlReport {
 
     public static void write(RunResult r, Path dir) throws IOException {
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("summary.json"), Json.write(r.summary()) + "\n");
+        Files.writeString(dir.resolve("summary.json"), SummaryJson.write(r.summary()) + "\n");
         Files.writeString(dir.resolve("report.html"), html(r));
     }
 
     static String html(RunResult r) {
         List<Sample> s = r.samples();
         double[] x = s.stream().mapToDouble(Sample::t).toArray();
+        String scenario = String.valueOf(r.summary().get("scenario"));
         StringBuilder sb = new StringBuilder();
-        sb.append("<!DOCTYPE html><html><head><meta charset='utf-8'><title>mqttgw bench: ")
-                .append(SvgChart.esc(String.valueOf(r.summary().get("scenario")))).append("</title><style>")
-                .append("body{font-family:sans-serif;margin:20px;max-width:1000px}td,th{padding:2px 8px;"
-                        + "text-align:right;border-bottom:1px solid #ddd}pre{background:#f6f6f6;padding:8px;"
-                        + "white-space:pre-wrap;word-break:break-all}</style></head><body>");
-        sb.append("<h1>mqttgw bench: ").append(SvgChart.esc(String.valueOf(r.summary().get("scenario"))))
-                .append(r.ok() ? " (ok)" : " (problems)").append("</h1>");
+        head(sb, "mqttgw bench: " + scenario);
+        sb.append("<h1>mqttgw bench: ").append(SvgChart.esc(scenario)).append(", MQTT ")
+                .append(SvgChart.esc(String.valueOf(r.summary().getOrDefault("mqttVersion", "3.1.1"))))
+                .append(r.ok() ? " (goal met)" : " (goal not met)").append("</h1>");
         sb.append("<p>started ").append(SvgChart.esc(String.valueOf(r.summary().get("started"))))
                 .append(", devices ").append(r.summary().get("devices")).append("</p>");
+        sb.append(Headline.table(List.of(scenario + " (MQTT " + r.summary().getOrDefault("mqttVersion", "3.1.1") + ")"),
+                List.of(r.summary())));
         Object problems = r.summary().get("problems");
         if (problems instanceof List<?> l && !l.isEmpty()) {
             sb.append("<h2>Problems</h2><ul>");
@@ -60,11 +61,11 @@ public final class HtmlReport {
                 List.of(Sample::connectP50, Sample::connectP99)));
         Set<String> reasons = new TreeSet<>();
         s.forEach(v -> reasons.addAll(v.failures().keySet()));
-        SvgChart failures = new SvgChart("Failed connection attempts per second, by reason", "per second", x);
+        SvgChart failures = new SvgChart("Failures per second by reason; disconnects so far", "per second", x);
         for (String reason : reasons) {
             failures.series(reason, s.stream().mapToDouble(v -> v.failures().getOrDefault(reason, 0L)).toArray());
         }
-        failures.series("disconnects (cumulative, not dropped by the bench)",
+        failures.rightSeries("disconnects so far (not dropped by the bench)", "devices (cumulative)",
                 s.stream().mapToDouble(Sample::unexpectedDisconnects).toArray());
         marks(failures, r);
         sb.append(failures.render());
@@ -78,8 +79,40 @@ public final class HtmlReport {
                     g.heapUsedBytes() / 1048576, g.directBufferBytes() / 1048576, g.nettyDirectBytes() / 1048576,
                     g.cpuSeconds(), g.handshakesNew(), g.handshakesResumed(), g.publishIn(), g.gcRun() > 0));
         }
-        sb.append("</table><h2>Summary</h2><pre>").append(SvgChart.esc(Json.write(r.summary()))).append("</pre>");
+        sb.append("</table>");
+        summaryBlock(sb, "summary.json", r.summary());
         return sb.append("</body></html>\n").toString();
+    }
+
+    /**
+     * A page with the headline of several runs side by side (e.g. the same scenario with --mqtt-version 3.1.1 and
+     * 5), each column named by its directory, and each run's summary below.
+     */
+    public static String compare(List<String> names, List<Map<String, Object>> summaries) {
+        StringBuilder sb = new StringBuilder();
+        head(sb, "mqttgw bench: comparison");
+        sb.append("<h1>mqttgw bench: ").append(summaries.size()).append(" runs side by side</h1>");
+        sb.append(Headline.table(names, summaries));
+        for (int i = 0; i < names.size(); i++) {
+            summaryBlock(sb, names.get(i) + "/summary.json", summaries.get(i));
+        }
+        return sb.append("</body></html>\n").toString();
+    }
+
+    /** The page head; the document is well-formed XML (XHTML syntax) so tools and tests can parse it. */
+    private static void head(StringBuilder sb, String title) {
+        sb.append("<!DOCTYPE html><html xmlns='http://www.w3.org/1999/xhtml'><head><meta charset='utf-8'/><title>")
+                .append(SvgChart.esc(title)).append("</title><style>")
+                .append("body{font-family:sans-serif;margin:20px;max-width:1100px}td,th{padding:2px 8px;"
+                        + "text-align:right;border-bottom:1px solid #ddd}table.headline th{text-align:left}"
+                        + "table.headline td{text-align:left;max-width:420px}pre{background:#f6f6f6;padding:8px;"
+                        + "white-space:pre-wrap;word-break:break-all}summary{cursor:pointer;font-weight:bold}"
+                        + "</style></head><body>");
+    }
+
+    private static void summaryBlock(StringBuilder sb, String name, Map<String, Object> summary) {
+        sb.append("<details><summary>").append(SvgChart.esc(name)).append("</summary><pre>")
+                .append(SvgChart.esc(SummaryJson.write(summary))).append("</pre></details>");
     }
 
     private static String chart(String title, String unit, double[] x, RunResult r, String[] names,

@@ -109,6 +109,25 @@ final class GatewayObserver {
         return r.body();
     }
 
+    /**
+     * The overload level and cumulative admission rejections now, for {@link OverloadWatch}; NaNs when there is no
+     * admin endpoint or it does not answer.
+     */
+    double[] overloadReading() {
+        if (!target.hasMetrics()) {
+            return new double[] {Double.NaN, Double.NaN};
+        }
+        try {
+            PrometheusText m = PrometheusText.parse(fetch());
+            return new double[] {m.sum("mqttgw_overload_level"), m.sum("mqttgw_admission_rejected_total")};
+        } catch (IOException e) {
+            return new double[] {Double.NaN, Double.NaN};
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new double[] {Double.NaN, Double.NaN};
+        }
+    }
+
     /** Runs a full GC in the gateway (when its pid is known and it is a JVM); true when jcmd succeeded. */
     boolean gc() {
         if (!jvm) {

@@ -1,7 +1,7 @@
 package io.mqttgw.bench.sim.scenario;
 
-import io.mqttgw.bench.sim.json.JsonParser;
 import io.mqttgw.bench.sim.worker.WorkerCommand;
+import io.mqttgw.bench.sim.worker.WorkerLines;
 import io.mqttgw.bench.sim.worker.WorkerMain;
 import io.mqttgw.bench.sim.worker.WorkerReport;
 import java.io.BufferedReader;
@@ -14,7 +14,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -52,7 +51,6 @@ final class ProcessWorkerLink implements WorkerLink {
         reader.start();
     }
 
-    @SuppressWarnings("unchecked")
     private void read(Consumer<WorkerReport> sink) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {
@@ -61,17 +59,17 @@ final class ProcessWorkerLink implements WorkerLink {
                 if (!line.startsWith("{")) {
                     continue;
                 }
-                Map<String, Object> m;
+                WorkerLines.Line m;
                 try {
-                    m = (Map<String, Object>) JsonParser.parse(line);
+                    m = WorkerLines.parse(line);
                 } catch (IllegalArgumentException e) {
                     error = "unreadable line from worker " + index + ": " + e.getMessage();
                     continue;
                 }
-                switch (String.valueOf(m.get("type"))) {
+                switch (m.type()) {
                     case "ready" -> ready.countDown();
-                    case "stats" -> sink.accept(WorkerReport.fromJson(m));
-                    case "error" -> error = String.valueOf(m.get("message"));
+                    case "stats" -> sink.accept(m.stats());
+                    case "error" -> error = m.message();
                     default -> { }
                 }
             }

@@ -28,6 +28,13 @@ public final class ScenarioRunner {
     private final List<GatewaySnapshot> snapshots = new ArrayList<>();
     private final List<WorkerLink> links = new ArrayList<>();
     private final Map<String, Object> summary = new LinkedHashMap<>();
+    private final OverloadWatch overload = new OverloadWatch();
+    /** CONNACK refusals that another attempt of the same device would get again. */
+    private static final java.util.Set<String> PERMANENT_REFUSALS = java.util.Set.of(
+            "connack_refused_unsupported_protocol_version", "connack_refused_not_authorized",
+            "connack_refused_bad_user_name_or_password", "connack_refused_identifier_rejected",
+            "connack_refused_client_identifier_not_valid", "connack_refused_bad_authentication_method",
+            "connack_refused_banned");
     private final List<String> problems = new ArrayList<>();
     private long nextTick;
 
@@ -58,6 +65,7 @@ public final class ScenarioRunner {
                 "java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"),
                 "os", System.getProperty("os.name") + " " + System.getProperty("os.version")));
         summary.put("devices", devices);
+        summary.put("mqttVersion", options.fleet().protocol().version().label());
         summary.put("client", Map.of(
                 "transport", io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio",
                 "tls", io.netty.handler.ssl.OpenSsl.isAvailable() ? io.netty.handler.ssl.OpenSsl.versionString() : "jdk",
@@ -82,6 +90,16 @@ public final class ScenarioRunner {
         } finally {
             timeline.phase("stop");
             stopWorkers();
+        }
+        List<Map<String, Object>> episodes = overload.finish(timeline.seconds());
+        Map<String, Object> shed = new LinkedHashMap<>();
+        shed.put("watched", options.target().hasMetrics());
+        shed.put("sampledEverySeconds", OverloadWatch.EVERY_SECONDS);
+        shed.put("episodes", episodes);
+        summary.put("overload", shed);
+        String shedLoad = shedLoadProblem(episodes);
+        if (shedLoad != null) {
+            problems.add(shedLoad);
         }
         summary.put("gateway", snapshots.stream().map(GatewaySnapshot::toMap).toList());
         summary.put("problems", problems);
@@ -121,9 +139,11 @@ public final class ScenarioRunner {
         long start = System.nanoTime();
         long deadline = start + options.run().rampTimeout().toNanos();
         Timeline.Totals t = timeline.totals();
-        while (t.connected() < devices && System.nanoTime() < deadline) {
+        String refusal = null;
+        while (t.connected() < devices && System.nanoTime() < deadline && refusal == null) {
             tick(devices);
             t = timeline.totals();
+            refusal = refusedOutright(t, devices);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         Histogram connect = timeline.phaseConnectLatency();
@@ -138,6 +158,12 @@ public final class ScenarioRunner {
         ramp.put("clientRssBytes", t.clientRssBytes());
         ramp.put("clientRssBytesPerDevice", t.clientRssBytes() / (double) Math.max(1, t.connected()));
         summary.put("ramp", ramp);
+        if (refusal != null) {
+            problems.add("the server refused every device with " + refusal + " and none has connected; ramp "
+                    + "stopped" + (refusal.endsWith("unsupported_protocol_version")
+                    ? " (it does not accept this --mqtt-version)" : " (check its authentication and ACL)"));
+            return false;
+        }
         if (t.connected() < devices) {
             problems.add("ramp reached " + t.connected() + " of " + devices + " devices in "
                     + options.run().rampTimeout().toSeconds() + " s; failures " + t.failures());
@@ -173,6 +199,7 @@ public final class ScenarioRunner {
         hold.put("acked", after.acked() - before.acked());
         hold.put("pings", after.pings() - before.pings());
         hold.put("unexpectedDisconnects", after.unexpectedDisconnects() - before.unexpectedDisconnects());
+        hold.put("failures", diff(after.failures(), before.failures()));
         hold.put("ackLatencyMs", percentiles(timeline.phaseAckLatency()));
         double cpu = last.cpuSeconds() - first.cpuSeconds();
         double wall = last.t() - first.t();
@@ -227,6 +254,7 @@ public final class ScenarioRunner {
         p.put("published", sent);
         p.put("publishedQos1", sentQos1);
         p.put("acked", acked);
+        p.put("failures", diff(after.failures(), before.failures()));
         p.put("achievedRate", sent / (double) options.run().duration().toSeconds());
         p.put("ackLatencyMs", percentiles(timeline.phaseAckLatency()));
         double cpu = last.cpuSeconds() - first.cpuSeconds();
@@ -298,6 +326,41 @@ public final class ScenarioRunner {
         }
     }
 
+    /** The problem that makes the verdict "not met" when the gateway shed load, with the episodes' times; or null. */
+    static String shedLoadProblem(List<Map<String, Object>> episodes) {
+        if (episodes.isEmpty()) {
+            return null;
+        }
+        return "the gateway shed load during the run: " + episodes.stream()
+                .map(e -> e.get("kind") + String.format(java.util.Locale.ROOT, " %.0f-%.0f s",
+                        (Double) e.get("fromSeconds"), (Double) e.get("toSeconds")))
+                .collect(java.util.stream.Collectors.joining(", "));
+    }
+
+    /**
+     * The CONNACK refusal that turned away every attempt so far, when no device ever got in and at least
+     * {@code min(devices, 20)} tried: a refusal no retry cures (unsupported protocol version, not authorized, bad
+     * credentials, client identifier rejected), so waiting for the ramp timeout would only repeat it. Else null.
+     */
+    static String refusedOutright(Timeline.Totals t, int devices) {
+        if (t.connacks() > 0 || t.connected() > 0) {
+            return null;
+        }
+        long attempts = 0;
+        String only = null;
+        for (Map.Entry<String, Long> e : t.failures().entrySet()) {
+            if (e.getKey().equals(io.mqttgw.bench.sim.device.FailureReasons.DEVICE_FAILED_AGAIN)) {
+                continue;
+            }
+            if (!PERMANENT_REFUSALS.contains(e.getKey()) || (only != null && !only.equals(e.getKey()))) {
+                return null;
+            }
+            only = e.getKey();
+            attempts += e.getValue();
+        }
+        return only != null && attempts >= Math.min(devices, 20) ? only : null;
+    }
+
     private static Map<String, Long> diff(Map<String, Long> after, Map<String, Long> before) {
         Map<String, Long> d = new java.util.TreeMap<>();
         after.forEach((k, v) -> {
@@ -356,6 +419,11 @@ public final class ScenarioRunner {
             }
         }
         out.println(LiveLine.format(timeline.tick(), devices));
+        double t = timeline.seconds();
+        if (options.target().hasMetrics() && overload.due(t)) {
+            double[] reading = gateway.overloadReading();
+            overload.observe(t, reading[0], reading[1]);
+        }
     }
 
     private void stopWorkers() {

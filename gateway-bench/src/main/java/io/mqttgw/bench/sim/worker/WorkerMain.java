@@ -1,16 +1,13 @@
 package io.mqttgw.bench.sim.worker;
 
+import io.mqttgw.bench.sim.cli.BenchCommand;
 import io.mqttgw.bench.sim.config.BenchOptions;
-import io.mqttgw.bench.sim.config.OptionsParser;
 import io.mqttgw.bench.sim.config.Scenario;
-import io.mqttgw.bench.sim.json.Json;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -27,13 +24,12 @@ public final class WorkerMain {
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        BenchOptions options = OptionsParser.parse(Scenario.valueOf(args[0].toUpperCase()),
+        BenchOptions options = BenchCommand.parseScenario(Scenario.valueOf(args[0].toUpperCase()),
                 Arrays.asList(args).subList(1, args.length));
         int index = options.workerIndex();
         try (WorkerRuntime runtime = new WorkerRuntime(options, index, options.workerCount(),
                 n -> System.err.println("worker " + index + ": " + n + " device certificates ready"))) {
-            out.println(Json.write(message("ready", index, Map.of("devices", runtime.devices(),
-                    "transport", runtime.transport()))));
+            out.println(WorkerLines.ready(index, runtime.devices(), runtime.transport()));
             BlockingQueue<String> commands = new LinkedBlockingQueue<>();
             Thread reader = new Thread(() -> {
                 try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8))) {
@@ -60,7 +56,7 @@ public final class WorkerMain {
                     try {
                         command = WorkerCommand.parse(line);
                     } catch (IllegalArgumentException e) {
-                        out.println(Json.write(message("error", index, Map.of("message", e.getMessage()))));
+                        out.println(WorkerLines.error(index, e.getMessage()));
                         continue;
                     }
                     if (command.verb().equals("stop")) {
@@ -68,28 +64,20 @@ public final class WorkerMain {
                     }
                     int dropped = command.applyTo(runtime);
                     if (command.verb().equals("drop")) {
-                        out.println(Json.write(message("dropped", index, Map.of("count", dropped))));
+                        out.println(WorkerLines.dropped(index, dropped));
                     }
                 }
                 if (System.nanoTime() - nextReport >= 0) {
-                    out.println(runtime.report().toJson());
+                    out.println(WorkerLines.stats(runtime.report()));
                     nextReport += TimeUnit.SECONDS.toNanos(1);
                 }
             }
-            out.println(runtime.report().toJson());
+            out.println(WorkerLines.stats(runtime.report()));
         } catch (Exception e) {
-            out.println(Json.write(message("error", index, Map.of("message", String.valueOf(e)))));
+            out.println(WorkerLines.error(index, String.valueOf(e)));
             e.printStackTrace();
             System.exit(1);
         }
         System.exit(0);
-    }
-
-    private static Map<String, Object> message(String type, int worker, Map<String, Object> rest) {
-        Map<String, Object> m = new LinkedHashMap<>();
-        m.put("type", type);
-        m.put("worker", worker);
-        m.putAll(rest);
-        return m;
     }
 }

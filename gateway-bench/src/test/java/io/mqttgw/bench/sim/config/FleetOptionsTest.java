@@ -2,6 +2,7 @@ package io.mqttgw.bench.sim.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.mqttgw.bench.sim.cli.BenchCommand;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -9,7 +10,7 @@ class FleetOptionsTest {
 
     @Test
     void workersShareRampRateAndHandshakeCapSoTheTotalsHold() {
-        FleetOptions fleet = OptionsParser.parse(Scenario.CONNECT, List.of("--devices", "30000", "--workers", "3",
+        FleetOptions fleet = BenchCommand.parseScenario(Scenario.CONNECT, List.of("--devices", "30000", "--workers", "3",
                 "--ramp-rate", "400", "--max-handshakes", "200")).fleet();
         int rate = 0;
         int cap = 0;

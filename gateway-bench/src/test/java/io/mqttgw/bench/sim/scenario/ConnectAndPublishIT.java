@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.bench.sim.config.BenchOptions;
 import io.mqttgw.bench.sim.config.KeyAlgorithm;
-import io.mqttgw.bench.sim.config.OptionsParser;
+import io.mqttgw.bench.sim.cli.BenchCommand;
 import io.mqttgw.bench.sim.config.Scenario;
 import io.mqttgw.bench.sim.pki.BenchPki;
 import io.mqttgw.bench.sim.report.HtmlReport;
@@ -36,7 +36,7 @@ class ConnectAndPublishIT {
                 .with("listener.tls.ca-file", benchPki.caFile().toString())
                 .with("uplink.sink", "discard")
                 .start()) {
-            BenchOptions options = OptionsParser.parse(Scenario.PUBLISH, List.of(
+            BenchOptions options = BenchCommand.parseScenario(Scenario.PUBLISH, List.of(
                     "--devices", "50", "--workers", "0",
                     "--port", Integer.toString(gateway.tlsPort()),
                     "--admin", "127.0.0.1:" + gateway.adminPort(),
