@@ -3,6 +3,7 @@ package io.mqttgw.core.bootstrap;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
+import io.mqttgw.core.admin.OperatorApi;
 import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
@@ -101,7 +102,9 @@ public final class Gateway implements AutoCloseable {
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         meters.config().commonTags("node", config.nodeId());
         this.metrics = new GatewayMetrics(meters);
-        this.registry = ChannelRegistry.forThisMachine();
+        // the operator API pages through the sessions in client-id order; the index costs memory per connection, so it
+        // exists only when operations are configured
+        this.registry = ChannelRegistry.forThisMachine(config.admin().enabled() && config.admin().operations().enabled());
         // certificate files first: a bad file stops startup before any thread, socket or data file exists
         this.tls = config.tls().enabled() ? new SslContextStore(config.tls(), metrics) : null;
         this.operators = config.admin().enabled() && config.admin().operations().enabled()
@@ -168,7 +171,9 @@ public final class Gateway implements AutoCloseable {
                                 new HealthCheck("downlink", downlink::health),
                                 new HealthCheck("sessions", sessions::health),
                                 tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
-                        downlinkTarget, operators, events, config.mqtt().topicLimits());
+                        downlinkTarget, operators, events, config.mqtt().topicLimits(),
+                        new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
+                                config.mqtt().maxClientIdLength(), null));
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
