@@ -24,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * Re-reads the config file ({@code SIGHUP}, {@code POST /config/reload}) with the loader and checks startup uses: a
  * file that would not start the node is refused with the same one-line error and the running configuration stays.
  * A valid one becomes the {@link LiveConfig}; of its changes, the {@link #RELOADABLE} keys take effect now (new
- * CONNECTs get the new ACL, the overload monitor its new thresholds, the loggers their level) and the others are
+ * CONNECTs get the new ACL, admission its new rate and handshake budget, the overload monitor its new thresholds,
+ * the loggers their level) and the others are
  * named as needing a restart (compared with the configuration the node started with, so they stay named until
  * then). Counted in {@code mqttgw_config_reloads_total{outcome}}. One reload at a time; runs on the calling thread
  * (the housekeeping thread or the signal thread), never an event loop.
@@ -35,7 +36,10 @@ final class ConfigReloader {
     /** Keys a reload applies; every other changed key needs a restart. */
     static final Set<String> RELOADABLE = Set.of(CoreConfigKeys.ACL_PUBLISH.name(), CoreConfigKeys.ACL_SUBSCRIBE.name(),
             CoreConfigKeys.LOG_LEVEL.name(),
-            CoreConfigKeys.OVERLOAD_LAG_EXIT.name(), CoreConfigKeys.OVERLOAD_HEAP.name(),
+            CoreConfigKeys.ADMISSION_CONNECTION_RATE.name(), CoreConfigKeys.ADMISSION_MAX_HANDSHAKES.name(),
+            CoreConfigKeys.ADMISSION_HANDSHAKE_COST.name(), CoreConfigKeys.ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST.name(),
+            CoreConfigKeys.ADMISSION_RESUMED_HANDSHAKE_COST.name(),
+            CoreConfigKeys.OVERLOAD_LAG.name(), CoreConfigKeys.OVERLOAD_LAG_EXIT.name(), CoreConfigKeys.OVERLOAD_HEAP.name(),
             CoreConfigKeys.OVERLOAD_HEAP_EXIT.name(), CoreConfigKeys.OVERLOAD_DIRECT.name(),
             CoreConfigKeys.OVERLOAD_DIRECT_EXIT.name(), CoreConfigKeys.OVERLOAD_HANDSHAKE_RATE.name(),
             CoreConfigKeys.OVERLOAD_HANDSHAKE_RATE_EXIT.name(), CoreConfigKeys.OVERLOAD_QUEUES.name(),

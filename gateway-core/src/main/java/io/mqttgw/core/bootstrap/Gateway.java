@@ -266,6 +266,13 @@ public final class Gateway implements AutoCloseable {
         if (overload != null && changed.stream().anyMatch(k -> k.startsWith("overload."))) {
             overload.retune(next.overload().thresholds());
         }
+        if (changed.stream().anyMatch(k -> k.startsWith("admission.") || k.equals(CoreConfigKeys.OVERLOAD_LAG.name()))) {
+            // the budget is derived from the admission keys and the lag threshold, as at startup
+            AdmissionBudget budget = AdmissionBudget.derive(next.admission(), config.server().effectiveIoThreads(),
+                    next.overload().eventLoopLag());
+            admission.retune(budget);
+            LOG.info("admission now {}", budget.describe());
+        }
         if (changed.contains(CoreConfigKeys.LOG_LEVEL.name())) {
             LogLevels.apply(next.values().get(CoreConfigKeys.LOG_LEVEL));
         }
