@@ -38,6 +38,11 @@ public final class GatewayMain {
             return args.length == 0 ? 1 : 0;
         }
         String command = args[0];
+        if ("clients".equals(command)) {
+            // a client of a running node's operator API: no configuration, no node
+            return io.mqttgw.core.cli.ClientsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
+                    new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true));
+        }
         Path file = null;
         for (int i = 1; i < args.length; i++) {
             if ("--config".equals(args[i]) && i + 1 < args.length) {
@@ -160,6 +165,7 @@ public final class GatewayMain {
     private static void usage(PrintStream out) {
         out.println("usage: gateway run --config FILE        start a node (stop with SIGTERM or Ctrl-C)");
         out.println("       gateway check-config --config FILE   validate a configuration and exit");
+        out.println("       gateway clients list|show|kick ...  a running node's clients (gateway clients --help)");
         out.println("Every key may be overridden by MQTTGW_<KEY> or -Dmqttgw.<key>; see README.md.");
     }
 }
