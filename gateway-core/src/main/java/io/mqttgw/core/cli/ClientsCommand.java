@@ -100,15 +100,24 @@ public final class ClientsCommand implements Callable<Integer> {
         return USAGE;
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "List the clients connected to the node, in client-id order, one a line: id, remote "
-                    + "address, connected since, proof.")
-    static final class ListClients implements Callable<Integer> {
+    /** What every verb has: where and as whom to call, and its own command line (for its output). */
+    abstract static class Verb implements Callable<Integer> {
         @CommandLine.Mixin
         Connection connection = new Connection();
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
+    }
 
+    /** A verb about one client. */
+    abstract static class OneClient extends Verb {
+        @Parameters(paramLabel = "CLIENT_ID", description = "The device's client id")
+        String clientId;
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "List the clients connected to the node, in client-id order, one a line: id, remote "
+                    + "address, connected since, proof.")
+    static final class ListClients extends Verb {
         @Option(names = "--prefix", paramLabel = "PREFIX", description = "Only client ids starting with PREFIX")
         String prefix = "";
 
@@ -145,15 +154,7 @@ public final class ClientsCommand implements Callable<Integer> {
     @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "Show one client (node, address, protocol, keepalive, certificate, subscriptions, "
                     + "in-flight counts) as the API's JSON; from the route table when another node holds it.")
-    static final class Show implements Callable<Integer> {
-        @CommandLine.Mixin
-        Connection connection = new Connection();
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Parameters(paramLabel = "CLIENT_ID", description = "The device's client id")
-        String clientId;
-
+    static final class Show extends OneClient {
         @Option(names = "--session", description = "Show the stored persistent session instead (GET /sessions/ID)")
         boolean session;
 
@@ -168,15 +169,7 @@ public final class ClientsCommand implements Callable<Integer> {
     @Command(name = "kick", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "Close a client's connection (disconnect reason administrative, written to the event log "
                     + "with your token's id). The device may reconnect.")
-    static final class Kick implements Callable<Integer> {
-        @CommandLine.Mixin
-        Connection connection = new Connection();
-        @CommandLine.Spec
-        CommandLine.Model.CommandSpec spec;
-
-        @Parameters(paramLabel = "CLIENT_ID", description = "The device's client id")
-        String clientId;
-
+    static final class Kick extends OneClient {
         @Option(names = "--discard-session", description = "Also discard its persistent session (subscriptions "
                 + "and messages kept for it)")
         boolean discardSession;

@@ -11,6 +11,7 @@ import com.hivemq.client.mqtt.MqttClientState;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.testkit.EventLogCapture;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
@@ -23,14 +24,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -191,19 +184,8 @@ class OperatorApiIT {
 
     @Test
     void showsAClientAndKicksItWithTheAdministrativeReasonAndItsOperatorInTheEventLog() throws Exception {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        LoggerContext logs = (LoggerContext) LogManager.getContext(false);
-        AbstractAppender capture = new AbstractAppender("capture-kicks", null, null, true, Property.EMPTY_ARRAY) {
-            @Override
-            public void append(LogEvent event) {
-                lines.add(event.getMessage().getFormattedMessage());
-            }
-        };
-        capture.start();
-        LoggerConfig events = new LoggerConfig("io.mqttgw.events", Level.INFO, false);
-        events.addAppender(capture, Level.INFO, null);
-        logs.getConfiguration().addLogger("io.mqttgw.events", events);
-        logs.updateLoggers();
+        EventLogCapture capture = new EventLogCapture();
+        List<String> lines = capture.lines();
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir).start()) {
             Mqtt3AsyncClient device = TestDevices.mutualTls(pki, gateway.tlsPort(), "dev-1").buildAsync();
@@ -274,9 +256,7 @@ class OperatorApiIT {
             assertTrue(lines.stream().anyMatch(l -> l.startsWith("disconnected client=dev-1")
                     && l.endsWith("reason=administrative")), lines.toString());
         } finally {
-            logs.getConfiguration().removeLogger("io.mqttgw.events");
-            logs.updateLoggers();
-            capture.stop();
+            capture.close();
         }
     }
 }
