@@ -73,11 +73,8 @@ public final class AdmissionControl {
                 .description("Connection-rate tokens given back when a handshake ended cheaper than a full one, in "
                         + "full handshakes").register(meters);
         if (limits.connections != null) {
-            Gauge.builder("mqttgw.admission.tokens", this, a -> {
-                TokenBucket bucket = a.limits.connections;
-                return bucket == null ? Double.NaN : bucket.available();
-            }).baseUnit("handshakes").description("Connection-rate tokens available now, in full handshakes")
-                    .register(meters);
+            Gauge.builder("mqttgw.admission.tokens", this, AdmissionControl::tokensAvailable).baseUnit("handshakes")
+                    .description("Connection-rate tokens available now, in full handshakes").register(meters);
         }
         for (Rejection r : Rejection.values()) {
             held[r.ordinal()] = Counter.builder("mqttgw.admission.held").tag("reason", r.label)
@@ -109,6 +106,12 @@ public final class AdmissionControl {
             refunds[HandshakeKind.KNOWN_DEVICE.ordinal()] = 1 - budget.knownDeviceShare();
             refunds[HandshakeKind.RESUMED.ordinal()] = 1 - budget.resumedShare();
         }
+    }
+
+    /** The current bucket's tokens (NaN after a reload turned the rate limit off). */
+    private double tokensAvailable() {
+        TokenBucket bucket = limits.connections;
+        return bucket == null ? Double.NaN : bucket.available();
     }
 
     /**
