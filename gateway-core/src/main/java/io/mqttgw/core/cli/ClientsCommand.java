@@ -75,7 +75,7 @@ public final class ClientsCommand implements Callable<Integer> {
 
     /** Runs {@code args} (after the word {@code clients}); output to {@code out}, messages to {@code err}. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
-        CommandLine cl = new CommandLine(new ClientsCommand());
+        CommandLine cl = new CommandLine(new ClientsCommand()).setCommandName("gateway clients");
         cl.setOut(out);
         cl.setErr(err);
         cl.setExitCodeExceptionMapper(e -> e instanceof Failure f ? f.status : USAGE);
