@@ -14,7 +14,7 @@ import java.util.function.Supplier;
 
 /**
  * The pipeline of one admin listener: connection limit -> idle close -> [TLS] -> HTTP codec -> [read-only endpoints] -> [operator authentication ->
- * body aggregation -> operations]. The read-only listener has the read-only part, and the operations part too when
+ * body aggregation -> client operations -> config reload -> downlink operations]. The read-only listener has the read-only part, and the operations part too when
  * operations share it; a separate operations listener has only the operations part (and TLS with operator mutual
  * TLS), so everything on it is authenticated.
  */
@@ -27,6 +27,8 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
     static final String READ_ONLY = "read-only";
     static final String AUTH = "operator-auth";
     static final String AGGREGATOR = "body";
+    static final String CLIENTS = "client-operations";
+    static final String RELOAD = "config-reload";
     static final String OPERATIONS = "operations";
 
     /** The read-only endpoints of a listener, or null when it has none. */
@@ -34,7 +36,8 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
     }
 
     /** The operations of a listener, or null when it has none. */
-    record Operations(OperatorCredentials credentials, OperationsHandler handler, int maxPayload, EventLog events) {
+    record Operations(OperatorCredentials credentials, ClientOperationsHandler clients, ConfigReloadHandler reload,
+                      OperationsHandler handler, int maxPayload, EventLog events) {
     }
 
     private final ReadOnly readOnly;
@@ -78,6 +81,8 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
         if (operations != null) {
             p.addLast(AUTH, new OperatorAuthHandler(operations.credentials(), metrics, operations.events()))
                     .addLast(AGGREGATOR, new OperationBodyAggregator(operations.maxPayload(), metrics))
+                    .addLast(CLIENTS, operations.clients())
+                    .addLast(RELOAD, operations.reload())
                     .addLast(OPERATIONS, operations.handler());
         }
     }

@@ -5,7 +5,8 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * {@code mqttgw_admin_requests_total{endpoint,result}}: every admin request by endpoint ({@code metrics},
- * {@code live}, {@code ready}, {@code downlink}, {@code broadcast}, {@code other}) and result ({@code ok},
+ * {@code live}, {@code ready}, {@code downlink}, {@code broadcast}, {@code clients} (the list), {@code client} (show
+ * or kick one), {@code sessions}, {@code reload}, {@code other}) and result ({@code ok},
  * {@code not_ready}, {@code unauthorized}, {@code invalid}, {@code too_large}, {@code not_found},
  * {@code method_not_allowed}, {@code failed}). Called on the admin thread; Micrometer finds an existing counter.
  */
@@ -37,7 +38,10 @@ final class AdminMetrics {
             case "/health/ready", "/health" -> "ready";
             case OperationsHandler.DOWNLINK -> "downlink";
             case OperationsHandler.BROADCAST -> "broadcast";
-            default -> "other";
+            case ClientOperationsHandler.CLIENTS -> "clients";
+            case ConfigReloadHandler.RELOAD -> "reload";
+            default -> path.startsWith(ClientOperationsHandler.CLIENTS + "/") ? "client"
+                    : path.startsWith(ClientOperationsHandler.SESSIONS + "/") ? "sessions" : "other";
         };
     }
 }

@@ -40,15 +40,17 @@ public final class AdminServer implements AutoCloseable {
      * @param notReadyReason why the node should get no new devices now (overloaded, listeners closed, shutting
      *                       down), or null when it should
      * @param operators      the operator credentials, or null when operations are not configured
+     * @param api            what the operator API's client, session and reload endpoints reach
      */
     public AdminServer(GatewayConfig.Admin config, PrometheusMeterRegistry registry, Supplier<String> notReadyReason,
                        List<HealthCheck> checks, DownlinkTarget downlink, OperatorCredentials operators,
-                       EventLog events, TopicLimits topicLimits) throws InterruptedException {
+                       EventLog events, TopicLimits topicLimits, OperatorApi api) throws InterruptedException {
         GatewayConfig.Operations ops = config.operations();
         AdminMetrics metrics = new AdminMetrics(registry);
         AdminChannelInitializer.Operations operations = operators == null ? null
-                : new AdminChannelInitializer.Operations(operators, new OperationsHandler(downlink, metrics, events, topicLimits),
-                ops.maxPayload(), events);
+                : new AdminChannelInitializer.Operations(operators, new ClientOperationsHandler(api, metrics, events),
+                new ConfigReloadHandler(api, metrics, events),
+                new OperationsHandler(downlink, metrics, events, topicLimits), ops.maxPayload(), events);
         String refusal = operators == null
                 ? "operations endpoints are off: no operator credential is configured ("
                 + CoreConfigKeys.ADMIN_OPERATIONS_TOKEN_FILE.name() + ")"

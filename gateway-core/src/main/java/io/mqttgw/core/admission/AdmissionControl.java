@@ -32,14 +32,12 @@ public final class AdmissionControl {
      */
     static final int BUSY_SHARE = 4;
 
-    private final TokenBucket connections;
+    /** The budget's limits; replaced whole by {@link #retune} (a config reload), read once per decision. */
+    private volatile Limits limits;
     /** Tokens a completed handshake gets back, by {@link HandshakeKind}: one minus its cost share. */
-    private final double[] refunds = new double[HandshakeKind.values().length];
     private final Counter[] completed = new Counter[HandshakeKind.values().length];
     private final Counter charged;
     private final Counter refunded;
-    private final int maxHandshakes;
-    private final int busyHandshakes;
     private final AtomicInteger handshakes = new AtomicInteger();
     private final LongAdder handshakesStarted = new LongAdder();
     private final Counter[] held = new Counter[Rejection.values().length];
@@ -62,13 +60,8 @@ public final class AdmissionControl {
     }
 
     AdmissionControl(AdmissionBudget budget, MeterRegistry meters, LongSupplier nanoClock) {
-        int connectionRate = budget.connectionRate();
-        int maxHandshakes = budget.maxHandshakes();
-        // a burst of up to a second's rate; the handshake budget bounds what a burst can start at once
-        this.connections = connectionRate > 0 ? new TokenBucket(connectionRate, connectionRate, nanoClock) : null;
-        refunds[HandshakeKind.FULL.ordinal()] = 0;
-        refunds[HandshakeKind.KNOWN_DEVICE.ordinal()] = 1 - budget.knownDeviceShare();
-        refunds[HandshakeKind.RESUMED.ordinal()] = 1 - budget.resumedShare();
+        this.nanoClock = nanoClock;
+        this.limits = new Limits(budget, nanoClock);
         for (HandshakeKind kind : HandshakeKind.values()) {
             completed[kind.ordinal()] = Counter.builder("mqttgw.admission.handshakes").tag("kind", kind.label)
                     .description("TLS handshakes completed, by the kind admission charged them as (full, "
@@ -79,12 +72,10 @@ public final class AdmissionControl {
         this.refunded = Counter.builder("mqttgw.admission.refunded").baseUnit("handshakes")
                 .description("Connection-rate tokens given back when a handshake ended cheaper than a full one, in "
                         + "full handshakes").register(meters);
-        if (connections != null) {
-            Gauge.builder("mqttgw.admission.tokens", connections, TokenBucket::available).baseUnit("handshakes")
+        if (limits.connections != null) {
+            Gauge.builder("mqttgw.admission.tokens", this, AdmissionControl::tokensAvailable).baseUnit("handshakes")
                     .description("Connection-rate tokens available now, in full handshakes").register(meters);
         }
-        this.maxHandshakes = maxHandshakes;
-        this.busyHandshakes = Math.max(1, maxHandshakes / BUSY_SHARE);
         for (Rejection r : Rejection.values()) {
             held[r.ordinal()] = Counter.builder("mqttgw.admission.held").tag("reason", r.label)
                     .description("Times the listener stopped taking new connections off its backlog, by reason")
@@ -96,15 +87,55 @@ public final class AdmissionControl {
                 .description("TLS handshakes under way").register(meters);
     }
 
+    private final LongSupplier nanoClock;
+
+    /** One budget's limits: the connection-rate bucket (null: no limit), the handshake bounds, the refunds by kind. */
+    private static final class Limits {
+        final TokenBucket connections;
+        final int maxHandshakes;
+        final int busyHandshakes;
+        final double[] refunds = new double[HandshakeKind.values().length];
+
+        Limits(AdmissionBudget budget, LongSupplier nanoClock) {
+            int rate = budget.connectionRate();
+            // a burst of up to a second's rate; the handshake budget bounds what a burst can start at once
+            this.connections = rate > 0 ? new TokenBucket(rate, rate, nanoClock) : null;
+            this.maxHandshakes = budget.maxHandshakes();
+            this.busyHandshakes = Math.max(1, maxHandshakes / BUSY_SHARE);
+            refunds[HandshakeKind.FULL.ordinal()] = 0;
+            refunds[HandshakeKind.KNOWN_DEVICE.ordinal()] = 1 - budget.knownDeviceShare();
+            refunds[HandshakeKind.RESUMED.ordinal()] = 1 - budget.resumedShare();
+        }
+    }
+
+    /** The current bucket's tokens (NaN after a reload turned the rate limit off). */
+    private double tokensAvailable() {
+        TokenBucket bucket = limits.connections;
+        return bucket == null ? Double.NaN : bucket.available();
+    }
+
+    /**
+     * A new budget from a config reload: decisions from now on use it. The connection-rate bucket starts full, as at
+     * startup; handshakes in progress keep their slots and count against the new bound. Whether the tokens gauge
+     * exists stays as started (a rate limit turned on by a reload is applied but not graphed until a restart). Any
+     * thread.
+     */
+    public void retune(AdmissionBudget budget) {
+        this.limits = new Limits(budget, nanoClock);
+    }
+
     /**
      * Admits a new connection, or says why not (nothing is taken then); an admitted TLS connection holds a
      * handshake slot.
      */
     public Rejection admit(boolean tls) {
+        Limits l = limits;
+        TokenBucket connections = l.connections;
+        int maxHandshakes = l.maxHandshakes;
         if (holdForOverload || (busy && (!tls || maxHandshakes <= 0))) {
             return Rejection.BUSY;
         }
-        if (tls && maxHandshakes > 0 && handshakes.get() >= (busy ? busyHandshakes : maxHandshakes)) {
+        if (tls && maxHandshakes > 0 && handshakes.get() >= (busy ? l.busyHandshakes : maxHandshakes)) {
             return busy ? Rejection.BUSY : Rejection.HANDSHAKES;
         }
         if (connections != null) {
@@ -138,9 +169,10 @@ public final class AdmissionControl {
      */
     public void handshakeCompleted(HandshakeKind kind) {
         completed[kind.ordinal()].increment();
-        double refund = refunds[kind.ordinal()];
-        if (connections != null && refund > 0) {
-            connections.refund(refund);
+        Limits l = limits;
+        double refund = l.refunds[kind.ordinal()];
+        if (l.connections != null && refund > 0) {
+            l.connections.refund(refund);
             refunded.increment(refund);
         }
     }

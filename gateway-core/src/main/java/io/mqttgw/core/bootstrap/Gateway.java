@@ -3,12 +3,16 @@ package io.mqttgw.core.bootstrap;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
+import io.mqttgw.core.admin.OperatorApi;
 import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.admission.AdmissionGate;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.config.ConfigLoader;
+import io.mqttgw.core.config.CoreConfigKeys;
+import io.mqttgw.core.config.LiveConfig;
+import io.mqttgw.core.events.LogLevels;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
@@ -53,6 +57,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.ServiceLoader;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -68,6 +73,9 @@ public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final GatewayConfig config;
+    /** The configuration as the last reload left it; {@link #config} stays the one the node started with. */
+    private final LiveConfig live;
+    private final ConfigReloader reloader;
     private final PrometheusMeterRegistry meters;
     private final GatewayMetrics metrics;
     private final ChannelRegistry registry;
@@ -96,12 +104,20 @@ public final class Gateway implements AutoCloseable {
     private volatile boolean overloadedNow;
     private volatile boolean closed;
 
-    private Gateway(GatewayConfig config, Providers providers) {
+    private Gateway(GatewayConfig config, Providers providers, ConfigReloader.Source source) {
         this.config = config;
+        this.live = new LiveConfig(config);
+        if (!"config".equals(config.values().get(CoreConfigKeys.LOG_LEVEL))) {
+            LogLevels.apply(config.values().get(CoreConfigKeys.LOG_LEVEL));
+        }
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         meters.config().commonTags("node", config.nodeId());
         this.metrics = new GatewayMetrics(meters);
-        this.registry = ChannelRegistry.forThisMachine();
+        this.reloader = source == null || source.file() == null ? null
+                : new ConfigReloader(source, providers, live, this::applyReloaded, meters);
+        // the operator API pages through the sessions in client-id order; the index costs memory per connection, so it
+        // exists only when operations are configured
+        this.registry = ChannelRegistry.forThisMachine(config.admin().enabled() && config.admin().operations().enabled());
         // certificate files first: a bad file stops startup before any thread, socket or data file exists
         this.tls = config.tls().enabled() ? new SslContextStore(config.tls(), metrics) : null;
         this.operators = config.admin().enabled() && config.admin().operations().enabled()
@@ -132,6 +148,10 @@ public final class Gateway implements AutoCloseable {
                     ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
             this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
             metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
+            // what alerts.yml's MqttGatewayListenerClosed watches: the ports themselves, not the overload level (which
+            // stays 0 when a re-bind after recovery failed, and is 1 with overload.close-listeners: false)
+            metrics.gauge("mqttgw.listeners.open", "1 while the device listeners accept connections, 0 while closed "
+                    + "(overload, a failed re-bind, shutdown)", () -> accepting ? 1 : 0);
             if (tls != null) {
                 new CertificateExpiryMeter(registry, config.identity().expiryWarning(), meters);
             }
@@ -141,7 +161,7 @@ public final class Gateway implements AutoCloseable {
                     config.mqtt().topicLimits());
             EventLog events = new EventLog(config.lifecycleLogRate());
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
-                    events, SessionServices.newEpochSource(), admission, sessions);
+                    events, SessionServices.newEpochSource(), admission, sessions, live);
             HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
@@ -168,7 +188,9 @@ public final class Gateway implements AutoCloseable {
                                 new HealthCheck("downlink", downlink::health),
                                 new HealthCheck("sessions", sessions::health),
                                 tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
-                        downlinkTarget, operators, events, config.mqtt().topicLimits());
+                        downlinkTarget, operators, events, config.mqtt().topicLimits(),
+                        new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
+                                config.mqtt().maxClientIdLength(), reloader == null ? null : this::reload));
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
@@ -213,9 +235,47 @@ public final class Gateway implements AutoCloseable {
         ticketKeys.start(background);
     }
 
-    /** Starts a node; returns when its listeners are bound. */
+    /** Starts a node; returns when its listeners are bound. Without a config file there is nothing to reload. */
     public static Gateway start(GatewayConfig config, Providers providers) {
-        return new Gateway(config, providers);
+        return new Gateway(config, providers, null);
+    }
+
+    /**
+     * Starts a node whose configuration came from {@code file} (and the environment and system properties, read
+     * again as given here on a reload); {@link #reload} re-reads them.
+     */
+    public static Gateway start(GatewayConfig config, Providers providers, Path file, Map<String, String> environment,
+                                Properties systemProperties) {
+        return new Gateway(config, providers, new ConfigReloader.Source(file, Map.copyOf(environment),
+                (Properties) systemProperties.clone()));
+    }
+
+    /**
+     * Re-reads the config file for {@code who} on the housekeeping thread and applies what may change at runtime;
+     * completes with what happened (a refused file included). Fails when the node was started without a file.
+     */
+    public CompletableFuture<OperatorApi.ReloadReport> reload(String who) {
+        if (reloader == null) {
+            return CompletableFuture.failedFuture(new IllegalStateException("started without a config file"));
+        }
+        return CompletableFuture.supplyAsync(() -> reloader.reload(who), background);
+    }
+
+    /** Pushes reloaded keys into the components that hold them; on the reloading thread. */
+    private void applyReloaded(GatewayConfig next, List<String> changed) {
+        if (overload != null && changed.stream().anyMatch(k -> k.startsWith("overload."))) {
+            overload.retune(next.overload().thresholds());
+        }
+        if (changed.stream().anyMatch(k -> k.startsWith("admission.") || k.equals(CoreConfigKeys.OVERLOAD_LAG.name()))) {
+            // the budget is derived from the admission keys and the lag threshold, as at startup
+            AdmissionBudget budget = AdmissionBudget.derive(next.admission(), config.server().effectiveIoThreads(),
+                    next.overload().eventLoopLag());
+            admission.retune(budget);
+            LOG.info("admission now {}", budget.describe());
+        }
+        if (changed.contains(CoreConfigKeys.LOG_LEVEL.name())) {
+            LogLevels.apply(next.values().get(CoreConfigKeys.LOG_LEVEL));
+        }
     }
 
     /**

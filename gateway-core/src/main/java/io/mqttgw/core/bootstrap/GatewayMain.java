@@ -15,7 +15,8 @@ import java.util.concurrent.CountDownLatch;
 /**
  * Command line: {@code run --config FILE} starts a node and runs until SIGTERM/SIGINT, then shuts down gracefully;
  * {@code check-config --config FILE} validates a configuration, including that the TLS files make a context, and
- * exits. A bad configuration exits with status 2 and one line naming the key, the value and what is allowed. After
+ * exits. While running, {@code SIGHUP} reloads the config file (the keys that may change at runtime). A bad
+ * configuration exits with status 2 and one line naming the key, the value and what is allowed. After
  * SIGTERM the JVM exits with 143 (128 + 15) once the graceful shutdown is done, as every JVM does on a signal.
  */
 public final class GatewayMain {
@@ -37,6 +38,11 @@ public final class GatewayMain {
             return args.length == 0 ? 1 : 0;
         }
         String command = args[0];
+        if ("clients".equals(command)) {
+            // a client of a running node's operator API: no configuration, no node
+            return io.mqttgw.core.cli.ClientsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
+                    new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true));
+        }
         Path file = null;
         for (int i = 1; i < args.length; i++) {
             if ("--config".equals(args[i]) && i + 1 < args.length) {
@@ -86,7 +92,7 @@ public final class GatewayMain {
                 return 0;
             }
             case "run" -> {
-                return runUntilSignalled(config, providers, err);
+                return runUntilSignalled(config, providers, file, err);
             }
             default -> {
                 err.println("unknown command: " + command);
@@ -96,16 +102,20 @@ public final class GatewayMain {
         }
     }
 
-    private static int runUntilSignalled(GatewayConfig config, Providers providers, PrintStream err) {
+    private static int runUntilSignalled(GatewayConfig config, Providers providers, Path file, PrintStream err) {
         Gateway gateway;
         try {
-            gateway = Gateway.start(config, providers);
+            gateway = file == null ? Gateway.start(config, providers)
+                    : Gateway.start(config, providers, file, System.getenv(), System.getProperties());
         } catch (ConfigException e) {
             err.println("configuration error: " + e.getMessage());
             return 2;
         } catch (RuntimeException e) {
             err.println("cannot start: " + e.getMessage());
             return 3;
+        }
+        if (file != null) {
+            reloadOnSighup(gateway);
         }
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
@@ -125,6 +135,21 @@ public final class GatewayMain {
     }
 
     /**
+     * {@code SIGHUP} re-reads the config file ({@link Gateway#reload}); the outcome is logged by the reload. The JDK's
+     * signal thread only hands the work over. Where the JVM does not offer SIGHUP (or reserves it), says so once.
+     */
+    static boolean reloadOnSighup(Gateway gateway) {
+        try {
+            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> gateway.reload("signal:SIGHUP"));
+            return true;
+        } catch (IllegalArgumentException | LinkageError e) {
+            org.slf4j.LoggerFactory.getLogger(GatewayMain.class).warn("SIGHUP reload unavailable here ({}); use "
+                    + "POST /config/reload", e.toString());
+            return false;
+        }
+    }
+
+    /**
      * Stops log4j after the graceful shutdown so its last lines are written. The distribution turns log4j's own
      * shutdown hook off (it would race this one and drop the shutdown's lines); core only knows the SLF4J API, so
      * log4j is reached by name when it is there.
@@ -140,6 +165,7 @@ public final class GatewayMain {
     private static void usage(PrintStream out) {
         out.println("usage: gateway run --config FILE        start a node (stop with SIGTERM or Ctrl-C)");
         out.println("       gateway check-config --config FILE   validate a configuration and exit");
+        out.println("       gateway clients list|show|kick ...  a running node's clients (gateway clients --help)");
         out.println("Every key may be overridden by MQTTGW_<KEY> or -Dmqttgw.<key>; see README.md.");
     }
 }

@@ -61,6 +61,24 @@ public final class ConfigValues {
                 + why + "; allowed: " + key.allowed());
     }
 
+    /** The keys (declared and pass-through) whose values differ between this and {@code other}, sorted. */
+    public java.util.SortedSet<String> changedKeys(ConfigValues other) {
+        java.util.SortedSet<String> changed = new java.util.TreeSet<>();
+        differing(values, other.values, changed);
+        differing(passThrough, other.passThrough, changed);
+        return changed;
+    }
+
+    private static void differing(Map<String, ?> a, Map<String, ?> b, java.util.Set<String> out) {
+        java.util.Set<String> names = new java.util.HashSet<>(a.keySet());
+        names.addAll(b.keySet());
+        for (String name : names) {
+            if (!java.util.Objects.equals(a.get(name), b.get(name))) {
+                out.add(name);
+            }
+        }
+    }
+
     public Path baseDir() {
         return baseDir;
     }

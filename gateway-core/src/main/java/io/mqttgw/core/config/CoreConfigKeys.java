@@ -436,6 +436,11 @@ public final class CoreConfigKeys {
             "0 to 100000", "Connection lifecycle events logged at INFO per second; the rest are counted and "
                     + "summarised.", intRange(0, 100_000));
 
+    public static final ConfigKey<String> LOG_LEVEL = new ConfigKey<>("log.level", "config",
+            "config, trace, debug, info, warn or error", "Level of the gateway's own loggers (io.mqttgw, the event "
+                    + "log included); config leaves what log4j2.xml says. Reloadable (SIGHUP, POST /config/reload).",
+            oneOf("config", "trace", "debug", "info", "warn", "error"));
+
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
@@ -466,5 +471,5 @@ public final class CoreConfigKeys {
             OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_CLOSE_LISTENERS,
             OVERLOAD_REFUSE_CONNECTS, OVERLOAD_PAUSE_HANDSHAKES,
             SHUTDOWN_CLOSE_RATE, SHUTDOWN_TIMEOUT,
-            LOG_LIFECYCLE_RATE);
+            LOG_LIFECYCLE_RATE, LOG_LEVEL);
 }

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -175,6 +176,18 @@ public final class InMemorySessionStore implements SessionStore {
             }
         });
         return removed[0];
+    }
+
+    @Override
+    public CompletionStage<Optional<SessionSummary>> describe(String clientId) {
+        Session s = sessions.get(clientId);
+        if (s == null || expired(s, clock.getAsLong())) {
+            return CompletableFuture.completedFuture(Optional.empty());
+        }
+        synchronized (s) {
+            return CompletableFuture.completedFuture(Optional.of(new SessionSummary(s.expiresAtMillis == 0,
+                    s.expiresAtMillis, new LinkedHashMap<>(s.subscriptions), s.pending.size())));
+        }
     }
 
     private static boolean expired(Session s, long now) {

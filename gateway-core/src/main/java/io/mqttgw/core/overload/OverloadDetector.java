@@ -23,7 +23,7 @@ public final class OverloadDetector {
         }
     }
 
-    private final List<Threshold> thresholds;
+    private List<Threshold> thresholds;
     private final long recoveryHoldNanos;
     private final long minHoldNanos;
     private final Map<String, Boolean> over = new LinkedHashMap<>();
@@ -42,6 +42,19 @@ public final class OverloadDetector {
         this.recoveryHoldNanos = recoveryHoldNanos;
         this.minHoldNanos = minHoldNanos;
         thresholds.forEach(t -> over.put(t.signal(), false));
+    }
+
+    /**
+     * New enter and exit values for the signals this detector watches (a reload); a signal keeps whether it is over
+     * until the next sample compares it with its new values. Signals it does not watch are ignored. Called on the
+     * thread that calls {@link #update}.
+     */
+    public void retune(List<Threshold> next) {
+        List<Threshold> kept = new java.util.ArrayList<>(thresholds.size());
+        for (Threshold t : thresholds) {
+            kept.add(next.stream().filter(n -> n.signal().equals(t.signal())).findFirst().orElse(t));
+        }
+        thresholds = List.copyOf(kept);
     }
 
     /** Feeds one round of samples; returns true when the level changed. */

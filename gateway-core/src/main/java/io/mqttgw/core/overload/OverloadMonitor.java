@@ -68,6 +68,9 @@ public final class OverloadMonitor implements AutoCloseable {
     private final ScheduledExecutorService thread;
     private long lastHandshakes;
     private long lastSampleNanos;
+    /** Thresholds a reload set, taken up by the next sample on the monitor thread; null when none is waiting. */
+    private final java.util.concurrent.atomic.AtomicReference<List<OverloadDetector.Threshold>> retuned =
+            new java.util.concurrent.atomic.AtomicReference<>();
 
     public OverloadMonitor(GatewayConfig.Overload config, EventLoopGroup ioGroup, AdmissionControl admission,
                            DoubleSupplier uplinkPressure, DoubleSupplier routesPressure,
@@ -137,7 +140,22 @@ public final class OverloadMonitor implements AutoCloseable {
         }
     }
 
+    /**
+     * New thresholds (overload.* enter and exit values) from a reload; the monitor thread applies them before its
+     * next sample. Which signals are overload and which only make the node busy (overload.lag-reaction) stays as
+     * started. Any thread.
+     */
+    public void retune(List<OverloadDetector.Threshold> thresholds) {
+        retuned.set(List.copyOf(thresholds));
+    }
+
     void sample() {
+        List<OverloadDetector.Threshold> next = retuned.getAndSet(null);
+        if (next != null) {
+            detector.retune(next);
+            busyDetector.retune(next);
+            LOG.info("overload thresholds now {}", next);
+        }
         long now = System.nanoTime();
         Map<String, Double> samples = new LinkedHashMap<>();
         samples.put(EVENT_LOOP_LAG, eventLoopLagNanos(now) / 1e9);

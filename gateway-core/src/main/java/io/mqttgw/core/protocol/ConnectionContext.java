@@ -279,6 +279,11 @@ public final class ConnectionContext {
         return subscriptions;
     }
 
+    /** The subscriptions without creating the map (a read must not grow an idle connection). */
+    Map<String, Integer> subscriptionsOrEmpty() {
+        return subscriptions == null ? Map.of() : subscriptions;
+    }
+
     /** Granted QoS of the first filter matching {@code topic}, or -1. */
     public int grantedQos(String topic) {
         if (subscriptions == null) {
@@ -328,6 +333,11 @@ public final class ConnectionContext {
     /** Whether uplink back-pressure holds reading paused (its window is full), so nobody else may resume it. */
     boolean uplinkPaused() {
         return acks != null && acks.readingPaused();
+    }
+
+    /** The uplink acknowledgement state, or null before the first QoS 1/2 PUBLISH (read by {@link ClientDetails}). */
+    UplinkAcks acksOrNull() {
+        return acks;
     }
 
     UplinkAcks acks(int maxInflight) {

@@ -68,6 +68,8 @@ public enum DisconnectReason {
      * or its pending outbound bytes passed {@code mqtt.max-pending-outbound}.
      */
     SLOW_CONSUMER,
+    /** An operator closed the connection ({@code DELETE /clients/{id}} on the operations endpoints). */
+    ADMINISTRATIVE,
     /** The gateway is shutting down. */
     SHUTDOWN,
     /** An unexpected error in the gateway; logged. */

@@ -452,14 +452,17 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The device's own ACL when its authentication answer carries one, else the configured default (shared). */
+    /**
+     * The device's own ACL when its authentication answer carries one, else the configured default (shared); the
+     * default as the last reload left it.
+     */
     private TopicAcl aclOf(AuthResult result) {
         String publish = result.attributes().get(AuthResult.ACL_PUBLISH);
         String subscribe = result.attributes().get(AuthResult.ACL_SUBSCRIBE);
+        TopicAcl defaults = services.live().current().acl().defaults();
         if (publish == null && subscribe == null) {
-            return services.config().acl().defaults();
+            return defaults;
         }
-        TopicAcl defaults = services.config().acl().defaults();
         return new TopicAcl(publish == null ? defaults.publishFilters() : split(publish),
                 subscribe == null ? defaults.subscribeFilters() : split(subscribe));
     }

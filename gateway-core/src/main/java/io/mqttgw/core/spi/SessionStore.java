@@ -2,6 +2,7 @@ package io.mqttgw.core.spi;
 
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
@@ -50,6 +51,27 @@ public interface SessionStore {
 
     /** The retained messages whose topics match {@code topicFilter} (which may have wildcards). */
     CompletionStage<List<DownlinkMessage>> retained(String topicFilter);
+
+    /**
+     * What an operator may see of the persistent session stored under {@code clientId} (a session key), without
+     * opening or touching it: empty when there is none (or it expired). Stores that cannot tell fail the stage with
+     * {@link UnsupportedOperationException}.
+     */
+    default CompletionStage<Optional<SessionSummary>> describe(String clientId) {
+        return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getSimpleName() + " cannot describe sessions"));
+    }
+
+    /**
+     * A stored session as the operator API shows it.
+     *
+     * @param connected       whether a connection holds it now (it does not expire meanwhile)
+     * @param expiresAtMillis when it expires if nobody resumes it (epoch milliseconds), 0 while connected
+     * @param subscriptions   topic filter to granted QoS, in subscription order
+     * @param pending         messages kept for the device, not yet acknowledged
+     */
+    record SessionSummary(boolean connected, long expiresAtMillis, Map<String, Integer> subscriptions, int pending) {
+    }
 
     default HealthStatus health() {
         return HealthStatus.UP;

@@ -129,4 +129,19 @@ class AdmissionControlTest {
         }
         assertEquals(AdmissionControl.Rejection.RATE, control.admit(true));
     }
+
+    @Test
+    void aRetunedBudgetBoundsTheNextAdmissionsAndLiftsALimit() {
+        AdmissionControl control = new AdmissionControl(new AdmissionBudget(0, 2, false, false, 1, 1),
+                new SimpleMeterRegistry(), now::get);
+        assertNull(control.admit(true));
+        assertNull(control.admit(true));
+        assertEquals(AdmissionControl.Rejection.HANDSHAKES, control.admit(true));
+        control.retune(new AdmissionBudget(0, 3, false, false, 1, 1));
+        assertNull(control.admit(true), "the reloaded bound admits one more");
+        assertEquals(AdmissionControl.Rejection.HANDSHAKES, control.admit(true));
+        control.retune(new AdmissionBudget(1, 0, false, false, 1, 1));
+        assertNull(control.admit(true), "no handshake bound now; a rate of 1 a second");
+        assertEquals(AdmissionControl.Rejection.RATE, control.admit(true));
+    }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.micrometer.core.instrument.Counter;
+import io.mqttgw.core.testkit.EventLogCapture;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
@@ -22,13 +23,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLContext;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -272,19 +266,8 @@ class AdminOperationsAttackIT {
 
     @Test
     void writesEveryOperationWithItsOperatorToTheEventLogWithoutForgedLines() throws Exception {
-        List<String> lines = new CopyOnWriteArrayList<>();
-        LoggerContext logs = (LoggerContext) LogManager.getContext(false);
-        AbstractAppender capture = new AbstractAppender("capture-events", null, null, true, Property.EMPTY_ARRAY) {
-            @Override
-            public void append(LogEvent event) {
-                lines.add(event.getMessage().getFormattedMessage());
-            }
-        };
-        capture.start();
-        LoggerConfig events = new LoggerConfig("io.mqttgw.events", Level.INFO, false);
-        events.addAppender(capture, Level.INFO, null);
-        logs.getConfiguration().addLogger("io.mqttgw.events", events);
-        logs.updateLoggers();
+        EventLogCapture capture = new EventLogCapture();
+        List<String> lines = capture.lines();
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir).start()) {
             int admin = gateway.adminPort();
@@ -303,9 +286,7 @@ class AdminOperationsAttackIT {
                     && l.contains("outcome=refused: topic must be a topic name")), ops.toString());
             ops.forEach(l -> assertTrue(l.indexOf('\n') < 0 && l.indexOf('\r') < 0, "one line each: " + l));
         } finally {
-            logs.getConfiguration().removeLogger("io.mqttgw.events");
-            logs.updateLoggers();
-            capture.stop();
+            capture.close();
         }
     }
 }

@@ -87,12 +87,15 @@ class OverloadIT {
             assertEquals(503, status(gateway, "/health"), "/health is the same question as /health/ready");
             assertEquals(200, status(gateway, "/health/live"), "liveness holds: a restart would only add a storm");
             assertTrue(gateway.metrics().registry().get("mqttgw.overload.level").gauge().value() == 1.0);
+            assertEquals(0.0, gateway.metrics().registry().get("mqttgw.listeners.open").gauge().value(),
+                    "the alert MqttGatewayListenerClosed sees the closed port");
 
             steady.send(new byte[] {(byte) 0xC0, 0});
             assertEquals((byte) 0xD0, steady.readPacket()[0], "an existing device still gets its PINGRESP");
 
             await("port reopened after recovery", () -> portOpen(port), 10_000);
             await("/health/ready back to 200", () -> health(gateway) == 200, 2000);
+            assertEquals(1.0, gateway.metrics().registry().get("mqttgw.listeners.open").gauge().value());
             try (RawMqttConnection again = RawMqttConnection.tls(pki.clientContext(pki.device("dev-after")), port)) {
                 assertEquals(0, again.connect("dev-after", 60));
             }

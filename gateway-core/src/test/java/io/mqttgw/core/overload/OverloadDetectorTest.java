@@ -97,4 +97,13 @@ class OverloadDetectorTest {
         detector.update(Map.of("lag", 0.05), 7 * SECOND);
         assertEquals(2, detector.changes());
     }
+
+    @Test
+    void aRetunedThresholdDecidesTheNextSampleAndUnknownSignalsAreIgnored() {
+        assertFalse(detector.update(Map.of("heap", 0.8), 0));
+        detector.retune(List.of(new OverloadDetector.Threshold("heap", 0.7, 0.6),
+                new OverloadDetector.Threshold("not-watched", 0.1, 0.05)));
+        assertTrue(detector.update(Map.of("heap", 0.8, "not-watched", 1.0), SECOND));
+        assertEquals(List.of("heap"), detector.signalsOver());
+    }
 }

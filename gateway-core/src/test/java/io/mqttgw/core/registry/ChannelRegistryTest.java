@@ -204,4 +204,47 @@ class ChannelRegistryTest {
         assertEquals(2000, registry.size(), "every id ends with the newer channel, whatever the interleaving");
         registry.forEach(c -> assertSame(newer, c));
     }
+
+    @Test
+    void pagesThroughIdsInOrderWithinAPrefixAndContinuesAfterTheCursor() {
+        ChannelRegistry registry = new ChannelRegistry(4, true);
+        for (String id : new String[] {"b-2", "a-1", "b-1", "b-3", "c-1", "b"}) {
+            registry.register(id, channel());
+        }
+        ChannelRegistry.Page first = registry.page("b-", null, 2);
+        assertEquals(List.of("b-1", "b-2"), first.ids());
+        assertEquals("b-2", first.next());
+        ChannelRegistry.Page last = registry.page("b-", first.next(), 2);
+        assertEquals(List.of("b-3"), last.ids());
+        assertNull(last.next());
+        assertEquals(List.of("a-1", "b", "b-1", "b-2", "b-3", "c-1"), registry.page("", null, 10).ids());
+        // a cursor before the prefix starts at the prefix; a page exactly full says there is nothing more
+        assertEquals(List.of("b-1", "b-2", "b-3"), registry.page("b-", "a", 3).ids());
+        assertNull(registry.page("b-", "a", 3).next());
+    }
+
+    @Test
+    void keepsTheOrderedIdsInStepWithRegistrationsTakeoversAndRemovals() {
+        ChannelRegistry registry = new ChannelRegistry(4, true);
+        Channel first = channel();
+        Channel second = channel();
+        registry.register("dev", first);
+        assertNotNullReplaced(registry.register("dev", second, (holder, newcomer) -> true));
+        assertFalse(registry.remove("dev", first), "the replaced channel does not remove its successor");
+        assertEquals(List.of("dev"), registry.page("", null, 10).ids());
+        assertTrue(registry.remove("dev", second));
+        assertEquals(List.of(), registry.page("", null, 10).ids());
+        registry.register("dev", first, (holder, newcomer) -> true);
+        assertEquals(List.of("dev"), registry.page("", null, 10).ids());
+    }
+
+    private static void assertNotNullReplaced(ChannelRegistry.Registration r) {
+        assertTrue(r.registered());
+        assertTrue(r.replaced() != null);
+    }
+
+    @Test
+    void refusesToPageWhenNotOrdered() {
+        assertThrows(IllegalStateException.class, () -> new ChannelRegistry(4).page("", null, 1));
+    }
 }

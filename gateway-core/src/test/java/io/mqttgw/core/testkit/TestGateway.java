@@ -81,4 +81,11 @@ public final class TestGateway {
     public Gateway start() {
         return Gateway.start(config(), Providers.discover());
     }
+
+    /** Starts with {@code file} as the config file under these overrides; the gateway can reload it. */
+    public Gateway startWithFile(Path file) {
+        Providers providers = Providers.discover();
+        return Gateway.start(Gateway.configure(file, providers, Map.of(), properties), providers, file, Map.of(),
+                properties);
+    }
 }

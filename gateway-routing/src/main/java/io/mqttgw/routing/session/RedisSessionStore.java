@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
@@ -173,6 +174,23 @@ public final class RedisSessionStore implements SessionStore {
             }
         }
         return new StoredSession(existed, subscriptions, pending);
+    }
+
+    /** The operator API's view of a session: one read-only script, not chained (it changes nothing). */
+    @Override
+    public CompletionStage<Optional<SessionSummary>> describe(String clientId) {
+        CompletionStage<List<Object>> reply = eval(keys.session(clientId), SessionScripts.DESCRIBE,
+                RScript.ReturnType.LIST, List.of(keys.session(clientId), keys.pending(clientId)));
+        long now = System.currentTimeMillis();
+        return reply.thenApply(r -> {
+            if (r == null || r.size() < 3) {
+                return Optional.empty();
+            }
+            long ttl = r.get(1) instanceof Long l ? l : -1;
+            int pending = r.get(2) instanceof Long n ? (int) Math.min(n, Integer.MAX_VALUE) : 0;
+            return Optional.of(new SessionSummary(ttl < 0, ttl < 0 ? 0 : now + ttl,
+                    MessageCodec.decodeSubscriptions(r.get(0) instanceof byte[] b ? b : null), pending));
+        });
     }
 
     private static String text(Object o) {

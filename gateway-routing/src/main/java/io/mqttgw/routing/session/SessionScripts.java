@@ -48,6 +48,15 @@ final class SessionScripts {
             """;
 
     /**
+     * KEYS session, pending. Reads without touching: {} when there is no session, else {subscriptions or false,
+     * milliseconds to expiry (-1 while connected), pending count}.
+     */
+    static final String DESCRIBE = """
+            if redis.call('EXISTS', KEYS[1]) == 0 then return {} end
+            return {redis.call('HGET', KEYS[1], 'subs'), redis.call('PTTL', KEYS[1]), redis.call('LLEN', KEYS[2])}
+            """;
+
+    /**
      * KEYS session, pending, messages; ARGV epoch, expiry ms. Starts the expiry if the session was last opened by
      * this epoch (a newer connection keeps it alive): 1, else 0.
      */

@@ -1,0 +1,310 @@
+package io.mqttgw.core.cli;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Pattern;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/**
+ * {@code gateway clients list|show|kick}: the operator API of a running node (README "Operator API") from the
+ * command line. Exit statuses: 0 done, 1 wrong usage or an unreadable token file, 4 the gateway refused (401, 404,
+ * 400, ...; its reason is printed), 5 the admin endpoint could not be reached, timed out or failed (5xx).
+ * Runs on the calling thread; one HTTP request at a time.
+ */
+@Command(name = "clients", mixinStandardHelpOptions = true, versionProvider = ClientsCommand.Version.class,
+        description = "List, show and kick the devices connected to a gateway node, through its operator API.",
+        subcommands = {ClientsCommand.ListClients.class, ClientsCommand.Show.class, ClientsCommand.Kick.class},
+        exitCodeListHeading = "%nExit status:%n",
+        exitCodeList = {"0:done", "1:wrong usage, or the token file cannot be read",
+                "4:the gateway refused (not connected, unauthorized, invalid input); its reason is printed",
+                "5:the admin endpoint could not be reached, timed out or failed"})
+public final class ClientsCommand implements Callable<Integer> {
+    static final int USAGE = 1;
+    static final int REFUSED = 4;
+    static final int UNREACHABLE = 5;
+    private static final JsonFactory JSON = new JsonFactory();
+    private static final Pattern TOKEN_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Where and as whom to call: shared by the verbs. */
+    static final class Connection {
+        @Option(names = "--admin-url", paramLabel = "URL", defaultValue = "${env:GATEWAY_ADMIN_URL:-http://127.0.0.1:9090}",
+                description = "Operations endpoint of the node (admin.operations.bind/port, or the admin listener "
+                        + "when operations share it); env GATEWAY_ADMIN_URL. Default: ${DEFAULT-VALUE}")
+        String url;
+
+        @Option(names = "--token-file", paramLabel = "FILE", defaultValue = "${env:GATEWAY_ADMIN_TOKEN_FILE}",
+                description = "File holding the bearer token: the token alone, or id:token as in "
+                        + "admin.operations.token-file (the first such line); env GATEWAY_ADMIN_TOKEN_FILE")
+        Path tokenFile;
+
+        @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30",
+                description = "Longest wait for an answer. Default: ${DEFAULT-VALUE}")
+        int timeoutSeconds;
+    }
+
+    /** Thrown to end a verb with an exit status and a message for stderr. */
+    static final class Failure extends RuntimeException {
+        final int status;
+
+        Failure(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+    }
+
+    /** Runs {@code args} (after the word {@code clients}); output to {@code out}, messages to {@code err}. */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cl = new CommandLine(new ClientsCommand()).setCommandName("gateway clients");
+        cl.setOut(out);
+        cl.setErr(err);
+        cl.setExitCodeExceptionMapper(e -> e instanceof Failure f ? f.status : USAGE);
+        cl.setParameterExceptionHandler((e, a) -> {
+            err.println("gateway clients: " + e.getMessage());
+            e.getCommandLine().usage(err);
+            return USAGE;
+        });
+        cl.setExecutionExceptionHandler((e, c, parsed) -> {
+            err.println("gateway clients: " + e.getMessage());
+            return e instanceof Failure f ? f.status : UNREACHABLE;
+        });
+        int status = cl.execute(args);
+        out.flush();
+        err.flush();
+        return status;
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getErr());
+        return USAGE;
+    }
+
+    /** What every verb has: where and as whom to call, and its own command line (for its output). */
+    abstract static class Verb implements Callable<Integer> {
+        @CommandLine.Mixin
+        Connection connection = new Connection();
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+    }
+
+    /** A verb about one client. */
+    abstract static class OneClient extends Verb {
+        @Parameters(paramLabel = "CLIENT_ID", description = "The device's client id")
+        String clientId;
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "List the clients connected to the node, in client-id order, one a line: id, remote "
+                    + "address, connected since, proof.")
+    static final class ListClients extends Verb {
+        @Option(names = "--prefix", paramLabel = "PREFIX", description = "Only client ids starting with PREFIX")
+        String prefix = "";
+
+        @Option(names = "--limit", paramLabel = "N", defaultValue = "100",
+                description = "Clients a page (1 to 1000). Default: ${DEFAULT-VALUE}")
+        int limit;
+
+        @Option(names = "--all", description = "Follow the cursor through every page")
+        boolean all;
+
+        @Option(names = "--json", description = "Print the API's JSON pages as they come, one a line")
+        boolean json;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            PrintWriter out = spec.commandLine().getOut();
+            String cursor = null;
+            do {
+                String query = "/clients?limit=" + limit + (prefix.isEmpty() ? "" : "&prefix=" + encode(prefix))
+                        + (cursor == null ? "" : "&cursor=" + encode(cursor));
+                String body = request(connection, "GET", query);
+                if (json) {
+                    out.print(body);
+                }
+                cursor = printPage(body, json ? null : out);
+            } while (all && cursor != null);
+            if (!all && cursor != null && !json) {
+                out.println("# more: --all, or the next page with the API's cursor " + cursor);
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "show", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Show one client (node, address, protocol, keepalive, certificate, subscriptions, "
+                    + "in-flight counts) as the API's JSON; from the route table when another node holds it.")
+    static final class Show extends OneClient {
+        @Option(names = "--session", description = "Show the stored persistent session instead (GET /sessions/ID)")
+        boolean session;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            spec.commandLine().getOut().print(request(connection, "GET",
+                    (session ? "/sessions/" : "/clients/") + encode(clientId)));
+            return 0;
+        }
+    }
+
+    @Command(name = "kick", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Close a client's connection (disconnect reason administrative, written to the event log "
+                    + "with your token's id). The device may reconnect.")
+    static final class Kick extends OneClient {
+        @Option(names = "--discard-session", description = "Also discard its persistent session (subscriptions "
+                + "and messages kept for it)")
+        boolean discardSession;
+
+        @Override
+        public Integer call() throws IOException, InterruptedException {
+            request(connection, "DELETE", "/clients/" + encode(clientId)
+                    + (discardSession ? "?discard-session=true" : ""));
+            spec.commandLine().getOut().println("kicked " + clientId + (discardSession ? ", session discarded" : ""));
+            return 0;
+        }
+    }
+
+    private static String encode(String s) {
+        // a path segment or query value: '+' for a space would be a literal '+' in a path, so %20
+        return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /** One request; the body of a 2xx answer, else a {@link Failure} with the gateway's reason. */
+    static String request(Connection c, String method, String pathAndQuery) throws IOException, InterruptedException {
+        String token = token(c.tokenFile);
+        String base = c.url.endsWith("/") ? c.url.substring(0, c.url.length() - 1) : c.url;
+        URI uri;
+        try {
+            uri = URI.create(base + pathAndQuery);
+        } catch (IllegalArgumentException e) {
+            throw new Failure(USAGE, "--admin-url " + c.url + " is not a URL: " + e.getMessage());
+        }
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(c.timeoutSeconds))
+                .method(method, HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer " + token);
+        HttpResponse<String> r;
+        try {
+            r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                    .connectTimeout(Duration.ofSeconds(c.timeoutSeconds)).build()
+                    .send(b.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException e) {
+            throw new Failure(UNREACHABLE, "cannot reach " + base + ": " + e);
+        }
+        if (r.statusCode() / 100 == 2) {
+            return r.body();
+        }
+        String reason = errorOf(r.body());
+        throw new Failure(r.statusCode() >= 500 ? UNREACHABLE : REFUSED,
+                r.statusCode() + " " + (reason == null ? r.body().strip() : reason));
+    }
+
+    private static String token(Path file) {
+        if (file == null) {
+            throw new Failure(USAGE, "no token: give --token-file FILE or set GATEWAY_ADMIN_TOKEN_FILE");
+        }
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new Failure(USAGE, "cannot read the token file " + file + ": " + e);
+        }
+        for (String raw : lines) {
+            String line = raw.strip();
+            if (line.isEmpty() || line.startsWith("#")) {
+                continue;
+            }
+            int colon = line.indexOf(':');
+            return colon > 0 && TOKEN_ID.matcher(line.substring(0, colon)).matches()
+                    ? line.substring(colon + 1).strip() : line;
+        }
+        throw new Failure(USAGE, "the token file " + file + " holds no token");
+    }
+
+    /** The {@code error} of a JSON refusal, or null. */
+    private static String errorOf(String body) {
+        try (JsonParser p = JSON.createParser(body)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return null;
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                if ("error".equals(name)) {
+                    return p.getValueAsString();
+                }
+                p.skipChildren();
+            }
+        } catch (IOException e) {
+            return null;
+        }
+        return null;
+    }
+
+    /** Prints a page's clients as lines to {@code out} (unless null); answers its next cursor or null. */
+    static String printPage(String body, PrintWriter out) throws IOException {
+        String next = null;
+        try (JsonParser p = JSON.createParser(body)) {
+            p.nextToken();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                if ("clients".equals(name) && value == JsonToken.START_ARRAY) {
+                    while (p.nextToken() == JsonToken.START_OBJECT) {
+                        Map<String, String> client = new java.util.HashMap<>();
+                        while (p.nextToken() == JsonToken.FIELD_NAME) {
+                            String field = p.currentName();
+                            p.nextToken();
+                            client.put(field, p.getValueAsString());
+                            p.skipChildren();
+                        }
+                        if (out != null) {
+                            out.println(String.join("\t", client.get("clientId"), client.get("remoteAddress"),
+                                    client.get("connectedSince"), client.get("proof")));
+                        }
+                    }
+                } else if ("nextCursor".equals(name)) {
+                    next = value == JsonToken.VALUE_NULL ? null : p.getValueAsString();
+                } else {
+                    p.skipChildren();
+                }
+            }
+        }
+        return next;
+    }
+
+    /** The version of the gateway-core jar this runs from (its file name), as the launcher's --version says. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String version = "unknown";
+            try {
+                String jar = Path.of(ClientsCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+                        .getFileName().toString();
+                if (jar.startsWith("gateway-core-") && jar.endsWith(".jar")) {
+                    version = jar.substring("gateway-core-".length(), jar.length() - ".jar".length());
+                }
+            } catch (java.net.URISyntaxException | RuntimeException e) {
+                // not from a jar (an IDE, the build's classes): no version to tell
+            }
+            return new String[] {"mqtt-gateway " + version + " (Java " + Runtime.version() + ")"};
+        }
+    }
+}
