@@ -21,7 +21,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -55,7 +54,7 @@ public final class HttpAuthenticator implements Authenticator {
     private final long allowTtl;
     private final long denyTtl;
     private final LongSupplier nanoClock;
-    private final ExecutorService cacheMaintenance;
+    private final CacheMaintenance cacheMaintenance;
     private final ResultCache cache;
     private final CircuitBreaker breaker;
     private final CallLimiter limiter;
@@ -76,7 +75,7 @@ public final class HttpAuthenticator implements Authenticator {
         this.denyTtl = settings.denyTtl().toNanos();
         this.nanoClock = nanoClock;
         // the caches' upkeep on their own thread: an event loop only records its lookup (CacheMaintenance says why)
-        this.cacheMaintenance = CacheMaintenance.executor();
+        this.cacheMaintenance = CacheMaintenance.start();
         this.cache = new ResultCache(settings.cacheMaxEntries(), nanoClock, cacheMaintenance);
         this.breaker = new CircuitBreaker(settings.breakerThreshold(), settings.breakerOpen().toNanos(), nanoClock);
         this.limiter = new CallLimiter(settings.maxInFlight(), settings.maxQueued(),
@@ -258,7 +257,7 @@ public final class HttpAuthenticator implements Authenticator {
         try {
             service.close();
         } finally {
-            cacheMaintenance.shutdown();
+            cacheMaintenance.close();
         }
     }
 
