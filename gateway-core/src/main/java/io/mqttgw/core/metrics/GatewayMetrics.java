@@ -43,6 +43,7 @@ public final class GatewayMetrics {
     private final Map<String, Counter> sessionStoreErrors = new java.util.HashMap<>();
     private final Map<String, Counter> retained = new java.util.HashMap<>();
     private final Counter aclDeniedSubscribe;
+    private final Map<String, Counter> publishesRefused = new java.util.HashMap<>();
     private final Map<String, Counter> identitiesRejected = new java.util.HashMap<>();
     private final Map<String, Counter> topicsRefused = new java.util.HashMap<>();
 
@@ -150,6 +151,11 @@ public final class GatewayMetrics {
                                 + "mqtt.max-topic-levels, by where they came from").register(registry));
             }
         }
+        for (String reason : PUBLISH_REFUSALS) {
+            publishesRefused.put(reason, Counter.builder("mqttgw.publish.refused").tag("reason", reason)
+                    .description("MQTT 5.0 device PUBLISHes answered with a failure reason code instead of a close")
+                    .register(registry));
+        }
         takeovers = Counter.builder("mqttgw.takeovers")
                 .description("Older connections closed because the same client id connected again").register(registry);
     }
@@ -247,6 +253,19 @@ public final class GatewayMetrics {
 
     public long pausedChannels() {
         return readingPaused.sum();
+    }
+
+    /** Reasons counted by {@link #publishRefused}: the MQTT 5.0 reason codes a PUBACK or PUBREC may carry here. */
+    public static final java.util.List<String> PUBLISH_REFUSALS = java.util.List.of("payload_format_invalid",
+            "not_authorized", "unspecified_error", "quota_exceeded");
+
+    /** An MQTT 5.0 PUBLISH refused with a reason code on its acknowledgement; @param reason one of {@link #PUBLISH_REFUSALS} */
+    public void publishRefused(String reason) {
+        publishesRefused.get(reason).increment();
+    }
+
+    public double publishesRefused(String reason) {
+        return publishesRefused.get(reason).count();
     }
 
     public void aclDenied(boolean publish) {

@@ -152,8 +152,7 @@ public final class DownlinkDispatcher implements DownlinkTarget {
                 metrics.retained(delete ? "deleted" : "stored");
             }
         });
-        return new DownlinkMessage(message.clientId(), message.topic(), message.qos(), false, message.payload(),
-                message.expiresAtMillis());
+        return message.withRetain(false);
     }
 
     @Override

@@ -123,7 +123,7 @@ final class DownlinkSession {
         if (sessionKey == null || sessionKey.equals(m.clientId())) {
             return m;
         }
-        return new DownlinkMessage(sessionKey, m.topic(), m.qos(), m.retain(), m.payload(), m.expiresAtMillis());
+        return m.withClientId(sessionKey);
     }
 
     private void appendHead() {

@@ -32,8 +32,11 @@ public interface SessionStore {
      */
     CompletionStage<Void> disconnected(String clientId, long epoch);
 
-    /** Replaces the stored subscriptions (filter to granted QoS) of a persistent session. */
-    CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Integer> subscriptions);
+    /**
+     * Replaces the stored subscriptions (filter to what was granted: QoS and, for MQTT 5.0, the subscription options
+     * that matter to a gateway) of a persistent session.
+     */
+    CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Subscription> subscriptions);
 
     /**
      * Appends a QoS 1/2 message to the pending messages of the persistent session of {@code message.clientId()}: it
@@ -63,10 +66,10 @@ public interface SessionStore {
      * A device's stored session.
      *
      * @param present       whether a session existed (CONNACK's session present flag)
-     * @param subscriptions topic filter to granted QoS, in subscription order
+     * @param subscriptions topic filter to its granted subscription, in subscription order
      * @param pending       messages not yet acknowledged, oldest first
      */
-    record StoredSession(boolean present, Map<String, Integer> subscriptions, List<StoredMessage> pending) {
+    record StoredSession(boolean present, Map<String, Subscription> subscriptions, List<StoredMessage> pending) {
         public static final StoredSession NONE = new StoredSession(false, Map.of(), List.of());
     }
 
