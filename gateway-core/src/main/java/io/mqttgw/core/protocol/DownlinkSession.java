@@ -215,6 +215,10 @@ final class DownlinkSession {
             return p.publish.packet(channel.alloc(), p.qos, p.packetId, dup);
         }
         SubscriptionMatch match = ConnectionContext.of(channel).match(p.publish.message().topic());
+        if (p.publish.sharedFor5(match)) {
+            // nothing of its own for this receiver: the shared encoding with an empty property block
+            return p.publish.packet(channel.alloc(), p.qos, p.packetId, dup, true);
+        }
         return p.publish.packet5(p.qos, p.packetId, dup, match, System.currentTimeMillis());
     }
 
