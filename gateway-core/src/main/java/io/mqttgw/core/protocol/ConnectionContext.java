@@ -49,6 +49,8 @@ public final class ConnectionContext {
     private UplinkAcks acks;
     private DownlinkSession downlink;
     private ProtocolCapabilities capabilities = ProtocolCapabilities.MQTT_3_1_1;
+    /** MQTT 5.0 uplink topic aliases, index = alias; made when the device first sets one (never for 3.1.1). */
+    private String[] topicAliases;
     /*
      * Keepalive, kept by the event loop's KeepAliveWheel: the channel (while watched), the loop-clock time of the last
      * packet, the timeout and the links of the wheel slot the session sits in (-1: in none). A few fields instead of
@@ -362,6 +364,25 @@ public final class ConnectionContext {
             acks = new UplinkAcks(maxInflight);
         }
         return acks;
+    }
+
+    /**
+     * Resolves an MQTT 5.0 uplink topic alias: a PUBLISH with a topic sets {@code alias} to it, one with an empty topic
+     * uses what the alias was set to. Null when the alias is invalid: 0, above {@code maximum}, or unknown with an
+     * empty topic (MQTT-3.3.2-7/8/9). The table, {@code maximum} + 1 references, is made on the first alias.
+     */
+    String topicAlias(int alias, String topic, int maximum) {
+        if (alias <= 0 || alias > maximum) {
+            return null;
+        }
+        if (topicAliases == null) {
+            topicAliases = new String[maximum + 1];
+        }
+        if (topic.isEmpty()) {
+            return topicAliases[alias];
+        }
+        topicAliases[alias] = topic;
+        return topic;
     }
 
     /** The connection's protocol and its device's announced limits; 3.1.1 until CONNECT says otherwise. */

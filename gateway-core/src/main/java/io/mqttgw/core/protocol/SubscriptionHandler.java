@@ -29,7 +29,8 @@ import java.util.Map;
  * counted), outside the device's topic ACL, or past {@code mqtt.max-subscriptions}, is refused in SUBACK; the granted
  * QoS is capped at {@code mqtt.max-qos}. An MQTT 3.1.1 SUBACK says 0x80 for every refusal; one for a connection that
  * takes reason codes says why (0x8F topic filter invalid, 0x87 not authorized, 0x97 quota exceeded, 0x9E for a shared
- * subscription {@code $share/...}, which a gateway does not serve, 0xA1 when subscription identifiers are off), and
+ * subscription {@code $share/...}, which a gateway does not serve; subscription identifiers are supported, so 0xA1 is
+ * never said), and
  * its UNSUBACK says 0x00, 0x11 (no subscription existed), 0x87 or 0x8F per filter. MQTT 5.0 subscription options are
  * kept per filter ({@link Subscription}: retain as published, retain handling, subscription identifier; no local is
  * moot, a gateway never sends a device its own messages). An empty SUBSCRIBE or UNSUBSCRIBE violates MQTT-3.8.3-3 and
@@ -51,7 +52,6 @@ public final class SubscriptionHandler {
     private final GatewayMetrics metrics;
     private final SessionServices services;
     private final TopicLimits topicLimits;
-    private final boolean identifiersAvailable;
 
     public SubscriptionHandler(SessionServices services) {
         this.services = services;
@@ -59,7 +59,6 @@ public final class SubscriptionHandler {
         this.maxQos = services.config().mqtt().maxQos();
         this.metrics = services.metrics();
         this.topicLimits = services.config().mqtt().topicLimits();
-        this.identifiersAvailable = MessageLimits.subscriptionIdentifiersAvailable(services.config());
     }
 
     void onSubscribe(ChannelHandlerContext ctx, MqttSubscribeMessage subscribe) {
@@ -78,7 +77,7 @@ public final class SubscriptionHandler {
             MqttTopicSubscription s = requested.get(i);
             String filter = s.topicFilter();
             boolean known = subscriptions.containsKey(filter);
-            int refusal = refusal(context, filter, known, subscriptions.size(), identifier);
+            int refusal = refusal(context, filter, known, subscriptions.size());
             if (refusal != 0) {
                 granted[i] = reasons ? refusal : FAILURE;
                 continue;
@@ -102,7 +101,7 @@ public final class SubscriptionHandler {
     }
 
     /** Why {@code filter} is refused, as an MQTT 5.0 SUBACK reason code, or 0 when it is granted. */
-    private int refusal(ConnectionContext context, String filter, boolean known, int held, int identifier) {
+    private int refusal(ConnectionContext context, String filter, boolean known, int held) {
         TopicLimits.Exceeded exceeded = topicLimits.check(filter);
         if (exceeded != null) {
             metrics.topicRefused("subscribe", exceeded);
@@ -114,9 +113,6 @@ public final class SubscriptionHandler {
         }
         if (!TopicFilters.isValidFilter(filter)) {
             return SubAck.TOPIC_FILTER_INVALID.byteValue() & 0xFF;
-        }
-        if (identifier != 0 && !identifiersAvailable) {
-            return SubAck.SUBSCRIPTION_IDENTIFIERS_NOT_SUPPORTED.byteValue() & 0xFF;
         }
         if (!known && held >= maxSubscriptions) {
             return SubAck.QUOTA_EXCEEDED.byteValue() & 0xFF;

@@ -163,6 +163,17 @@ final class UplinkAcks {
     }
 
     /**
+     * Whether a new QoS 1/2 PUBLISH with this id would pass the receive maximum, the window: a QoS 2 retransmission
+     * of an id already received is not new.
+     */
+    boolean overReceiveMaximum(int qos, int packetId) {
+        if (qos == 2 && awaitingRelease != null && awaitingRelease.containsKey(packetId)) {
+            return false;
+        }
+        return unacknowledged() >= maxInflight;
+    }
+
+    /**
      * QoS 1 and 2 PUBLISHes not yet finished from the device's side (MQTT 5.0 receive maximum): QoS 1 until its
      * PUBACK is written, QoS 2 from receipt to PUBREL (answered at once with PUBCOMP).
      */

@@ -38,7 +38,10 @@ import java.util.function.BiConsumer;
  * instead of a close or a silent drop: 0x87 not authorized outside the ACL, 0x99 payload format invalid when the
  * payload format indicator says UTF-8 and the payload is not, 0x97 quota exceeded when the sink refused it for
  * capacity, 0x80 when the sink failed (each counted in {@code mqttgw_publish_refused_total}); the connection stays open
- * and the device decides. The PUBLISH properties go to the sink with the message ({@link PublishProperties}).
+ * and the device decides. The PUBLISH properties go to the sink with the message ({@link PublishProperties}). A topic
+ * alias is accepted up to {@code mqtt.topic-alias-maximum} (the table is the connection's, made on first use); alias 0,
+ * one above the maximum, or an unknown one with an empty topic closes with DISCONNECT 0x94. More unacknowledged QoS
+ * 1/2 PUBLISHes than the receive maximum announced ({@code mqtt.max-inflight-uplink}) close with DISCONNECT 0x93.
  * Called by {@link EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event
  * loop only.
  */
@@ -52,15 +55,27 @@ public final class UplinkPublishHandler {
     private final boolean disconnectOnAclViolation;
     private final BiConsumer<Object, Throwable> countQos0Failure;
     private final TopicLimits topicLimits;
+    private final int topicAliasMaximum;
 
     public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
                                 boolean disconnectOnAclViolation) {
-        this(sink, metrics, maxInflight, disconnectOnAclViolation, TopicLimits.DEFAULT);
+        this(sink, metrics, maxInflight, disconnectOnAclViolation, TopicLimits.DEFAULT, 0);
     }
 
     public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
                                 boolean disconnectOnAclViolation, TopicLimits topicLimits) {
+        this(sink, metrics, maxInflight, disconnectOnAclViolation, topicLimits, 0);
+    }
+
+    /**
+     * @param maxInflight       {@code mqtt.max-inflight-uplink}: the uplink window, announced to MQTT 5.0 devices as
+     *                          the receive maximum and enforced on them
+     * @param topicAliasMaximum {@code mqtt.topic-alias-maximum}: the topic aliases announced to MQTT 5.0 devices
+     */
+    public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
+                                boolean disconnectOnAclViolation, TopicLimits topicLimits, int topicAliasMaximum) {
         this.topicLimits = topicLimits;
+        this.topicAliasMaximum = topicAliasMaximum;
         this.sink = sink;
         this.metrics = metrics;
         this.maxInflight = maxInflight;
@@ -90,14 +105,33 @@ public final class UplinkPublishHandler {
         int qos = publish.fixedHeader().qosLevel().value();
         int packetId = publish.variableHeader().packetId();
         ConnectionContext context = ConnectionContext.of(ctx.channel());
-        TopicLimits.Exceeded exceeded = topicLimits.check(publish.variableHeader().topicName());
+        String topic = publish.variableHeader().topicName();
+        if (context.capabilities().properties()) {
+            DisconnectReason violation = null;
+            MqttProperties.MqttProperty<?> alias = publish.variableHeader().properties()
+                    .getProperty(MqttProperties.TOPIC_ALIAS);
+            if (alias != null) {
+                topic = context.topicAlias((Integer) alias.value(), topic, topicAliasMaximum);
+                violation = topic == null ? DisconnectReason.TOPIC_ALIAS_INVALID : null;
+            }
+            if (violation == null && qos > 0 && context.acks(maxInflight).overReceiveMaximum(qos, packetId)) {
+                // more unacknowledged than the receive maximum announced in CONNACK (the uplink window)
+                violation = DisconnectReason.RECEIVE_MAXIMUM_EXCEEDED;
+            }
+            if (violation != null) {
+                publish.release();
+                DeviceDisconnector.close(ctx.channel(), violation);
+                return;
+            }
+        }
+        TopicLimits.Exceeded exceeded = topicLimits.check(topic);
         if (exceeded != null) {
             publish.release();
             metrics.topicRefused("publish", exceeded);
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.TOPIC_LIMIT);
             return;
         }
-        if (!context.acl().mayPublish(context.clientId(), publish.variableHeader().topicName())) {
+        if (!context.acl().mayPublish(context.clientId(), topic)) {
             publish.release();
             denied(ctx, context, qos, packetId);
             return;
@@ -112,7 +146,7 @@ public final class UplinkPublishHandler {
         }
         UplinkMessage message;
         try {
-            message = new UplinkMessage(context.clientId(), publish.variableHeader().topicName(), qos,
+            message = new UplinkMessage(context.clientId(), topic, qos,
                     publish.fixedHeader().isRetain(), ByteBufUtil.getBytes(publish.payload()),
                     System.currentTimeMillis(), properties);
         } finally {

@@ -41,13 +41,19 @@ class UplinkPublishMqtt5Test {
     private EmbeddedChannel ch;
 
     private ConnectionContext channel(TopicAcl acl, boolean disconnectOnViolation, ProtocolCapabilities capabilities) {
+        return channel(acl, disconnectOnViolation, capabilities, 32, 4);
+    }
+
+    private ConnectionContext channel(TopicAcl acl, boolean disconnectOnViolation, ProtocolCapabilities capabilities,
+                                      int window, int topicAliasMaximum) {
         ch = new EmbeddedChannel();
         ConnectionContext context = new ConnectionContext("tcp");
         context.capabilities(capabilities);
         context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, acl, false);
         ch.attr(ConnectionContext.KEY).set(context);
         ch.pipeline().addLast(ProtocolFixture.sessionHandler(
-                new UplinkPublishHandler(sink, metrics, 32, disconnectOnViolation)));
+                new UplinkPublishHandler(sink, metrics, window, disconnectOnViolation, TopicLimits.DEFAULT,
+                        topicAliasMaximum)));
         return context;
     }
 
@@ -212,5 +218,88 @@ class UplinkPublishMqtt5Test {
         MqttMessage pubcomp = assertInstanceOf(MqttMessage.class, ch.readOutbound());
         assertFalse(pubcomp.variableHeader() instanceof MqttPubReplyMessageVariableHeader);
         assertNull(ch.readOutbound());
+    }
+
+    private static MqttProperties alias(int alias) {
+        MqttProperties p = new MqttProperties();
+        p.add(new MqttProperties.IntegerProperty(MqttProperties.TOPIC_ALIAS, alias));
+        return p;
+    }
+
+    @Test
+    void aTopicAliasSetWithATopicStandsForItAfterwards() {
+        channel();
+        ch.writeInbound(publish("up/long/topic", MqttQoS.AT_MOST_ONCE, 0, new byte[] {1}, alias(3)));
+        ch.writeInbound(publish("", MqttQoS.AT_MOST_ONCE, 0, new byte[] {2}, alias(3)));
+        ch.writeInbound(publish("up/other", MqttQoS.AT_MOST_ONCE, 0, new byte[] {3}, alias(3)));
+        ch.writeInbound(publish("", MqttQoS.AT_MOST_ONCE, 0, new byte[] {4}, alias(3)));
+        assertEquals(List.of("up/long/topic", "up/long/topic", "up/other", "up/other"),
+                List.of(sink.next().message().topic(), sink.next().message().topic(), sink.next().message().topic(),
+                        sink.next().message().topic()));
+        assertTrue(ch.isOpen());
+    }
+
+    @Test
+    void aliasZeroAboveTheMaximumOrUnknownWithAnEmptyTopicClosesWithTopicAliasInvalid() {
+        for (Object[] bad : new Object[][] {{"up/1", 0}, {"up/1", 5}, {"", 2}}) {
+            ConnectionContext context = channel();
+            ch.writeInbound(publish((String) bad[0], MqttQoS.AT_LEAST_ONCE, 1, new byte[] {1}, alias((Integer) bad[1])));
+            assertFalse(ch.isOpen(), "alias " + bad[1] + " with topic '" + bad[0] + "'");
+            assertEquals(DisconnectReason.TOPIC_ALIAS_INVALID, context.closeReason());
+            assertEquals(0, sink.size());
+            ch.finishAndReleaseAll();
+        }
+    }
+
+    @Test
+    void aConnectionWithoutAliasesHasNoAliasTable() throws Exception {
+        ConnectionContext context = channel();
+        ch.writeInbound(publish("up/1", MqttQoS.AT_MOST_ONCE, 0, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        java.lang.reflect.Field table = ConnectionContext.class.getDeclaredField("topicAliases");
+        table.setAccessible(true);
+        assertNull(table.get(context), "made only when the device uses an alias");
+        ch.writeInbound(publish("up/1", MqttQoS.AT_MOST_ONCE, 0, new byte[] {1}, alias(4)));
+        assertEquals(5, ((String[]) table.get(context)).length, "the announced maximum plus the unused index 0");
+    }
+
+    @Test
+    void morePublishesUnacknowledgedThanTheReceiveMaximumCloseWith0x93() {
+        ConnectionContext context = channel(TopicAcl.ALLOW_ALL, true, Mqtt5Fixture.mqtt5(), 2, 4);
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 1, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        ch.writeInbound(publish("up/1", MqttQoS.EXACTLY_ONCE, 2, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        // a retransmission of the QoS 2 one is not a new message
+        ch.writeInbound(publish("up/1", MqttQoS.EXACTLY_ONCE, 2, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        assertTrue(ch.isOpen());
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 3, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        assertFalse(ch.isOpen());
+        assertEquals(DisconnectReason.RECEIVE_MAXIMUM_EXCEEDED, context.closeReason());
+    }
+
+    @Test
+    void theReceiveMaximumCountsAQos2MessageUntilItsPubrel() {
+        channel(TopicAcl.ALLOW_ALL, true, Mqtt5Fixture.mqtt5(), 2, 4);
+        ch.writeInbound(publish("up/1", MqttQoS.EXACTLY_ONCE, 1, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 2, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        sink.next().done().complete(null);
+        sink.next().done().complete(null);
+        ch.runPendingTasks();
+        assertEquals(List.of("PUBREC 1 0", "PUBACK 2 0"), acks());
+        // PUBREC sent, PUBREL not yet: the QoS 2 message still counts, so one more fits and a second does not
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 3, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        assertTrue(ch.isOpen());
+        ch.writeInbound(new MqttMessage(new MqttFixedHeader(MqttMessageType.PUBREL, false, MqttQoS.AT_LEAST_ONCE,
+                false, 2), MqttMessageIdVariableHeader.from(1)));
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 4, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        assertTrue(ch.isOpen(), "the PUBREL freed its place");
+    }
+
+    @Test
+    void aThreeOneOneConnectionIgnoresTheReceiveMaximum() {
+        ConnectionContext context = channel(TopicAcl.ALLOW_ALL, true, ProtocolCapabilities.MQTT_3_1_1, 2, 4);
+        for (int id = 1; id <= 4; id++) {
+            ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, id, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        }
+        assertTrue(ch.isOpen(), "3.1.1 has no receive maximum: reading pauses instead");
+        assertNull(context.closeReason());
     }
 }
