@@ -277,7 +277,7 @@ class UplinkPublishMqtt5Test {
 
     @Test
     void theReceiveMaximumCountsAQos2MessageUntilItsPubrel() {
-        channel(TopicAcl.ALLOW_ALL, true, Mqtt5Fixture.mqtt5(), 2, 4);
+        ConnectionContext context = channel(TopicAcl.ALLOW_ALL, true, Mqtt5Fixture.mqtt5(), 2, 4);
         ch.writeInbound(publish("up/1", MqttQoS.EXACTLY_ONCE, 1, new byte[] {1}, MqttProperties.NO_PROPERTIES));
         ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 2, new byte[] {1}, MqttProperties.NO_PROPERTIES));
         sink.next().done().complete(null);
@@ -287,9 +287,22 @@ class UplinkPublishMqtt5Test {
         // PUBREC sent, PUBREL not yet: the QoS 2 message still counts, so one more fits and a second does not
         ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 3, new byte[] {1}, MqttProperties.NO_PROPERTIES));
         assertTrue(ch.isOpen());
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 4, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        assertFalse(ch.isOpen());
+        assertEquals(DisconnectReason.RECEIVE_MAXIMUM_EXCEEDED, context.closeReason());
+    }
+
+    @Test
+    void aPubrelFreesTheQos2MessagesPlaceUnderTheReceiveMaximum() {
+        channel(TopicAcl.ALLOW_ALL, true, Mqtt5Fixture.mqtt5(), 2, 4);
+        ch.writeInbound(publish("up/1", MqttQoS.EXACTLY_ONCE, 1, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        sink.next().done().complete(null);
+        ch.runPendingTasks();
         ch.writeInbound(new MqttMessage(new MqttFixedHeader(MqttMessageType.PUBREL, false, MqttQoS.AT_LEAST_ONCE,
                 false, 2), MqttMessageIdVariableHeader.from(1)));
-        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 4, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        assertEquals(List.of("PUBREC 1 0", "PUBCOMP 1 0"), acks());
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 2, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 3, new byte[] {1}, MqttProperties.NO_PROPERTIES));
         assertTrue(ch.isOpen(), "the PUBREL freed its place");
     }
 
