@@ -348,6 +348,18 @@ class RedisSessionStoreIT {
     }
 
     @Test
+    void mqtt5SubscriptionOptionsRoundTripBesideQosOnlyOnes() throws Exception {
+        String c = "dev-opts";
+        get(store.open(c, false, 1));
+        Map<String, Subscription> subs = new LinkedHashMap<>();
+        subs.put("devices/dev-opts/commands", Subscription.of(1, true, 2, 77));
+        subs.put("fleet/#", Subscription.ofQos(0));
+        get(store.saveSubscriptions(c, subs));
+        assertEquals(new ArrayList<>(subs.entrySet()),
+                new ArrayList<>(get(store.open(c, false, 2)).subscriptions().entrySet()));
+    }
+
+    @Test
     void subscriptionSavesOfOneClientReachRedisInTheOrderMade() throws Exception {
         String c = "dev-order";
         get(store.open(c, false, 1));
