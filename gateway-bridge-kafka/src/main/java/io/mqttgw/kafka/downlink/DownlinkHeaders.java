@@ -3,6 +3,9 @@ package io.mqttgw.kafka.downlink;
 /**
  * The record format of a downlink topic, shared by the gateway's consumer and {@code DownlinkClient}. Key: the
  * device's client id (UTF-8), or {@link #BROADCAST_KEY} for every subscribed device of the node. Value: the payload.
+ * An MQTT 5.0 device also gets the PUBLISH properties named by the headers of
+ * {@link io.mqttgw.kafka.mapping.PropertyHeaders} (content type, response topic, correlation data, payload format,
+ * user properties), and the message expiry interval left until {@link #EXPIRES_AT}.
  */
 public final class DownlinkHeaders {
     private DownlinkHeaders() {

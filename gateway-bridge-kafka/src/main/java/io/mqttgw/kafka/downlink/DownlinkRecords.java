@@ -1,6 +1,8 @@
 package io.mqttgw.kafka.downlink;
 
 import io.mqttgw.core.spi.DownlinkMessage;
+import io.mqttgw.core.spi.MessageProperties;
+import io.mqttgw.kafka.mapping.PropertyHeaders;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.header.Headers;
@@ -75,8 +77,12 @@ public final class DownlinkRecords {
                 return Mapped.skip(Malformed.BAD_EXPIRY);
             }
         }
+        MessageProperties properties = PropertyHeaders.read(headers);
+        if (properties == null) {
+            return Mapped.skip(Malformed.BAD_PROPERTY);
+        }
         return new Mapped(new DownlinkMessage(broadcast ? DownlinkHeaders.BROADCAST_KEY : clientId, topic, qos, retain,
-                value == null ? EMPTY : value, expiresAt), broadcast, null);
+                value == null ? EMPTY : value, expiresAt, properties), broadcast, null);
     }
 
     private static String text(Headers headers, String name) {

@@ -15,7 +15,12 @@ public enum Malformed {
     /** {@code mqtt.retain} is not true or false. */
     BAD_RETAIN,
     /** {@code expires.at} is not a non-negative whole number. */
-    BAD_EXPIRY;
+    BAD_EXPIRY,
+    /**
+     * An MQTT 5.0 property header ({@link io.mqttgw.kafka.mapping.PropertyHeaders}) that cannot be sent: a response
+     * topic with wildcards, an unknown payload format.
+     */
+    BAD_PROPERTY;
 
     private final String label = name().toLowerCase(Locale.ROOT);
 

@@ -9,6 +9,7 @@ import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
+import io.mqttgw.kafka.mapping.PropertyHeaders;
 import io.mqttgw.kafka.mapping.TopicMapping;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -32,8 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Device PUBLISHes to Kafka through one shared producer. A record is keyed by the device's client id, so one
  * device's records share a partition and keep their order, and carries headers {@code mqtt.topic},
- * {@code mqtt.qos}, {@code device.id}, {@code gateway.node} and {@code received.at} (epoch ms); the payload array is
- * handed to the producer as it is. The stage completes when Kafka acknowledges (per {@code uplink.kafka.acks}).
+ * {@code mqtt.qos}, {@code device.id}, {@code gateway.node} and {@code received.at} (epoch ms), and an MQTT 5.0
+ * message's properties as {@link PropertyHeaders}; the payload array is handed to the producer as it is. The stage completes when Kafka acknowledges (per {@code uplink.kafka.acks}).
  *
  * <p>Threading: {@link #send} is called on event loops and never blocks: the producer runs with
  * {@code max.block.ms=0}, and payload bytes awaiting Kafka are bounded by {@code uplink.kafka.max-pending-bytes};
@@ -122,6 +123,7 @@ public final class KafkaUplinkSink implements UplinkSink {
         headers.add(new RecordHeader("gateway.node", nodeId));
         headers.add(new RecordHeader("received.at",
                 Long.toString(message.receivedAtMillis()).getBytes(StandardCharsets.US_ASCII)));
+        PropertyHeaders.write(message.properties(), headers);
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, null, message.receivedAtMillis(), key,
                 message.payload(), headers);
         Delivery delivery = new Delivery(cost, topic);

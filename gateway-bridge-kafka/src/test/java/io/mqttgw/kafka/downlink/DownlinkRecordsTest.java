@@ -90,4 +90,25 @@ class DownlinkRecordsTest {
         assertEquals(Malformed.BAD_EXPIRY, DownlinkRecords.map(b("dev-1"), b("x"), headers("mqtt.topic", "t",
                 "expires.at", "-5")).malformed());
     }
+
+    @Test
+    void propertyHeadersBecomeThePublishPropertiesAndExpiresAtStaysTheExpiry() {
+        RecordHeaders h = headers("mqtt.topic", "devices/dev-1/cmd", "expires.at", "1700000000000",
+                "mqtt.response-topic", "devices/dev-1/reply", "mqtt.content-type", "application/json",
+                "mqtt.user.trace", "t-1");
+        h.add("mqtt.correlation-data", new byte[] {9, 9});
+        DownlinkMessage msg = DownlinkRecords.map(b("dev-1"), b("{}"), h).message();
+        assertEquals(1_700_000_000_000L, msg.expiresAtMillis());
+        assertEquals("devices/dev-1/reply", msg.properties().responseTopic());
+        assertEquals("application/json", msg.properties().contentType());
+        assertArrayEquals(new byte[] {9, 9}, msg.properties().correlationData());
+        assertEquals(java.util.List.of(new io.mqttgw.core.spi.MessageProperties.UserProperty("trace", "t-1")),
+                msg.properties().userProperties());
+    }
+
+    @Test
+    void aResponseTopicWithWildcardsSkipsTheRecord() {
+        assertEquals(Malformed.BAD_PROPERTY, DownlinkRecords.map(b("dev-1"), b("x"), headers("mqtt.topic", "t",
+                "mqtt.response-topic", "replies/#")).malformed());
+    }
 }

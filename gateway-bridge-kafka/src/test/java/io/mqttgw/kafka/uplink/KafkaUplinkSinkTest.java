@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.spi.MessageProperties;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.kafka.mapping.TopicMapping;
@@ -76,6 +77,20 @@ class KafkaUplinkSinkTest {
         assertEquals("dev-1", new String(r.headers().lastHeader("device.id").value()));
         assertEquals("node-7", new String(r.headers().lastHeader("gateway.node").value()));
         assertEquals("1700000000123", new String(r.headers().lastHeader("received.at").value()));
+    }
+
+    @Test
+    void anMqtt5MessageCarriesItsPropertiesAsHeaders() {
+        MessageProperties props = new MessageProperties(false, "text/plain", "replies/dev-1", new byte[] {4, 2},
+                java.util.List.of(new MessageProperties.UserProperty("trace", "t-9")));
+        sink(1 << 20).send(new UplinkMessage("dev-1", "devices/dev-1/reply", 1, false,
+                "ok".getBytes(StandardCharsets.UTF_8), 1L, props));
+        ProducerRecord<byte[], byte[]> r = producer.history().get(0);
+        assertEquals("text/plain", new String(r.headers().lastHeader("mqtt.content-type").value()));
+        assertEquals("replies/dev-1", new String(r.headers().lastHeader("mqtt.response-topic").value()));
+        assertArrayEquals(new byte[] {4, 2}, r.headers().lastHeader("mqtt.correlation-data").value());
+        assertEquals("t-9", new String(r.headers().lastHeader("mqtt.user.trace").value()));
+        assertEquals(null, r.headers().lastHeader("mqtt.payload-format"), "not marked UTF-8: no header");
     }
 
     @Test

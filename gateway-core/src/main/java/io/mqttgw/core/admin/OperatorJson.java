@@ -19,6 +19,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
+import io.mqttgw.core.spi.Subscription;
 import java.util.Map;
 
 /**
@@ -157,12 +158,21 @@ final class OperatorJson {
         };
     }
 
-    private static void subscriptions(JsonGenerator g, Map<String, Integer> subscriptions) throws IOException {
+    private static void subscriptions(JsonGenerator g, Map<String, Subscription> subscriptions) throws IOException {
         g.writeArrayFieldStart("subscriptions");
-        for (Map.Entry<String, Integer> e : subscriptions.entrySet()) {
+        for (Map.Entry<String, Subscription> e : subscriptions.entrySet()) {
+            Subscription sub = e.getValue();
             g.writeStartObject();
             g.writeStringField("filter", e.getKey());
-            g.writeNumberField("qos", e.getValue());
+            g.writeNumberField("qos", sub.qos());
+            if (!sub.qosOnly()) {
+                // MQTT 5.0 subscription options, only where the device set them
+                g.writeBooleanField("retainAsPublished", sub.retainAsPublished());
+                g.writeNumberField("retainHandling", sub.retainHandling());
+                if (sub.identifier() > 0) {
+                    g.writeNumberField("subscriptionIdentifier", sub.identifier());
+                }
+            }
             g.writeEndObject();
         }
         g.writeEndArray();

@@ -2,6 +2,7 @@ package io.mqttgw.core.defaults;
 
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.SessionStore;
+import io.mqttgw.core.spi.Subscription;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -35,7 +36,7 @@ public final class InMemorySessionStore implements SessionStore {
 
     /** One persistent session; guarded by its own monitor. */
     private static final class Session {
-        Map<String, Integer> subscriptions = Map.of();
+        Map<String, Subscription> subscriptions = Map.of();
         final ArrayDeque<StoredMessage> pending = new ArrayDeque<>(2);
         /** 0 while the device is connected. */
         long expiresAtMillis;
@@ -216,11 +217,12 @@ public final class InMemorySessionStore implements SessionStore {
     }
 
     @Override
-    public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Integer> subscriptions) {
+    public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Subscription> subscriptions) {
         Session s = sessions.get(clientId);
         if (s != null) {
             synchronized (s) {
-                s.subscriptions = Map.copyOf(subscriptions);
+                // a copy in subscription order (Map.copyOf would lose it)
+                s.subscriptions = new LinkedHashMap<>(subscriptions);
             }
         }
         return DONE;

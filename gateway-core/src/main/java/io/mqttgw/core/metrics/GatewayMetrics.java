@@ -43,6 +43,7 @@ public final class GatewayMetrics {
     private final Map<String, Counter> sessionStoreErrors = new java.util.HashMap<>();
     private final Map<String, Counter> retained = new java.util.HashMap<>();
     private final Counter aclDeniedSubscribe;
+    private final Map<String, Counter> publishesRefused = new java.util.HashMap<>();
     private final Map<String, Counter> identitiesRejected = new java.util.HashMap<>();
     private final Map<String, Counter> topicsRefused = new java.util.HashMap<>();
 
@@ -71,7 +72,14 @@ public final class GatewayMetrics {
                 MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
                 MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD,
                 MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
-                MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION}) {
+                MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
+                MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID,
+                MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED_5,
+                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD,
+                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE_5,
+                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY,
+                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_AUTHENTICATION_METHOD,
+                MqttConnectReturnCode.CONNECTION_REFUSED_TOPIC_NAME_INVALID}) {
             connects.put(c, Counter.builder("mqttgw.connects").tag("result", resultLabel(c))
                     .description("CONNECTs answered, by CONNACK result").register(registry));
         }
@@ -150,13 +158,30 @@ public final class GatewayMetrics {
                                 + "mqtt.max-topic-levels, by where they came from").register(registry));
             }
         }
+        for (String reason : PUBLISH_REFUSALS) {
+            publishesRefused.put(reason, Counter.builder("mqttgw.publish.refused").tag("reason", reason)
+                    .description("MQTT 5.0 device PUBLISHes answered with a failure reason code instead of a close")
+                    .register(registry));
+        }
         takeovers = Counter.builder("mqttgw.takeovers")
                 .description("Older connections closed because the same client id connected again").register(registry);
     }
 
+    /** The result label; an MQTT 5.0 code that means what a 3.1.1 one means shares its label (one dashboard). */
     private static String resultLabel(MqttConnectReturnCode code) {
-        if (code == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
-            return "accepted";
+        switch (code) {
+            case CONNECTION_ACCEPTED:
+                return "accepted";
+            case CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID:
+                return "refused_identifier_rejected";
+            case CONNECTION_REFUSED_NOT_AUTHORIZED_5:
+                return "refused_not_authorized";
+            case CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD:
+                return "refused_bad_user_name_or_password";
+            case CONNECTION_REFUSED_SERVER_UNAVAILABLE_5:
+                return "refused_server_unavailable";
+            default:
+                break;
         }
         return code.name().toLowerCase(Locale.ROOT).replace("connection_refused_", "refused_");
     }
@@ -247,6 +272,19 @@ public final class GatewayMetrics {
 
     public long pausedChannels() {
         return readingPaused.sum();
+    }
+
+    /** Reasons counted by {@link #publishRefused}: the MQTT 5.0 reason codes a PUBACK or PUBREC may carry here. */
+    public static final java.util.List<String> PUBLISH_REFUSALS = java.util.List.of("payload_format_invalid",
+            "not_authorized", "unspecified_error", "quota_exceeded");
+
+    /** An MQTT 5.0 PUBLISH refused with a reason code on its acknowledgement; @param reason one of {@link #PUBLISH_REFUSALS} */
+    public void publishRefused(String reason) {
+        publishesRefused.get(reason).increment();
+    }
+
+    public double publishesRefused(String reason) {
+        return publishesRefused.get(reason).count();
     }
 
     public void aclDenied(boolean publish) {

@@ -1,6 +1,7 @@
 package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.Subscription;
 import io.netty.channel.Channel;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -27,7 +28,7 @@ import java.util.concurrent.RejectedExecutionException;
 public record ClientDetails(String clientId, String nodeId, String listener, String remoteAddress,
                             long connectedAtMillis, long epoch, String proof, String protocol, int keepAliveSeconds,
                             String certificateIdentity, long certificateNotAfterMillis, String certificateSha256,
-                            boolean persistentSession, Map<String, Integer> subscriptions, int uplinkInflight,
+                            boolean persistentSession, Map<String, Subscription> subscriptions, int uplinkInflight,
                             int uplinkAwaitingRelease, int downlinkInflight, int downlinkQueued) {
 
     /**
@@ -60,11 +61,11 @@ public record ClientDetails(String clientId, String nodeId, String listener, Str
         UplinkAcks acks = c.acksOrNull();
         DownlinkSession downlink = c.downlinkOrNull();
         byte[] sha = c.certificateSha256();
-        Map<String, Integer> subscriptions = c.subscriptionsOrEmpty();
+        Map<String, Subscription> subscriptions = c.subscriptionsOrEmpty();
         return new ClientDetails(c.clientId(), route.nodeId(), c.listener(),
                 c.remoteAddress() == null ? route.remoteAddress() : String.valueOf(c.remoteAddress()),
                 route.connectedAtMillis(), route.epoch(), route.proof().name().toLowerCase(java.util.Locale.ROOT),
-                "MQTT 3.1.1",
+                protocolName(c.capabilities()),
                 // the wheel keeps 1.5 times the keepalive (MQTT-3.1.2-24)
                 (int) Math.round(c.keepAliveTimeoutNanos / 1.5e9),
                 c.certificateIdentity(), c.hasVerifiedCertificate() ? c.certificateNotAfterMillis() : -1,
@@ -72,5 +73,13 @@ public record ClientDetails(String clientId, String nodeId, String listener, Str
                 subscriptions.isEmpty() ? Map.of() : new LinkedHashMap<>(subscriptions),
                 acks == null ? 0 : acks.size(), acks == null ? 0 : acks.awaitingRelease(),
                 downlink == null ? 0 : downlink.inflightCount(), downlink == null ? 0 : downlink.queued());
+    }
+
+    private static String protocolName(ProtocolCapabilities capabilities) {
+        return switch (capabilities.version()) {
+            case MQTT_5 -> "MQTT 5.0";
+            case MQTT_3_1 -> "MQTT 3.1";
+            default -> "MQTT 3.1.1";
+        };
     }
 }

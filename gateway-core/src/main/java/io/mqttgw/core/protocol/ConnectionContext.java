@@ -3,6 +3,7 @@ package io.mqttgw.core.protocol;
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
@@ -44,10 +45,12 @@ public final class ConnectionContext {
     private TopicAcl acl;
     private DisconnectReason closeReason;
     private UplinkMessage will;
-    private Map<String, Integer> subscriptions;
+    private Map<String, Subscription> subscriptions;
     private UplinkAcks acks;
     private DownlinkSession downlink;
     private ProtocolCapabilities capabilities = ProtocolCapabilities.MQTT_3_1_1;
+    /** MQTT 5.0 uplink topic aliases, index = alias; made when the device first sets one (never for 3.1.1). */
+    private String[] topicAliases;
     /*
      * Keepalive, kept by the event loop's KeepAliveWheel: the channel (while watched), the loop-clock time of the last
      * packet, the timeout and the links of the wheel slot the session sits in (-1: in none). A few fields instead of
@@ -271,8 +274,8 @@ public final class ConnectionContext {
         }
     }
 
-    /** Topic filter to granted QoS, in subscription order. */
-    public Map<String, Integer> subscriptions() {
+    /** Topic filter to what was granted, in subscription order. */
+    public Map<String, Subscription> subscriptions() {
         if (subscriptions == null) {
             subscriptions = new LinkedHashMap<>(4);
         }
@@ -280,7 +283,7 @@ public final class ConnectionContext {
     }
 
     /** The subscriptions without creating the map (a read must not grow an idle connection). */
-    Map<String, Integer> subscriptionsOrEmpty() {
+    Map<String, Subscription> subscriptionsOrEmpty() {
         return subscriptions == null ? Map.of() : subscriptions;
     }
 
@@ -290,12 +293,38 @@ public final class ConnectionContext {
             return -1;
         }
         int best = -1;
-        for (Map.Entry<String, Integer> e : subscriptions.entrySet()) {
+        for (Map.Entry<String, Subscription> e : subscriptions.entrySet()) {
             if (TopicFilters.matches(e.getKey(), topic)) {
-                best = Math.max(best, e.getValue());
+                best = Math.max(best, e.getValue().qos());
             }
         }
         return best;
+    }
+
+    /**
+     * Every subscription matching {@code topic} folded into one (MQTT 5.0, 3.3.4): the highest granted QoS, retain as
+     * published if any asks for it, and the identifiers of all of them; null when none matches. For a connection that
+     * takes properties; a 3.1.1 one asks {@link #grantedQos} and allocates nothing.
+     */
+    SubscriptionMatch match(String topic) {
+        if (subscriptions == null) {
+            return null;
+        }
+        int qos = -1;
+        boolean retainAsPublished = false;
+        int[] identifiers = SubscriptionMatch.NO_IDENTIFIERS;
+        for (Map.Entry<String, Subscription> e : subscriptions.entrySet()) {
+            if (TopicFilters.matches(e.getKey(), topic)) {
+                Subscription s = e.getValue();
+                qos = Math.max(qos, s.qos());
+                retainAsPublished |= s.retainAsPublished();
+                if (s.identifier() != 0) {
+                    identifiers = java.util.Arrays.copyOf(identifiers, identifiers.length + 1);
+                    identifiers[identifiers.length - 1] = s.identifier();
+                }
+            }
+        }
+        return qos < 0 ? null : new SubscriptionMatch(qos, retainAsPublished, identifiers);
     }
 
     /** The session's downlink state, created on the first downlink message. */
@@ -345,6 +374,25 @@ public final class ConnectionContext {
             acks = new UplinkAcks(maxInflight);
         }
         return acks;
+    }
+
+    /**
+     * Resolves an MQTT 5.0 uplink topic alias: a PUBLISH with a topic sets {@code alias} to it, one with an empty topic
+     * uses what the alias was set to. Null when the alias is invalid: 0, above {@code maximum}, or unknown with an
+     * empty topic (MQTT-3.3.2-7/8/9). The table, {@code maximum} + 1 references, is made on the first alias.
+     */
+    String topicAlias(int alias, String topic, int maximum) {
+        if (alias <= 0 || alias > maximum) {
+            return null;
+        }
+        if (topicAliases == null) {
+            topicAliases = new String[maximum + 1];
+        }
+        if (topic.isEmpty()) {
+            return topicAliases[alias];
+        }
+        topicAliases[alias] = topic;
+        return topic;
     }
 
     /** The connection's protocol and its device's announced limits; 3.1.1 until CONNECT says otherwise. */

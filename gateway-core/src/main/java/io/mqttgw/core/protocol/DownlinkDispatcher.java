@@ -27,7 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A QoS 1/2 message for a device that is not connected here goes to its persistent session in the
  * {@link SessionStore}, if it has one (outcome QUEUED), to be sent when it reconnects. A message with the retain flag
  * is stored as the topic's retained message (for later subscribers) and delivered live with the flag cleared, as
- * MQTT-3.3.1-9 asks.
+ * MQTT-3.3.1-9 asks (an MQTT 5.0 subscription with retain as published gets the flag as published).
  */
 public final class DownlinkDispatcher implements DownlinkTarget {
     private static final long SLICE_MILLIS = 10;
@@ -73,7 +73,8 @@ public final class DownlinkDispatcher implements DownlinkTarget {
             ConnectionContext context = ConnectionContext.of(channel);
             if (!channel.isActive() || !context.sessionOpen()) {
                 queueOffline(live, outcome);
-            } else if (!context.whenRestored(() -> handOver(channel, context, live, outcome), config.maxQueued())) {
+            } else if (!context.whenRestored(() -> handOver(channel, context, live, message.retain(), outcome),
+                    config.maxQueued())) {
                 complete(outcome, Outcome.QUEUE_FULL);
             }
         });
@@ -81,7 +82,7 @@ public final class DownlinkDispatcher implements DownlinkTarget {
     }
 
     /** On the channel's loop, once its session is restored. */
-    private void handOver(Channel channel, ConnectionContext context, DownlinkMessage message,
+    private void handOver(Channel channel, ConnectionContext context, DownlinkMessage message, boolean publishedRetain,
                           CompletableFuture<Outcome> outcome) {
         if (!channel.isActive()) {
             queueOffline(message, outcome);
@@ -92,8 +93,9 @@ public final class DownlinkDispatcher implements DownlinkTarget {
             complete(outcome, Outcome.NOT_SUBSCRIBED);
             return;
         }
-        context.downlink(channel, config, metrics, store).send(DownlinkPublish.encode(message, channel.alloc()),
-                Math.min(granted, message.qos()), outcome, true);
+        context.downlink(channel, config, metrics, store).send(
+                DownlinkPublish.encode(message, channel.alloc(), publishedRetain), Math.min(granted, message.qos()),
+                outcome, true);
     }
 
     /** The device is not connected here: a QoS 1/2 message goes to its persistent session, if it has one. */
@@ -152,8 +154,7 @@ public final class DownlinkDispatcher implements DownlinkTarget {
                 metrics.retained(delete ? "deleted" : "stored");
             }
         });
-        return new DownlinkMessage(message.clientId(), message.topic(), message.qos(), false, message.payload(),
-                message.expiresAtMillis());
+        return message.withRetain(false);
     }
 
     @Override
@@ -170,7 +171,7 @@ public final class DownlinkDispatcher implements DownlinkTarget {
             done.complete(0);
             return done;
         }
-        DownlinkPublish shared = DownlinkPublish.encode(message, ByteBufAllocator.DEFAULT);
+        DownlinkPublish shared = DownlinkPublish.encode(message, ByteBufAllocator.DEFAULT, retainedOrNot.retain());
         AtomicInteger remaining = new AtomicInteger(receivers.size());
         AtomicInteger handed = new AtomicInteger();
         int perSlice = Math.max(1, (int) ((long) config.broadcastRate() * SLICE_MILLIS / 1000));

@@ -26,6 +26,11 @@ import java.util.concurrent.TimeUnit;
  * QoS 1/2 waits in the bounded queue, QoS 0 is dropped (outcome NOT_WRITABLE), retransmissions are put off; the
  * {@link WritabilityHandler} calls {@link #writable} when it drains.
  *
+ * <p>To an MQTT 5.0 device: the window is also capped by the receive maximum it announced; a PUBLISH larger than its
+ * maximum packet size is not sent (outcome TOO_LARGE, counted, removed from a persistent session since it can never
+ * be delivered); each PUBLISH carries the message's properties, the expiry interval left, and the identifiers of the
+ * subscriptions it matches.
+ *
  * <p>In a persistent session (clean session 0) a QoS 1/2 message handed over with {@code persist} is appended to the
  * {@link SessionStore} before it is sent and removed once acknowledged (or given up), so a device that goes away
  * mid-flight gets it again on reconnect, on any node. Appends run one at a time in arrival order, which keeps the
@@ -70,12 +75,21 @@ final class DownlinkSession {
     private int lastPacketId;
     private boolean scheduled;
     private boolean closed;
+    /** QoS 1/2 messages in flight at most: {@code downlink.max-inflight}, or the device's receive maximum if lower. */
+    private final int window;
+    /** The device takes MQTT 5.0 properties: its PUBLISHes are built per send ({@link DownlinkPublish#packet5}). */
+    private final boolean properties;
+    private final int maximumPacketSize;
 
     DownlinkSession(Channel channel, GatewayConfig.Downlink config, GatewayMetrics metrics, SessionStore store) {
         this.channel = channel;
         this.config = config;
         this.metrics = metrics;
         this.store = store;
+        ProtocolCapabilities capabilities = ConnectionContext.of(channel).capabilities();
+        this.window = Math.min(config.maxInflight(), capabilities.receiveMaximum());
+        this.properties = capabilities.properties();
+        this.maximumPacketSize = capabilities.maximumPacketSize();
     }
 
     /**
@@ -123,7 +137,7 @@ final class DownlinkSession {
         if (sessionKey == null || sessionKey.equals(m.clientId())) {
             return m;
         }
-        return new DownlinkMessage(sessionKey, m.topic(), m.qos(), m.retain(), m.payload(), m.expiresAtMillis());
+        return m.withClientId(sessionKey);
     }
 
     private void appendHead() {
@@ -162,14 +176,17 @@ final class DownlinkSession {
     }
 
     private void dispatch(Pending p) {
-        if (p.qos == 0 && !channel.isWritable()) {
+        if (properties && tooLarge(p)) {
+            // the device would have to disconnect for it (MQTT-3.1.2-24): not sent, counted
+            finish(p, Outcome.TOO_LARGE);
+        } else if (p.qos == 0 && !channel.isWritable()) {
             // the device is not reading: QoS 0 may be lost, so it is, rather than growing the outbound buffer
             finish(p, Outcome.NOT_WRITABLE);
         } else if (p.qos == 0) {
-            channel.writeAndFlush(p.publish.packet(channel.alloc(), 0, 0, false), channel.voidPromise());
+            channel.writeAndFlush(packet(p, false), channel.voidPromise());
             metrics.publishSent(0);
             finish(p, Outcome.DELIVERED);
-        } else if (inflight.size() < config.maxInflight() && queue.isEmpty() && channel.isWritable()) {
+        } else if (inflight.size() < window && queue.isEmpty() && channel.isWritable()) {
             start(p);
         } else if (queue.size() < config.maxQueued() || p.storedId != null) {
             // a stored message is never refused here: the store bounds it already, and refusing would lose it
@@ -187,9 +204,30 @@ final class DownlinkSession {
         p.sentAtNanos = System.nanoTime();
         inflight.put(p.packetId, p);
         metrics.downlinkInflight(1);
-        channel.writeAndFlush(p.publish.packet(channel.alloc(), p.qos, p.packetId, false), channel.voidPromise());
+        channel.writeAndFlush(packet(p, false), channel.voidPromise());
         metrics.publishSent(p.qos);
         arm();
+    }
+
+    /** The packet for this device: the shared 3.1.1 encoding, or a 5.0 PUBLISH with its properties as of now. */
+    private Object packet(Pending p, boolean dup) {
+        if (!properties) {
+            return p.publish.packet(channel.alloc(), p.qos, p.packetId, dup);
+        }
+        SubscriptionMatch match = ConnectionContext.of(channel).match(p.publish.message().topic());
+        if (p.publish.sharedFor5(match)) {
+            // nothing of its own for this receiver: the shared encoding with an empty property block
+            return p.publish.packet(channel.alloc(), p.qos, p.packetId, dup, true);
+        }
+        return p.publish.packet5(p.qos, p.packetId, dup, match, System.currentTimeMillis());
+    }
+
+    private boolean tooLarge(Pending p) {
+        if (maximumPacketSize >= ProtocolCapabilities.PROTOCOL_MAXIMUM_PACKET_SIZE) {
+            return false;
+        }
+        SubscriptionMatch match = ConnectionContext.of(channel).match(p.publish.message().topic());
+        return p.publish.size5(p.qos, match, System.currentTimeMillis()) > maximumPacketSize;
     }
 
     void pubAck(int packetId) {
@@ -235,7 +273,7 @@ final class DownlinkSession {
 
     /** Starts queued messages while the window has room and the channel takes bytes (else they wait here). */
     private void startQueued() {
-        while (!queue.isEmpty() && inflight.size() < config.maxInflight() && channel.isWritable()) {
+        while (!queue.isEmpty() && inflight.size() < window && channel.isWritable()) {
             Pending next = queue.poll();
             if (next.publish.message().expired(System.currentTimeMillis())) {
                 finish(next, Outcome.EXPIRED);
@@ -247,7 +285,8 @@ final class DownlinkSession {
 
     private void finish(Pending p, Outcome outcome) {
         p.done = true;
-        if (p.storedId != null && (outcome == Outcome.DELIVERED || outcome == Outcome.EXPIRED)) {
+        if (p.storedId != null && (outcome == Outcome.DELIVERED || outcome == Outcome.EXPIRED
+                || outcome == Outcome.TOO_LARGE)) {
             String sessionKey = ConnectionContext.of(channel).sessionKey();
             String id = p.storedId;
             SessionStoreCalls.call(metrics, "remove", () -> store.remove(sessionKey, id));
@@ -305,7 +344,7 @@ final class DownlinkSession {
                 channel.write(new MqttMessage(PUBREL, MqttMessageIdVariableHeader.from(p.packetId)),
                         channel.voidPromise());
             } else {
-                channel.write(p.publish.packet(channel.alloc(), p.qos, p.packetId, true), channel.voidPromise());
+                channel.write(packet(p, true), channel.voidPromise());
             }
         }
         channel.flush();

@@ -71,6 +71,53 @@ public final class PublishProperties {
         }
     }
 
+    /**
+     * The bytes {@code properties} take in an encoded PUBLISH, without the property length in front: what the
+     * device's maximum packet size is checked against before a downlink PUBLISH is sent.
+     */
+    public static int encodedLength(MqttProperties properties) {
+        int length = 0;
+        for (MqttProperty<?> p : properties.listAll()) {
+            length += 1;
+            Object value = p.value();
+            switch (p.propertyId()) {
+                case MqttProperties.PAYLOAD_FORMAT_INDICATOR -> length += 1;
+                case MqttProperties.PUBLICATION_EXPIRY_INTERVAL -> length += 4;
+                case MqttProperties.TOPIC_ALIAS -> length += 2;
+                case MqttProperties.SUBSCRIPTION_IDENTIFIER -> length += variableByteIntegerLength((Integer) value);
+                case MqttProperties.CORRELATION_DATA -> length += 2 + ((byte[]) value).length;
+                case MqttProperties.USER_PROPERTY -> {
+                    // one property per pair on the wire: the id counted above is for the first
+                    length -= 1;
+                    for (StringPair pair : userPairs(value)) {
+                        length += 1 + 2 + utf8Length(pair.key) + 2 + utf8Length(pair.value);
+                    }
+                }
+                default -> length += 2 + utf8Length((String) value);
+            }
+        }
+        return length;
+    }
+
+    /** Bytes of an MQTT variable byte integer. */
+    public static int variableByteIntegerLength(int value) {
+        return value < 128 ? 1 : value < 16_384 ? 2 : value < 2_097_152 ? 3 : 4;
+    }
+
+    private static List<StringPair> userPairs(Object value) {
+        List<MessageProperties.UserProperty> users = new ArrayList<>();
+        addPairs(value, users);
+        List<StringPair> pairs = new ArrayList<>(users.size());
+        for (MessageProperties.UserProperty u : users) {
+            pairs.add(new StringPair(u.name(), u.value()));
+        }
+        return pairs;
+    }
+
+    private static int utf8Length(String s) {
+        return io.netty.buffer.ByteBufUtil.utf8Bytes(s);
+    }
+
     private static String string(MqttProperties properties, int id) {
         MqttProperty<?> property = properties.getProperty(id);
         return property == null ? null : (String) property.value();

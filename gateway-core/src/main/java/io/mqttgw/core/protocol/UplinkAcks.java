@@ -4,6 +4,8 @@ import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import java.util.ArrayDeque;
 import java.util.Iterator;
@@ -25,8 +27,13 @@ final class UplinkAcks {
     static final class Pending {
         final int packetId;
         final boolean exactlyOnce;
-        /** 0 waiting, 1 accepted by the sink, 2 refused by the sink. */
+        /** 0 waiting, 1 answered (accepted, or refused with {@link #reason}), 2 refused by the sink: no answer. */
         byte state;
+        /**
+         * The MQTT 5.0 reason code the answer carries (0 success); a failure code (0x80 and up) ends a QoS 2 flow at
+         * PUBREC. Only ever set on a connection that takes reason codes.
+         */
+        byte reason;
 
         Pending(int packetId, boolean exactlyOnce) {
             this.packetId = packetId;
@@ -142,11 +149,42 @@ final class UplinkAcks {
         this.readingPaused = paused;
     }
 
-    /** Forgets a QoS 2 packet id: on PUBREL, or when the sink refused it (so a retransmission is sent again). */
-    void released(int packetId) {
-        if (awaitingRelease != null) {
-            awaitingRelease.remove(packetId);
+    /**
+     * Forgets a QoS 2 packet id: on PUBREL, or when the sink refused it (so a retransmission is sent again). False when
+     * the id was not remembered (MQTT 5.0: PUBCOMP says packet identifier not found).
+     */
+    boolean released(int packetId) {
+        // the value may be null (its first copy not queued yet), so presence is asked before removing
+        if (awaitingRelease == null || !awaitingRelease.containsKey(packetId)) {
+            return false;
         }
+        awaitingRelease.remove(packetId);
+        return true;
+    }
+
+    /**
+     * Whether a new QoS 1/2 PUBLISH with this id would pass the receive maximum, the window: a QoS 2 retransmission
+     * of an id already received is not new.
+     */
+    boolean overReceiveMaximum(int qos, int packetId) {
+        if (qos == 2 && awaitingRelease != null && awaitingRelease.containsKey(packetId)) {
+            return false;
+        }
+        return unacknowledged() >= maxInflight;
+    }
+
+    /**
+     * QoS 1 and 2 PUBLISHes not yet finished from the device's side (MQTT 5.0 receive maximum): QoS 1 until its
+     * PUBACK is written, QoS 2 from receipt to PUBREL (answered at once with PUBCOMP).
+     */
+    int unacknowledged() {
+        int n = awaitingRelease == null ? 0 : awaitingRelease.size();
+        for (Pending p : queue) {
+            if (!p.exactlyOnce) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /**
@@ -165,6 +203,14 @@ final class UplinkAcks {
                     released(head.packetId);
                 }
                 continue;
+            }
+            if (head.reason != 0) {
+                if (head.exactlyOnce && (head.reason & 0xFF) >= 0x80) {
+                    // a failed PUBREC ends the QoS 2 flow: no PUBREL follows, and a resend is a new message
+                    released(head.packetId);
+                }
+                return new MqttMessage(head.exactlyOnce ? PUBREC : PUBACK, new MqttPubReplyMessageVariableHeader(
+                        head.packetId, head.reason, MqttProperties.NO_PROPERTIES));
             }
             if (head.exactlyOnce) {
                 return new MqttMessage(PUBREC, MqttMessageIdVariableHeader.from(head.packetId));

@@ -1,6 +1,7 @@
 package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.spi.MessageProperties;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
@@ -12,8 +13,13 @@ import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
 import io.netty.handler.codec.mqtt.MqttMessageType;
+import io.netty.handler.codec.mqtt.MqttProperties;
+import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttQoS;
+import io.netty.handler.codec.mqtt.MqttReasonCodes.PubAck;
+import io.netty.handler.codec.mqtt.MqttReasonCodes.PubComp;
+import java.nio.charset.StandardCharsets;
 import java.util.function.BiConsumer;
 
 /**
@@ -27,6 +33,15 @@ import java.util.function.BiConsumer;
  * closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow
  * (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the connection
  * (reason topic_limit), counted.
+ *
+ * <p>On a connection that takes MQTT 5.0 reason codes, the acknowledgement says what became of a QoS 1/2 PUBLISH
+ * instead of a close or a silent drop: 0x87 not authorized outside the ACL, 0x99 payload format invalid when the
+ * payload format indicator says UTF-8 and the payload is not, 0x97 quota exceeded when the sink refused it for
+ * capacity, 0x80 when the sink failed (each counted in {@code mqttgw_publish_refused_total}); the connection stays open
+ * and the device decides. The PUBLISH properties go to the sink with the message ({@link PublishProperties}). A topic
+ * alias is accepted up to {@code mqtt.topic-alias-maximum} (the table is the connection's, made on first use); alias 0,
+ * one above the maximum, or an unknown one with an empty topic closes with DISCONNECT 0x94. More unacknowledged QoS
+ * 1/2 PUBLISHes than the receive maximum announced ({@code mqtt.max-inflight-uplink}) close with DISCONNECT 0x93.
  * Called by {@link EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event
  * loop only.
  */
@@ -40,15 +55,27 @@ public final class UplinkPublishHandler {
     private final boolean disconnectOnAclViolation;
     private final BiConsumer<Object, Throwable> countQos0Failure;
     private final TopicLimits topicLimits;
+    private final int topicAliasMaximum;
 
     public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
                                 boolean disconnectOnAclViolation) {
-        this(sink, metrics, maxInflight, disconnectOnAclViolation, TopicLimits.DEFAULT);
+        this(sink, metrics, maxInflight, disconnectOnAclViolation, TopicLimits.DEFAULT, 0);
     }
 
     public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
                                 boolean disconnectOnAclViolation, TopicLimits topicLimits) {
+        this(sink, metrics, maxInflight, disconnectOnAclViolation, topicLimits, 0);
+    }
+
+    /**
+     * @param maxInflight       {@code mqtt.max-inflight-uplink}: the uplink window, announced to MQTT 5.0 devices as
+     *                          the receive maximum and enforced on them
+     * @param topicAliasMaximum {@code mqtt.topic-alias-maximum}: the topic aliases announced to MQTT 5.0 devices
+     */
+    public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
+                                boolean disconnectOnAclViolation, TopicLimits topicLimits, int topicAliasMaximum) {
         this.topicLimits = topicLimits;
+        this.topicAliasMaximum = topicAliasMaximum;
         this.sink = sink;
         this.metrics = metrics;
         this.maxInflight = maxInflight;
@@ -60,34 +87,68 @@ public final class UplinkPublishHandler {
         };
     }
 
-    /** The QoS 2 flow's PUBREL: answered with PUBCOMP. */
+    /**
+     * The QoS 2 flow's PUBREL: answered with PUBCOMP; for an id the gateway does not remember, an MQTT 5.0 PUBCOMP says
+     * 0x92 packet identifier not found (a 3.1.1 one cannot say it).
+     */
     void onPubrel(ChannelHandlerContext ctx, MqttMessage m) {
         int packetId = ((MqttMessageIdVariableHeader) m.variableHeader()).messageId();
-        ConnectionContext.of(ctx.channel()).acks(maxInflight).released(packetId);
-        ctx.writeAndFlush(new MqttMessage(PUBCOMP, MqttMessageIdVariableHeader.from(packetId)));
+        ConnectionContext context = ConnectionContext.of(ctx.channel());
+        boolean known = context.acks(maxInflight).released(packetId);
+        ctx.writeAndFlush(known || !context.capabilities().reasonCodes()
+                ? new MqttMessage(PUBCOMP, MqttMessageIdVariableHeader.from(packetId))
+                : new MqttMessage(PUBCOMP, new MqttPubReplyMessageVariableHeader(packetId,
+                        PubComp.PACKET_IDENTIFIER_NOT_FOUND.byteValue(), MqttProperties.NO_PROPERTIES)));
     }
 
     void onPublish(ChannelHandlerContext ctx, MqttPublishMessage publish) {
         int qos = publish.fixedHeader().qosLevel().value();
         int packetId = publish.variableHeader().packetId();
         ConnectionContext context = ConnectionContext.of(ctx.channel());
-        TopicLimits.Exceeded exceeded = topicLimits.check(publish.variableHeader().topicName());
+        String topic = publish.variableHeader().topicName();
+        if (context.capabilities().properties()) {
+            DisconnectReason violation = null;
+            MqttProperties.MqttProperty<?> alias = publish.variableHeader().properties()
+                    .getProperty(MqttProperties.TOPIC_ALIAS);
+            if (alias != null) {
+                topic = context.topicAlias((Integer) alias.value(), topic, topicAliasMaximum);
+                violation = topic == null ? DisconnectReason.TOPIC_ALIAS_INVALID : null;
+            }
+            if (violation == null && qos > 0 && context.acks(maxInflight).overReceiveMaximum(qos, packetId)) {
+                // more unacknowledged than the receive maximum announced in CONNACK (the uplink window)
+                violation = DisconnectReason.RECEIVE_MAXIMUM_EXCEEDED;
+            }
+            if (violation != null) {
+                publish.release();
+                DeviceDisconnector.close(ctx.channel(), violation);
+                return;
+            }
+        }
+        TopicLimits.Exceeded exceeded = topicLimits.check(topic);
         if (exceeded != null) {
             publish.release();
             metrics.topicRefused("publish", exceeded);
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.TOPIC_LIMIT);
             return;
         }
-        if (!context.acl().mayPublish(context.clientId(), publish.variableHeader().topicName())) {
+        if (!context.acl().mayPublish(context.clientId(), topic)) {
             publish.release();
             denied(ctx, context, qos, packetId);
             return;
         }
+        MessageProperties properties = context.capabilities().properties()
+                ? PublishProperties.read(publish.variableHeader().properties()) : MessageProperties.NONE;
+        if (properties.utf8Payload() && !ByteBufUtil.isText(publish.payload(), StandardCharsets.UTF_8)) {
+            // the device said the payload is UTF-8 text and it is not: refused, never passed on as text
+            publish.release();
+            refuse(ctx, context, qos, packetId, PubAck.PAYLOAD_FORMAT_INVALID, "payload_format_invalid");
+            return;
+        }
         UplinkMessage message;
         try {
-            message = new UplinkMessage(context.clientId(), publish.variableHeader().topicName(), qos,
+            message = new UplinkMessage(context.clientId(), topic, qos,
                     publish.fixedHeader().isRetain(), ByteBufUtil.getBytes(publish.payload()),
-                    System.currentTimeMillis());
+                    System.currentTimeMillis(), properties);
         } finally {
             publish.release();
         }
@@ -120,23 +181,43 @@ public final class UplinkPublishHandler {
         });
     }
 
-    /** Outside the ACL: close, or acknowledge (in order) and drop, as {@code acl.on-violation} says. */
+    /**
+     * Outside the ACL: a QoS 1/2 PUBLISH on a connection that takes reason codes is answered 0x87 not authorized (in
+     * order); otherwise close, or acknowledge (in order) and drop, as {@code acl.on-violation} says.
+     */
     private void denied(ChannelHandlerContext ctx, ConnectionContext context, int qos, int packetId) {
         metrics.aclDenied(true);
-        if (disconnectOnAclViolation) {
+        if (qos > 0 && context.capabilities().reasonCodes()) {
+            refuse(ctx, context, qos, packetId, PubAck.NOT_AUTHORIZED, "not_authorized");
+        } else if (disconnectOnAclViolation) {
             DeviceDisconnector.close(ctx.channel(), DisconnectReason.NOT_AUTHORIZED);
+        } else {
+            refuse(ctx, context, qos, packetId, PubAck.SUCCESS, null);
+        }
+    }
+
+    /**
+     * Answers a PUBLISH that goes no further, in order behind those waiting for the sink: with {@code reason} (MQTT
+     * 5.0; SUCCESS for an acknowledge-and-drop), counted under {@code label} when one is given. QoS 0 is only dropped.
+     */
+    private void refuse(ChannelHandlerContext ctx, ConnectionContext context, int qos, int packetId, PubAck reason,
+                        String label) {
+        if (label != null) {
+            metrics.publishRefused(label);
+        }
+        if (qos == 0) {
             return;
         }
-        if (qos > 0) {
-            UplinkAcks acks = context.acks(maxInflight);
-            if (qos == 1 || acks.receiveQos2(packetId)) {
-                acks.add(packetId, qos == 2).state = 1;
-            } else if (!acks.waitingFor(packetId)) {
-                acks.addDuplicateQos2(packetId);
-            }
-            pauseAtWindow(ctx.channel(), acks);
-            writeReadyAcks(ctx.channel(), acks);
+        UplinkAcks acks = context.acks(maxInflight);
+        if (qos == 1 || acks.receiveQos2(packetId)) {
+            UplinkAcks.Pending p = acks.add(packetId, qos == 2);
+            p.state = 1;
+            p.reason = reason.byteValue();
+        } else if (!acks.waitingFor(packetId)) {
+            acks.addDuplicateQos2(packetId);
         }
+        pauseAtWindow(ctx.channel(), acks);
+        writeReadyAcks(ctx.channel(), acks);
     }
 
     /**
@@ -154,6 +235,13 @@ public final class UplinkPublishHandler {
     private void complete(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, Throwable error) {
         if (error == null) {
             pending.state = 1;
+        } else if (ConnectionContext.of(channel).capabilities().reasonCodes()) {
+            // MQTT 5.0 says it on the acknowledgement: quota exceeded when the sink had no room, else unspecified
+            boolean refusal = UplinkRejectedException.isRefusal(error);
+            metrics.uplinkNotDelivered(refusal);
+            metrics.publishRefused(refusal ? "quota_exceeded" : "unspecified_error");
+            pending.state = 1;
+            pending.reason = (refusal ? PubAck.QUOTA_EXCEEDED : PubAck.UNSPECIFIED_ERROR).byteValue();
         } else {
             pending.state = 2;
             metrics.uplinkNotDelivered(UplinkRejectedException.isRefusal(error));

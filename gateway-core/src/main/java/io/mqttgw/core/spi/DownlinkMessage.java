@@ -27,6 +27,17 @@ public record DownlinkMessage(String clientId, String topic, int qos, boolean re
         this(clientId, topic, qos, retain, payload, 0L, MessageProperties.NONE);
     }
 
+    /** This message with another retain flag, all else kept. */
+    public DownlinkMessage withRetain(boolean value) {
+        return value == retain ? this : new DownlinkMessage(clientId, topic, qos, value, payload, expiresAtMillis,
+                properties);
+    }
+
+    /** This message addressed to another client id (or session key), all else kept. */
+    public DownlinkMessage withClientId(String value) {
+        return new DownlinkMessage(value, topic, qos, retain, payload, expiresAtMillis, properties);
+    }
+
     public boolean expired(long nowMillis) {
         return expiresAtMillis > 0 && nowMillis >= expiresAtMillis;
     }

@@ -25,6 +25,11 @@ public interface DownlinkTarget {
         /** The topic is past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels}: refused, nothing sent. */
         INVALID_TOPIC,
         /**
+         * The PUBLISH would be larger than the maximum packet size the device announced (MQTT 5.0): not sent, since the
+         * device would have to disconnect for it (MQTT-3.1.2-24).
+         */
+        TOO_LARGE,
+        /**
          * Kept in the device's persistent session (clean session 0), which is offline or went offline before it
          * acknowledged: sent again when it reconnects, to whichever node.
          */

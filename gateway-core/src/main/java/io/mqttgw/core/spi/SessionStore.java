@@ -33,8 +33,11 @@ public interface SessionStore {
      */
     CompletionStage<Void> disconnected(String clientId, long epoch);
 
-    /** Replaces the stored subscriptions (filter to granted QoS) of a persistent session. */
-    CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Integer> subscriptions);
+    /**
+     * Replaces the stored subscriptions (filter to what was granted: QoS and, for MQTT 5.0, the subscription options
+     * that matter to a gateway) of a persistent session.
+     */
+    CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Subscription> subscriptions);
 
     /**
      * Appends a QoS 1/2 message to the pending messages of the persistent session of {@code message.clientId()}: it
@@ -70,7 +73,7 @@ public interface SessionStore {
      * @param subscriptions   topic filter to granted QoS, in subscription order
      * @param pending         messages kept for the device, not yet acknowledged
      */
-    record SessionSummary(boolean connected, long expiresAtMillis, Map<String, Integer> subscriptions, int pending) {
+    record SessionSummary(boolean connected, long expiresAtMillis, Map<String, Subscription> subscriptions, int pending) {
     }
 
     default HealthStatus health() {
@@ -85,10 +88,10 @@ public interface SessionStore {
      * A device's stored session.
      *
      * @param present       whether a session existed (CONNACK's session present flag)
-     * @param subscriptions topic filter to granted QoS, in subscription order
+     * @param subscriptions topic filter to its granted subscription, in subscription order
      * @param pending       messages not yet acknowledged, oldest first
      */
-    record StoredSession(boolean present, Map<String, Integer> subscriptions, List<StoredMessage> pending) {
+    record StoredSession(boolean present, Map<String, Subscription> subscriptions, List<StoredMessage> pending) {
         public static final StoredSession NONE = new StoredSession(false, Map.of(), List.of());
     }
 

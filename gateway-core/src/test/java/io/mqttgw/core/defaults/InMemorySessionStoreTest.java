@@ -108,4 +108,18 @@ class InMemorySessionStoreTest {
         assertEquals(2, store.retainedCount(), "an empty payload deletes");
         assertEquals(1, store.retained("fleet/#").toCompletableFuture().get().size());
     }
+
+    @Test
+    void keepsSubscriptionsWithTheirOptionsInSubscriptionOrder() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, 10, System::currentTimeMillis);
+        store.open("dev-1", false, 1).toCompletableFuture().join();
+        java.util.Map<String, io.mqttgw.core.spi.Subscription> subs = new java.util.LinkedHashMap<>();
+        subs.put("z/#", io.mqttgw.core.spi.Subscription.of(2, true, 1, 9));
+        subs.put("a/+", io.mqttgw.core.spi.Subscription.ofQos(1));
+        subs.put("m/x", io.mqttgw.core.spi.Subscription.ofQos(0));
+        store.saveSubscriptions("dev-1", subs).toCompletableFuture().join();
+        StoredSession back = store.open("dev-1", false, 2).toCompletableFuture().join();
+        org.junit.jupiter.api.Assertions.assertEquals(new java.util.ArrayList<>(subs.entrySet()),
+                new java.util.ArrayList<>(back.subscriptions().entrySet()));
+    }
 }

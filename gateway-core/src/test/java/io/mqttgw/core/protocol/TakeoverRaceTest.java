@@ -205,7 +205,7 @@ class TakeoverRaceTest {
         }
 
         @Override
-        public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Integer> subscriptions) {
+        public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, io.mqttgw.core.spi.Subscription> subscriptions) {
             return delegate.saveSubscriptions(clientId, subscriptions);
         }
 

@@ -3,6 +3,7 @@ package io.mqttgw.routing.session;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.SessionStore;
+import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.routing.redis.RedisConnector;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -164,7 +165,7 @@ public final class RedisSessionStore implements SessionStore {
     @SuppressWarnings("unchecked")
     private static StoredSession session(List<Object> r) {
         boolean existed = r.get(0) instanceof Long n && n == 1;
-        Map<String, Integer> subscriptions = MessageCodec.decodeSubscriptions((byte[]) r.get(1));
+        Map<String, Subscription> subscriptions = MessageCodec.decodeSubscriptions((byte[]) r.get(1));
         List<Object> ids = r.size() > 2 && r.get(2) instanceof List<?> l ? (List<Object>) l : List.of();
         List<Object> messages = r.size() > 3 && r.get(3) instanceof List<?> l ? (List<Object>) l : List.of();
         List<StoredMessage> pending = new ArrayList<>(ids.size());
@@ -263,7 +264,7 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     @Override
-    public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Integer> subscriptions) {
+    public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Subscription> subscriptions) {
         byte[] encoded = MessageCodec.encodeSubscriptions(subscriptions);
         return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.SAVE_SUBSCRIPTIONS,
                 RScript.ReturnType.LONG, List.of(keys.session(clientId)), (Object) encoded).thenApply(r -> null));

@@ -18,6 +18,7 @@ import io.mqttgw.routing.redis.RedisRouteStore;
 import io.mqttgw.routing.testkit.RedisTestServer;
 import io.mqttgw.routing.testkit.TestRouteStores;
 import io.mqttgw.routing.testkit.TestRouteStores.FakeNode;
+import io.mqttgw.core.spi.Subscription;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -132,7 +133,7 @@ class RedisSessionStoreIT {
     @Test
     void aCleanOpenDiscardsTheStoredSessionAndAnswersNone() throws Exception {
         get(store.open("dev-c", false, 1));
-        get(store.saveSubscriptions("dev-c", Map.of("devices/dev-c/commands", 1)));
+        get(store.saveSubscriptions("dev-c", Map.of("devices/dev-c/commands", Subscription.ofQos(1))));
         assertEquals(Append.Status.STORED, get(store.append(command("dev-c", "one"))).status());
         assertEquals(3, check.getKeys().countExists(session("dev-c"), session("dev-c") + ":pending",
                 session("dev-c") + ":messages"));
@@ -316,7 +317,7 @@ class RedisSessionStoreIT {
         assertEquals(Append.NO_SESSION, get(store.append(command("dev-unknown", "x"))));
         get(store.open("dev-clean", true, 1));
         assertEquals(Append.NO_SESSION, get(store.append(command("dev-clean", "x"))));
-        get(store.saveSubscriptions("dev-clean", Map.of("a/b", 1)));
+        get(store.saveSubscriptions("dev-clean", Map.of("a/b", Subscription.ofQos(1))));
         get(store.remove("dev-unknown", "1"));
         get(store.disconnected("dev-unknown", 1));
         assertEquals(0, check.getKeys().count(), "nothing written for devices without a session");
@@ -328,17 +329,17 @@ class RedisSessionStoreIT {
     void subscriptionsRoundTripInSubscriptionOrder() throws Exception {
         String c = "dev-s";
         get(store.open(c, false, 1));
-        Map<String, Integer> subs = new LinkedHashMap<>();
-        subs.put("zeta/#", 1);
-        subs.put("devices/dev-s/commands", 2);
-        subs.put("alpha/+/x", 0);
-        subs.put("fleet/ünï/+", 1);
+        Map<String, Subscription> subs = new LinkedHashMap<>();
+        subs.put("zeta/#", Subscription.ofQos(1));
+        subs.put("devices/dev-s/commands", Subscription.ofQos(2));
+        subs.put("alpha/+/x", Subscription.ofQos(0));
+        subs.put("fleet/ünï/+", Subscription.ofQos(1));
         get(store.saveSubscriptions(c, subs));
         StoredSession s = get(store.open(c, false, 2));
         assertEquals(new ArrayList<>(subs.entrySet()), new ArrayList<>(s.subscriptions().entrySet()));
 
-        Map<String, Integer> fewer = new LinkedHashMap<>();
-        fewer.put("alpha/+/x", 1);
+        Map<String, Subscription> fewer = new LinkedHashMap<>();
+        fewer.put("alpha/+/x", Subscription.ofQos(1));
         get(store.saveSubscriptions(c, fewer));
         assertEquals(fewer, get(store.open(c, false, 3)).subscriptions());
 
@@ -347,15 +348,27 @@ class RedisSessionStoreIT {
     }
 
     @Test
+    void mqtt5SubscriptionOptionsRoundTripBesideQosOnlyOnes() throws Exception {
+        String c = "dev-opts";
+        get(store.open(c, false, 1));
+        Map<String, Subscription> subs = new LinkedHashMap<>();
+        subs.put("devices/dev-opts/commands", Subscription.of(1, true, 2, 77));
+        subs.put("fleet/#", Subscription.ofQos(0));
+        get(store.saveSubscriptions(c, subs));
+        assertEquals(new ArrayList<>(subs.entrySet()),
+                new ArrayList<>(get(store.open(c, false, 2)).subscriptions().entrySet()));
+    }
+
+    @Test
     void subscriptionSavesOfOneClientReachRedisInTheOrderMade() throws Exception {
         String c = "dev-order";
         get(store.open(c, false, 1));
         List<CompletableFuture<Void>> saves = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
-            saves.add(store.saveSubscriptions(c, Map.of("t/" + i, 1)).toCompletableFuture());
+            saves.add(store.saveSubscriptions(c, Map.of("t/" + i, Subscription.ofQos(1))).toCompletableFuture());
         }
         CompletableFuture.allOf(saves.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
-        assertEquals(Map.of("t/49", 1), get(store.open(c, false, 2)).subscriptions());
+        assertEquals(Map.of("t/49", Subscription.ofQos(1)), get(store.open(c, false, 2)).subscriptions());
     }
 
     // --- retained messages -----------------------------------------------------------------------------------
