@@ -13,9 +13,9 @@ import java.util.List;
  * {@code mqtt.max-packet-size} is refused as soon as its remaining length is read, before its body is buffered. A
  * refused packet becomes the same invalid-message value the decoder emits (cause {@link InvalidPacketException}),
  * passed through the decoder to {@link InvalidPacketHandler}, the one place that turns it into a counted close;
- * every later byte is discarded. As a safety net for what the rules leave to the decoder (an MQTT 5 CONNECT's
- * properties), a frame the decoder did not read to its end is refused too. One instance per connection; event loop
- * only.
+ * every later byte is discarded. Once a level-5 CONNECT passed, the MQTT 5.0 layouts apply (the connection's protocol
+ * is its CONNECT's, as for the decoder). As a safety net for what the rules leave to the decoder, a frame the decoder
+ * did not read to its end is refused too. One instance per connection; event loop only.
  */
 public final class PacketFramer extends ByteToMessageDecoder {
     private static final PacketRules.Violation REMAINING_LENGTH = new PacketRules.Violation(
@@ -27,6 +27,8 @@ public final class PacketFramer extends ByteToMessageDecoder {
 
     private final int maxPacketSize;
     private boolean refused;
+    /** A level-5 CONNECT passed: later packets are checked with the MQTT 5.0 layouts. */
+    private boolean mqtt5;
     /** The last frame passed on, retained once more until it is seen whether the decoder read it to its end. */
     private ByteBuf lastFrame;
 
@@ -54,7 +56,7 @@ public final class PacketFramer extends ByteToMessageDecoder {
         int readable = in.readableBytes();
         int start = in.readerIndex();
         int first = in.getUnsignedByte(start);
-        PacketRules.Violation violation = PacketRules.checkFixedHeader(first);
+        PacketRules.Violation violation = PacketRules.checkFixedHeader(first, mqtt5);
         if (violation != null) {
             out.add(refuse(violation));
             in.skipBytes(readable);
@@ -85,11 +87,16 @@ public final class PacketFramer extends ByteToMessageDecoder {
         if (readable < headerLength + remaining) {
             return;
         }
-        violation = PacketRules.checkBody(first, in.slice(start + headerLength, remaining));
+        ByteBuf body = in.slice(start + headerLength, remaining);
+        violation = PacketRules.checkBody(first, body, mqtt5);
         if (violation != null) {
             out.add(refuse(violation));
             in.skipBytes(readable);
             return;
+        }
+        if ((first >> 4) == 1 && PacketRules.isMqtt5Connect(body)) {
+            // like the decoder, the protocol is the first CONNECT's (a second CONNECT closes the connection anyway)
+            mqtt5 = true;
         }
         ByteBuf frame = in.readRetainedSlice(headerLength + remaining);
         if (!frame.isContiguous()) {

@@ -4,13 +4,17 @@ import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
 /**
- * What makes an MQTT 3.1 / 3.1.1 packet invalid before it is decoded: the fixed-header flags each packet type
+ * What makes an MQTT 3.1 / 3.1.1 / 5.0 packet invalid before it is decoded: the fixed-header flags each packet type
  * requires, the CONNECT flag combinations the spec forbids, empty topic names and filters, packet id 0, a SUBSCRIBE
  * option byte outside QoS 0-2, and every length-prefixed field staying inside its packet with the packet's fields
  * filling it exactly. Netty's decoder reads fields as far as their length prefix says, across the packet's end into
  * the next packet's bytes, and turns some values into array or enum indexes; a packet that passes here it reads
  * exactly and safely. The decoder keeps what it checks after this: UTF-8, wildcards in a topic name, the protocol
- * level. Works on a whole frame by absolute index, never moves a reader index; stateless.
+ * level. For MQTT 5.0 (the packets after a level-5 CONNECT, and that CONNECT) also: every property block inside its
+ * packet and filled exactly by well-formed properties the packet type allows, none repeated but user properties,
+ * values the spec bounds within bounds; the optional reason code and properties of PUBACK, PUBREC, PUBREL, PUBCOMP,
+ * DISCONNECT and AUTH; the SUBSCRIBE option bits; AUTH (type 15) only in 5.0. Works on a whole frame by absolute
+ * index, never moves a reader index; stateless.
  */
 final class PacketRules {
     /** Why a packet is invalid: the close reason it is counted under and the normative statement it breaks. */
@@ -36,33 +40,61 @@ final class PacketRules {
             "MQTT-3.1.2-15: will retain without the will flag");
     private static final Violation PASSWORD_WITHOUT_USER = new Violation(DisconnectReason.INVALID_CONNECT_FLAGS,
             "MQTT-3.1.2-22: password flag without the user name flag");
-    private static final Violation FIELD_PAST_PACKET = new Violation(DisconnectReason.MALFORMED_PACKET,
+    static final Violation FIELD_PAST_PACKET = new Violation(DisconnectReason.MALFORMED_PACKET,
             "MQTT-1.5.3: a length-prefixed field runs past the end of its packet");
-    private static final Violation BYTES_AFTER_FIELDS = new Violation(DisconnectReason.MALFORMED_PACKET,
+    static final Violation BYTES_AFTER_FIELDS = new Violation(DisconnectReason.MALFORMED_PACKET,
             "MQTT-2.2.3: remaining length larger than the packet's fields");
-    private static final Violation WRONG_LENGTH = new Violation(DisconnectReason.MALFORMED_PACKET,
+    static final Violation WRONG_LENGTH = new Violation(DisconnectReason.MALFORMED_PACKET,
             "MQTT-2.2.3: remaining length other than the packet type's fixed length");
-    private static final Violation PACKET_ID_ZERO = new Violation(DisconnectReason.MALFORMED_PACKET,
+    static final Violation PACKET_ID_ZERO = new Violation(DisconnectReason.MALFORMED_PACKET,
             "MQTT-2.3.1-1: packet identifier 0");
-    private static final Violation EMPTY_TOPIC = new Violation(DisconnectReason.INVALID_TOPIC,
+    static final Violation EMPTY_TOPIC = new Violation(DisconnectReason.INVALID_TOPIC,
             "MQTT-4.7.3-1: empty topic name or filter");
-    private static final Violation NO_SUBSCRIPTION = new Violation(DisconnectReason.MALFORMED_PACKET,
+    static final Violation NO_SUBSCRIPTION = new Violation(DisconnectReason.MALFORMED_PACKET,
             "MQTT-3.8.3-3: SUBSCRIBE without a topic filter");
     private static final Violation SUBSCRIBE_OPTIONS = new Violation(DisconnectReason.MALFORMED_PACKET,
             "MQTT-3.8.3-4: SUBSCRIBE requested QoS 3 or reserved bits set");
-    private static final Violation NO_UNSUBSCRIPTION = new Violation(DisconnectReason.MALFORMED_PACKET,
+    static final Violation NO_UNSUBSCRIPTION = new Violation(DisconnectReason.MALFORMED_PACKET,
             "MQTT-3.10.3-2: UNSUBSCRIBE without a topic filter");
+
+    static final Violation AUTH_BEFORE_5 = new Violation(DisconnectReason.INVALID_FIXED_HEADER,
+            "MQTT-2.1.2: packet type 15 (AUTH) exists in MQTT 5.0 only");
+    static final Violation SUBSCRIBE_OPTIONS_5 = new Violation(DisconnectReason.MALFORMED_PACKET,
+            "MQTT-3.8.3-5: SUBSCRIBE option with QoS 3, retain handling 3 or reserved bits 6-7 set");
+    static final Violation PROPERTY_LENGTH = new Violation(DisconnectReason.MALFORMED_PACKET,
+            "MQTT-2.2.2: property length or a property runs past its packet or block");
+    static final Violation PROPERTY_UNKNOWN = new Violation(DisconnectReason.MALFORMED_PACKET,
+            "MQTT-2.2.2: unknown property identifier");
+    static final Violation PROPERTY_NOT_ALLOWED = new Violation(DisconnectReason.PROTOCOL_VIOLATION,
+            "MQTT-2.2.2: a property this packet type does not carry");
+    static final Violation PROPERTY_REPEATED = new Violation(DisconnectReason.PROTOCOL_VIOLATION,
+            "MQTT-2.2.2: a property other than user property given twice");
+    static final Violation PROPERTY_VALUE = new Violation(DisconnectReason.PROTOCOL_VIOLATION,
+            "MQTT-3.1.2: property value out of range (0 where it must not be, or a flag other than 0 or 1)");
+    static final Violation REASON_CODE = new Violation(DisconnectReason.MALFORMED_PACKET,
+            "MQTT-2.4: a reason code this packet type does not define");
+    static final Violation EMPTY_TOPIC_WITHOUT_ALIAS = new Violation(DisconnectReason.PROTOCOL_VIOLATION,
+            "MQTT-3.3.2-8: PUBLISH with an empty topic and no topic alias");
 
     private PacketRules() {
     }
 
-    /** Checks the first byte alone, so a bad one is refused before the rest of its packet arrives. */
-    static Violation checkFixedHeader(int firstByte) {
+    /**
+     * Checks the first byte alone, so a bad one is refused before the rest of its packet arrives.
+     *
+     * @param mqtt5 whether a level-5 CONNECT opened the connection
+     */
+    static Violation checkFixedHeader(int firstByte, boolean mqtt5) {
         int type = firstByte >> 4;
         int flags = firstByte & 0x0F;
         switch (type) {
-            case 0, 15:
+            case 0:
                 return RESERVED_TYPE;
+            case 15:
+                if (!mqtt5) {
+                    return AUTH_BEFORE_5;
+                }
+                return flags == 0 ? null : FIXED_FLAGS;
             case 3:
                 return (flags & 0x06) == 0x06 ? PUBLISH_QOS_3 : null;
             case 6, 8, 10:
@@ -75,11 +107,16 @@ final class PacketRules {
     /**
      * Checks the variable header and payload of a packet whose first byte passed {@link #checkFixedHeader}.
      * {@code body} is exactly the packet's remaining length; null when the packet is valid or is a CONNECT of a
-     * protocol other than 3.1 / 3.1.1 (the decoder refuses that with the CONNACK the spec asks for).
+     * protocol other than 3.1 / 3.1.1 / 5.0 (the decoder refuses that with the CONNACK the spec asks for).
+     *
+     * @param mqtt5 whether a level-5 CONNECT opened the connection (a CONNECT is checked by its own level)
      */
-    static Violation checkBody(int firstByte, ByteBuf body) {
+    static Violation checkBody(int firstByte, ByteBuf body, boolean mqtt5) {
         int start = body.readerIndex();
         int end = start + body.readableBytes();
+        if (mqtt5 && (firstByte >> 4) != 1) {
+            return Mqtt5Layouts.check(firstByte, body, start, end);
+        }
         switch (firstByte >> 4) {
             case 1:
                 return connect(body, start, end);
@@ -104,13 +141,23 @@ final class PacketRules {
         }
     }
 
+    /** Whether a CONNECT body that passed {@link #checkBody} names MQTT 5.0 (protocol name MQTT, level 5). */
+    static boolean isMqtt5Connect(ByteBuf body) {
+        int start = body.readerIndex();
+        int nameEnd = fieldEnd(body, start, start + body.readableBytes());
+        return nameEnd > 0 && nameEnd < start + body.readableBytes() && body.getUnsignedByte(nameEnd) == 5
+                && nameIs(body, start, nameEnd, MQTT);
+    }
+
     private static Violation connect(ByteBuf b, int start, int end) {
         int nameEnd = fieldEnd(b, start, end);
         if (nameEnd < 0 || nameEnd >= end) {
             return FIELD_PAST_PACKET;
         }
         int level = b.getUnsignedByte(nameEnd);
-        boolean known = level == 4 && nameIs(b, start, nameEnd, MQTT) || level == 3 && nameIs(b, start, nameEnd, MQISDP);
+        boolean v5 = level == 5 && nameIs(b, start, nameEnd, MQTT);
+        boolean known = v5 || level == 4 && nameIs(b, start, nameEnd, MQTT)
+                || level == 3 && nameIs(b, start, nameEnd, MQISDP);
         if (!known) {
             return null;
         }
@@ -137,10 +184,23 @@ final class PacketRules {
         if (!will && willRetain) {
             return WILL_RETAIN_WITHOUT_WILL;
         }
-        if (password && !user) {
+        if (password && !user && !v5) {
+            // MQTT 5.0 allows a password without a user name
             return PASSWORD_WITHOUT_USER;
         }
+        if (v5) {
+            p = Mqtt5Layouts.properties(b, p, end, Mqtt5Layouts.CONNECT);
+            if (p < 0) {
+                return Mqtt5Layouts.violation(p);
+            }
+        }
         p = fieldEnd(b, p, end);
+        if (p >= 0 && will && v5) {
+            p = Mqtt5Layouts.properties(b, p, end, Mqtt5Layouts.WILL);
+            if (p < 0) {
+                return Mqtt5Layouts.violation(p);
+            }
+        }
         if (p >= 0 && will) {
             int topicStart = p;
             p = fieldEnd(b, p, end);
@@ -225,7 +285,7 @@ final class PacketRules {
         return null;
     }
 
-    private static Violation packetId(ByteBuf b, int start, int end) {
+    static Violation packetId(ByteBuf b, int start, int end) {
         if (start + 2 > end) {
             return FIELD_PAST_PACKET;
         }
@@ -233,7 +293,7 @@ final class PacketRules {
     }
 
     /** The index after the two-byte-length-prefixed field at {@code p}, or -1 when it does not fit before {@code end}. */
-    private static int fieldEnd(ByteBuf b, int p, int end) {
+    static int fieldEnd(ByteBuf b, int p, int end) {
         if (p < 0 || p + 2 > end) {
             return -1;
         }
