@@ -186,6 +186,14 @@ public final class CoreConfigKeys {
             "Outbound bytes one connection may have queued once it is unwritable; a write past it closes the "
                     + "connection at once (reason slow_consumer).", size(1, 256L << 20));
 
+    public static final ConfigKey<Integer> MQTT_TOPIC_ALIAS_MAXIMUM = new ConfigKey<>("mqtt.topic-alias-maximum",
+            "16", "0 to 65535", "MQTT 5.0: topic aliases a device may set up on uplink, announced in CONNACK (topic alias "
+                    + "maximum); 0 turns uplink topic aliases off.", intRange(0, 65535));
+    public static final ConfigKey<Duration> MQTT_MAX_KEEP_ALIVE = new ConfigKey<>("mqtt.max-keep-alive", "0s",
+            "0s (no cap) or 1s to 65535s", "MQTT 5.0: the longest keepalive a device may use; a 5.0 device asking for "
+                    + "more (or for none) is given this one in CONNACK (server keep alive). 3.1.1 devices keep theirs "
+                    + "(3.1.1 cannot tell them).", duration(Duration.ZERO, Duration.ofSeconds(65535)));
+
     public static final ConfigKey<String> IDENTITY_SOURCE = new ConfigKey<>("identity.source", "cn",
             "cn, san-uri or san-dns", "Where the device identity is read from in the client certificate.",
             oneOf("cn", "san-uri", "san-dns"));
@@ -445,7 +453,7 @@ public final class CoreConfigKeys {
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS, MQTT_MAX_TOPIC_LENGTH, MQTT_MAX_TOPIC_LEVELS,
-            MQTT_WRITE_STALL_TIMEOUT, MQTT_MAX_PENDING_OUTBOUND,
+            MQTT_WRITE_STALL_TIMEOUT, MQTT_MAX_PENDING_OUTBOUND, MQTT_TOPIC_ALIAS_MAXIMUM, MQTT_MAX_KEEP_ALIVE,
             IDENTITY_SOURCE, IDENTITY_CLIENT_ID_POLICY, IDENTITY_EXPIRY_WARNING,
             AUTH_PROVIDER, AUTH_TIMEOUT, AUTH_ALLOW_WITHOUT_CERTIFICATE,
             ACL_PUBLISH, ACL_SUBSCRIBE, ACL_ON_VIOLATION,

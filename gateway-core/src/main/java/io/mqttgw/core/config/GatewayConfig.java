@@ -66,9 +66,13 @@ public record GatewayConfig(
     public record ProxyProtocol(TrustedSources trustedSources, Duration headerTimeout) {
     }
 
+    /**
+     * MQTT limits. {@code topicAliasMaximum} and {@code maxKeepAliveSeconds} (0: no cap) are MQTT 5.0's: announced in
+     * CONNACK.
+     */
     public record Mqtt(Duration connectTimeout, int maxPacketSize, int maxClientIdLength, int maxInflightUplink,
                        int maxSubscriptions, int maxQos, TopicLimits topicLimits, Duration writeStallTimeout,
-                       long maxPendingOutbound) {
+                       long maxPendingOutbound, int topicAliasMaximum, int maxKeepAliveSeconds) {
     }
 
     /** How the device identity is read from the certificate and tied to the MQTT client id. */
@@ -194,7 +198,8 @@ public record GatewayConfig(
         Mqtt mqtt = new Mqtt(v.get(MQTT_CONNECT_TIMEOUT), v.get(MQTT_MAX_PACKET_SIZE).intValue(),
                 v.get(MQTT_MAX_CLIENT_ID_LENGTH), v.get(MQTT_MAX_INFLIGHT_UPLINK), v.get(MQTT_MAX_SUBSCRIPTIONS),
                 v.get(MQTT_MAX_QOS), new TopicLimits(v.get(MQTT_MAX_TOPIC_LENGTH), v.get(MQTT_MAX_TOPIC_LEVELS)),
-                v.get(MQTT_WRITE_STALL_TIMEOUT), v.get(MQTT_MAX_PENDING_OUTBOUND));
+                v.get(MQTT_WRITE_STALL_TIMEOUT), v.get(MQTT_MAX_PENDING_OUTBOUND), v.get(MQTT_TOPIC_ALIAS_MAXIMUM),
+                (int) v.get(MQTT_MAX_KEEP_ALIVE).toSeconds());
         if (mqtt.maxPendingOutbound() <= high) {
             throw v.invalid(MQTT_MAX_PENDING_OUTBOUND, "is not above " + SERVER_WRITE_HIGH.name() + " (" + high
                     + " bytes): raise it, or lower the high-water mark");

@@ -71,7 +71,14 @@ public final class GatewayMetrics {
                 MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
                 MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD,
                 MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
-                MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION}) {
+                MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
+                MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID,
+                MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED_5,
+                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD,
+                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE_5,
+                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY,
+                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_AUTHENTICATION_METHOD,
+                MqttConnectReturnCode.CONNECTION_REFUSED_TOPIC_NAME_INVALID}) {
             connects.put(c, Counter.builder("mqttgw.connects").tag("result", resultLabel(c))
                     .description("CONNECTs answered, by CONNACK result").register(registry));
         }
@@ -154,9 +161,21 @@ public final class GatewayMetrics {
                 .description("Older connections closed because the same client id connected again").register(registry);
     }
 
+    /** The result label; an MQTT 5.0 code that means what a 3.1.1 one means shares its label (one dashboard). */
     private static String resultLabel(MqttConnectReturnCode code) {
-        if (code == MqttConnectReturnCode.CONNECTION_ACCEPTED) {
-            return "accepted";
+        switch (code) {
+            case CONNECTION_ACCEPTED:
+                return "accepted";
+            case CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID:
+                return "refused_identifier_rejected";
+            case CONNECTION_REFUSED_NOT_AUTHORIZED_5:
+                return "refused_not_authorized";
+            case CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD:
+                return "refused_bad_user_name_or_password";
+            case CONNECTION_REFUSED_SERVER_UNAVAILABLE_5:
+                return "refused_server_unavailable";
+            default:
+                break;
         }
         return code.name().toLowerCase(Locale.ROOT).replace("connection_refused_", "refused_");
     }
