@@ -20,20 +20,42 @@ final class DownlinkPublish extends AbstractReferenceCounted {
 
     private final DownlinkMessage message;
     private final ByteBuf[] prefixes = new ByteBuf[3];
+    /** The prefixes for MQTT 5.0 receivers, by QoS; null until one needs it (a 3.1.1 fleet never pays for them). */
+    private ByteBuf[] prefixes5;
+    private final byte[] topic;
     private final ByteBuf payload;
 
     private DownlinkPublish(DownlinkMessage message, ByteBufAllocator alloc) {
         this.message = message;
         this.payload = alloc.buffer(message.payload().length).writeBytes(message.payload()).asReadOnly();
-        byte[] topic = message.topic().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.topic = message.topic().getBytes(java.nio.charset.StandardCharsets.UTF_8);
         for (int qos = 0; qos <= message.qos(); qos++) {
-            int remaining = 2 + topic.length + (qos > 0 ? 2 : 0) + message.payload().length;
-            ByteBuf prefix = alloc.buffer(5 + 2 + topic.length);
-            prefix.writeByte(PUBLISH | qos << 1 | (message.retain() ? 1 : 0));
-            writeRemainingLength(prefix, remaining);
-            prefix.writeShort(topic.length).writeBytes(topic);
-            prefixes[qos] = prefix.asReadOnly();
+            prefixes[qos] = prefix(alloc, qos, 0);
         }
+    }
+
+    /** Fixed header and topic, read-only; {@code propertyBytes} more bytes follow the packet id. */
+    private ByteBuf prefix(ByteBufAllocator alloc, int qos, int propertyBytes) {
+        int remaining = 2 + topic.length + (qos > 0 ? 2 : 0) + propertyBytes + message.payload().length;
+        ByteBuf prefix = alloc.buffer(5 + 2 + topic.length);
+        prefix.writeByte(PUBLISH | qos << 1 | (message.retain() ? 1 : 0));
+        writeRemainingLength(prefix, remaining);
+        prefix.writeShort(topic.length).writeBytes(topic);
+        return prefix.asReadOnly();
+    }
+
+    /**
+     * The 5.0 prefix of {@code qos}. A shared broadcast encoding is used from several event loops: the lazily built
+     * array is published under this object's monitor (taken only by 5.0 receivers, once per QoS in practice).
+     */
+    private synchronized ByteBuf prefix5(int qos) {
+        if (prefixes5 == null) {
+            prefixes5 = new ByteBuf[3];
+        }
+        if (prefixes5[qos] == null) {
+            prefixes5[qos] = prefix(ByteBufAllocator.DEFAULT, qos, 1);
+        }
+        return prefixes5[qos];
     }
 
     static DownlinkPublish encode(DownlinkMessage message, ByteBufAllocator alloc) {
@@ -44,10 +66,19 @@ final class DownlinkPublish extends AbstractReferenceCounted {
         return message;
     }
 
-    /** The packet for one receiver: shared prefix, its packet id (QoS 1/2), shared payload. */
+    /** The packet for one MQTT 3.1.1 receiver. */
     ByteBuf packet(ByteBufAllocator alloc, int qos, int packetId, boolean dup) {
+        return packet(alloc, qos, packetId, dup, false);
+    }
+
+    /**
+     * The packet for one receiver: shared prefix, its packet id (QoS 1/2), shared payload. An MQTT 5.0 receiver's
+     * packet also has a property block (empty here) after the packet id, so its prefix (one more byte of remaining
+     * length) is built the first time a 5.0 receiver needs it.
+     */
+    ByteBuf packet(ByteBufAllocator alloc, int qos, int packetId, boolean dup, boolean properties) {
         CompositeByteBuf packet = alloc.compositeBuffer(3);
-        ByteBuf prefix = prefixes[qos].retainedDuplicate();
+        ByteBuf prefix = (properties ? prefix5(qos) : prefixes[qos]).retainedDuplicate();
         if (dup) {
             // a retransmission: its own copy of the prefix with the DUP bit (rare, so the copy does not matter)
             ByteBuf copy = alloc.buffer(prefix.readableBytes()).writeBytes(prefix);
@@ -56,8 +87,15 @@ final class DownlinkPublish extends AbstractReferenceCounted {
             prefix = copy;
         }
         packet.addComponent(true, prefix);
-        if (qos > 0) {
-            packet.addComponent(true, alloc.buffer(2, 2).writeShort(packetId));
+        if (qos > 0 || properties) {
+            ByteBuf header = alloc.buffer(3, 3);
+            if (qos > 0) {
+                header.writeShort(packetId);
+            }
+            if (properties) {
+                header.writeByte(0);
+            }
+            packet.addComponent(true, header);
         }
         packet.addComponent(true, payload.retainedDuplicate());
         return packet;
@@ -74,9 +112,18 @@ final class DownlinkPublish extends AbstractReferenceCounted {
     @Override
     protected void deallocate() {
         payload.release();
-        for (ByteBuf prefix : prefixes) {
-            if (prefix != null) {
-                prefix.release();
+        release(prefixes);
+        synchronized (this) {
+            release(prefixes5);
+        }
+    }
+
+    private static void release(ByteBuf[] buffers) {
+        if (buffers != null) {
+            for (ByteBuf b : buffers) {
+                if (b != null) {
+                    b.release();
+                }
             }
         }
     }

@@ -166,7 +166,8 @@ final class DownlinkSession {
             // the device is not reading: QoS 0 may be lost, so it is, rather than growing the outbound buffer
             finish(p, Outcome.NOT_WRITABLE);
         } else if (p.qos == 0) {
-            channel.writeAndFlush(p.publish.packet(channel.alloc(), 0, 0, false), channel.voidPromise());
+            channel.writeAndFlush(p.publish.packet(channel.alloc(), 0, 0, false, properties()),
+                    channel.voidPromise());
             metrics.publishSent(0);
             finish(p, Outcome.DELIVERED);
         } else if (inflight.size() < config.maxInflight() && queue.isEmpty() && channel.isWritable()) {
@@ -187,7 +188,8 @@ final class DownlinkSession {
         p.sentAtNanos = System.nanoTime();
         inflight.put(p.packetId, p);
         metrics.downlinkInflight(1);
-        channel.writeAndFlush(p.publish.packet(channel.alloc(), p.qos, p.packetId, false), channel.voidPromise());
+        channel.writeAndFlush(p.publish.packet(channel.alloc(), p.qos, p.packetId, false, properties()),
+                channel.voidPromise());
         metrics.publishSent(p.qos);
         arm();
     }
@@ -305,7 +307,8 @@ final class DownlinkSession {
                 channel.write(new MqttMessage(PUBREL, MqttMessageIdVariableHeader.from(p.packetId)),
                         channel.voidPromise());
             } else {
-                channel.write(p.publish.packet(channel.alloc(), p.qos, p.packetId, true), channel.voidPromise());
+                channel.write(p.publish.packet(channel.alloc(), p.qos, p.packetId, true, properties()),
+                        channel.voidPromise());
             }
         }
         channel.flush();
@@ -336,5 +339,10 @@ final class DownlinkSession {
 
     int queued() {
         return queue.size();
+    }
+
+    /** Whether this connection's PUBLISHes carry an MQTT 5.0 property block. */
+    private boolean properties() {
+        return ConnectionContext.of(channel).capabilities().properties();
     }
 }

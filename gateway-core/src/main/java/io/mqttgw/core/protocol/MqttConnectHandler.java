@@ -39,7 +39,11 @@ import java.util.concurrent.TimeUnit;
  * {@code Authenticator} (reading paused meanwhile, the answer bounded by {@code auth.timeout} and handed back to this
  * event loop), registers the session (closing an older channel with the same client id and
  * proof kind; refusing with identifier rejected when the holder proved its identity the other way),
- * queues the route write, sends CONNACK and then replaces itself with the session handlers. Packets a device sends
+ * queues the route write, sends CONNACK and then replaces itself with the session handlers. An MQTT 5.0 CONNECT
+ * gets the same treatment plus its properties: the device's limits become the connection's
+ * {@link ProtocolCapabilities}, CONNACK announces the gateway's own ({@link Mqtt5Connect}), and every refusal
+ * carries the 5.0 reason code ({@link ConnectRefusal}); an authentication method is refused (0x8C: certificates are
+ * the authentication here). Packets a device sends
  * before its CONNACK (allowed by MQTT) wait in the flow-control handler while reading is paused and reach the
  * session handlers once it resumes. One instance per connection; event loop only.
  */
@@ -57,6 +61,12 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private boolean restored;
     private boolean routeDecided;
     private int keepAliveSeconds;
+    /** The CONNECT's protocol and the device's limits; on the connection once the accepting CONNACK is written. */
+    private ProtocolCapabilities capabilities = ProtocolCapabilities.MQTT_3_1_1;
+    /** 5.0: the client id the gateway chose for a device that sent an empty one (CONNACK assigned client id). */
+    private String assignedClientId;
+    /** 5.0: the keepalive imposed by {@code mqtt.max-keep-alive} (CONNACK server keep alive), or -1. */
+    private int serverKeepAlive = -1;
 
     /** @param name the name this handler has in the pipeline; session handlers are added after it */
     public MqttConnectHandler(SessionServices services, SessionPhase sessionPhase, String name) {
@@ -111,34 +121,34 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private void onConnect(ChannelHandlerContext ctx, MqttConnectMessage connect) {
         MqttConnectVariableHeader header = connect.variableHeader();
         MqttConnectPayload payload = connect.payload();
+        MqttVersion version = MqttVersion.fromProtocolNameAndLevel(header.name(), (byte) header.version());
+        capabilities = version == MqttVersion.MQTT_5 ? Mqtt5Connect.capabilities(header.properties())
+                : ProtocolCapabilities.legacy(version);
         if (services.admission().refuseConnects()) {
             // overloaded: refuse, after a random delay so the devices' retries spread out
             ctx.channel().config().setAutoRead(false);
             long max = services.config().admission().rejectDelay().toMillis();
             ctx.executor().schedule(() -> refuse(ctx, payload.clientIdentifier(),
-                    MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, DisconnectReason.OVERLOADED),
+                    ConnectRefusal.SERVER_BUSY, DisconnectReason.OVERLOADED),
                     max <= 0 ? 0 : ThreadLocalRandom.current().nextLong(max + 1), TimeUnit.MILLISECONDS);
             return;
         }
-        if (header.version() == MqttVersion.MQTT_5.protocolLevel()) {
-            // the decoder switched the channel's codec to MQTT 5, so the answer is an MQTT 5 CONNACK with the
-            // MQTT 5 reason code for this case (0x01 is not one)
-            refuse(ctx, null, MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
-                    DisconnectReason.UNSUPPORTED_PROTOCOL);
+        if (capabilities.properties() && Mqtt5Connect.namesAuthenticationMethod(header.properties())) {
+            // enhanced authentication (SCRAM, Kerberos...) is not offered: the certificate is the authentication
+            refuse(ctx, payload.clientIdentifier(), ConnectRefusal.BAD_AUTHENTICATION_METHOD,
+                    DisconnectReason.BAD_AUTHENTICATION_METHOD);
             return;
         }
         ConnectionContext context = ConnectionContext.of(ctx.channel());
         String requested = payload.clientIdentifier() == null ? "" : payload.clientIdentifier();
         if (ByteBufUtil.utf8Bytes(requested) > services.config().mqtt().maxClientIdLength()) {
             // Netty's decoder applies its limit only to MQTT 3.1; 3.1.1 leaves the length to the server
-            refuse(ctx, null, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-                    DisconnectReason.CONNECT_REFUSED);
+            refuse(ctx, null, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.CONNECT_REFUSED);
             return;
         }
-        if (requested.isEmpty() && !header.isCleanSession()) {
-            // MQTT-3.1.3-7: a zero-byte client id requires clean session
-            refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-                    DisconnectReason.CONNECT_REFUSED);
+        if (requested.isEmpty() && !header.isCleanSession() && !capabilities.properties()) {
+            // MQTT-3.1.3-7: a zero-byte client id requires clean session; 5.0 tells the device the id it assigns
+            refuse(ctx, requested, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.CONNECT_REFUSED);
             return;
         }
         String clientId = requested;
@@ -146,15 +156,13 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         if (context.proof() == IdentityProof.CERTIFICATE) {
             String identity = context.certificateIdentity();
             if (identity == null) {
-                refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
-                        DisconnectReason.CONNECT_REFUSED);
+                refuse(ctx, requested, ConnectRefusal.NOT_AUTHORIZED, DisconnectReason.CONNECT_REFUSED);
                 return;
             }
             if (!policy.clientIdMustMatch() || requested.isEmpty()) {
                 clientId = identity;
             } else if (!requested.equals(identity)) {
-                refuse(ctx, requested, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-                        DisconnectReason.CONNECT_REFUSED);
+                refuse(ctx, requested, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.CONNECT_REFUSED);
                 return;
             } else {
                 // equal: the session keeps one string for both, not the decoder's copy too (issue 15)
@@ -169,26 +177,28 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         IdentityRules.Violation violation = IdentityRules.check(clientId);
         if (violation != null) {
             services.metrics().identityRejected(violation.label());
-            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-                    DisconnectReason.INVALID_IDENTITY);
+            refuse(ctx, clientId, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.INVALID_IDENTITY);
             return;
+        }
+        if (requested.isEmpty() && capabilities.properties()) {
+            assignedClientId = clientId;
         }
         UplinkMessage will = null;
         if (header.isWillFlag()) {
             String willTopic = payload.willTopic();
             if (willTopic == null || willTopic.isEmpty() || willTopic.indexOf('+') >= 0
                     || willTopic.indexOf('#') >= 0) {
-                DeviceDisconnector.close(ctx.channel(), DisconnectReason.INVALID_TOPIC);
+                refuse(ctx, clientId, ConnectRefusal.TOPIC_NAME_INVALID, DisconnectReason.INVALID_TOPIC);
                 return;
             }
             TopicLimits.Exceeded exceeded = services.config().mqtt().topicLimits().check(willTopic);
             if (exceeded != null) {
                 services.metrics().topicRefused("will", exceeded);
-                DeviceDisconnector.close(ctx.channel(), DisconnectReason.TOPIC_LIMIT);
+                refuse(ctx, clientId, ConnectRefusal.TOPIC_NAME_INVALID, DisconnectReason.TOPIC_LIMIT);
                 return;
             }
             will = new UplinkMessage(clientId, willTopic, header.willQos(), header.isWillRetain(),
-                    payload.willMessageInBytes(), 0L);
+                    payload.willMessageInBytes(), 0L, PublishProperties.read(payload.willProperties()));
         }
         AuthRequest request = new AuthRequest(clientId, payload.userName(), payload.passwordInBytes(),
                 context.certificateIdentity(), context.certificate(), context.remoteAddress(),
@@ -203,15 +213,27 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         String finalClientId = clientId;
         UplinkMessage finalWill = will;
         boolean clean = header.isCleanSession();
+        if (capabilities.properties() && Mqtt5Connect.sessionExpirySeconds(header.properties()) == 0) {
+            // 5.0: no session expiry interval means the session ends with the connection
+            clean = true;
+        }
         keepAliveSeconds = header.keepAliveTimeSeconds();
-        Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill, clean,
+        int maxKeepAlive = services.config().mqtt().maxKeepAliveSeconds();
+        if (capabilities.properties() && maxKeepAlive > 0
+                && (keepAliveSeconds == 0 || keepAliveSeconds > maxKeepAlive)) {
+            // only 5.0 can be told (server keep alive); a 3.1.1 device keeps the keepalive it chose
+            keepAliveSeconds = maxKeepAlive;
+            serverKeepAlive = maxKeepAlive;
+        }
+        boolean cleanStart = clean;
+        Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill, cleanStart,
                 AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE));
         authTimeout = ctx.executor().schedule(onTimeout, services.config().auth().timeout().toMillis(),
                 TimeUnit.MILLISECONDS);
         stage.whenComplete((result, error) -> {
             AuthResult r = error != null || result == null
                     ? AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE) : result;
-            Runnable decision = () -> decide(ctx, finalClientId, finalWill, clean, r);
+            Runnable decision = () -> decide(ctx, finalClientId, finalWill, cleanStart, r);
             if (ctx.executor().inEventLoop()) {
                 decision.run();
             } else {
@@ -232,14 +254,13 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         if (!result.allowed()) {
-            refuse(ctx, clientId, returnCode(result.decision()), DisconnectReason.CONNECT_REFUSED);
+            refuse(ctx, clientId, refusalOf(result.decision()), DisconnectReason.CONNECT_REFUSED);
             return;
         }
         TopicAcl acl = aclOf(result);
         if (will != null && !acl.mayPublish(clientId, will.topic())) {
             services.metrics().aclDenied(true);
-            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
-                    DisconnectReason.CONNECT_REFUSED);
+            refuse(ctx, clientId, ConnectRefusal.NOT_AUTHORIZED, DisconnectReason.CONNECT_REFUSED);
             return;
         }
         long epoch = services.epochs().incrementAndGet();
@@ -281,8 +302,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
-            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-                    DisconnectReason.IDENTITY_CONFLICT);
+            refuse(ctx, clientId, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.IDENTITY_CONFLICT);
             return;
         }
         Channel older = registration.replaced();
@@ -362,8 +382,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         if (isConflict(error)) {
             ConnectionContext.of(ctx.channel()).forgetWill();
             services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
-            refuse(ctx, clientId, MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-                    DisconnectReason.IDENTITY_CONFLICT);
+            refuse(ctx, clientId, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.IDENTITY_CONFLICT);
             return;
         }
         // stored or not answering: served (a conflict found later still closes the session)
@@ -439,8 +458,14 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     /** CONNACK accepted, the session handlers in place of this one, reading resumed. */
     private void accept(ChannelHandlerContext ctx, String clientId, boolean sessionPresent) {
         Channel channel = ctx.channel();
-        ctx.writeAndFlush(MqttMessageBuilders.connAck()
-                .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(sessionPresent).build());
+        MqttMessageBuilders.ConnAckBuilder connAck = MqttMessageBuilders.connAck()
+                .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(sessionPresent);
+        if (capabilities.properties()) {
+            connAck.properties(Mqtt5Connect.connAck(services.config().mqtt(), assignedClientId, serverKeepAlive, -1));
+        }
+        // from here on the device may be told why the gateway closes the connection (5.0 server DISCONNECT)
+        ConnectionContext.of(channel).capabilities(capabilities);
+        ctx.writeAndFlush(connAck.build());
         services.metrics().connectAnswered(MqttConnectReturnCode.CONNECTION_ACCEPTED);
         services.events().connected(clientId, ConnectionContext.of(channel).remoteAddress(),
                 ConnectionContext.of(channel).listener());
@@ -468,19 +493,24 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         return Arrays.stream(filters.split(",")).map(String::trim).filter(f -> !f.isEmpty()).toList();
     }
 
-    private void refuse(ChannelHandlerContext ctx, String clientId, MqttConnectReturnCode code,
-                        DisconnectReason reason) {
+    /** CONNACK with the refusal's code for this connection's protocol, then close; a close alone where it has none. */
+    private void refuse(ChannelHandlerContext ctx, String clientId, ConnectRefusal refusal, DisconnectReason reason) {
+        MqttConnectReturnCode code = refusal.code(capabilities);
+        if (code == null) {
+            DeviceDisconnector.close(ctx.channel(), reason);
+            return;
+        }
         services.metrics().connectAnswered(code);
         services.events().refused(clientId, ConnectionContext.of(ctx.channel()).remoteAddress(), code);
         DeviceDisconnector.closeAfter(ctx.channel(), InvalidPacketHandler.refusal(code), reason);
     }
 
-    static MqttConnectReturnCode returnCode(AuthResult.Decision decision) {
+    /** The refusal for an authenticator's denial ({@code ALLOW} is never refused). */
+    static ConnectRefusal refusalOf(AuthResult.Decision decision) {
         return switch (decision) {
-            case ALLOW -> MqttConnectReturnCode.CONNECTION_ACCEPTED;
-            case NOT_AUTHORIZED -> MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED;
-            case BAD_CREDENTIALS -> MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD;
-            case SERVER_UNAVAILABLE -> MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE;
+            case ALLOW, NOT_AUTHORIZED -> ConnectRefusal.NOT_AUTHORIZED;
+            case BAD_CREDENTIALS -> ConnectRefusal.BAD_CREDENTIALS;
+            case SERVER_UNAVAILABLE -> ConnectRefusal.SERVER_UNAVAILABLE;
         };
     }
 

@@ -29,6 +29,21 @@ public record ProtocolCapabilities(MqttVersion version, int receiveMaximum, int 
     public static final ProtocolCapabilities MQTT_3_1 = new ProtocolCapabilities(MqttVersion.MQTT_3_1, 65_535,
             PROTOCOL_MAXIMUM_PACKET_SIZE, 0, false, false);
 
+    /** A 5.0 device that announced no limits: shared by every such connection. */
+    public static final ProtocolCapabilities MQTT_5 = new ProtocolCapabilities(MqttVersion.MQTT_5, 65_535,
+            PROTOCOL_MAXIMUM_PACKET_SIZE, 0, true, false);
+
+    /**
+     * A 5.0 connection's capabilities: the shared {@link #MQTT_5} when the device announced the defaults, so only a
+     * device with limits of its own pays for an instance (32 bytes).
+     */
+    public static ProtocolCapabilities mqtt5(int receiveMaximum, int maximumPacketSize, int topicAliasMaximum,
+                                             boolean problemInformation, boolean responseInformation) {
+        ProtocolCapabilities c = new ProtocolCapabilities(MqttVersion.MQTT_5, receiveMaximum, maximumPacketSize,
+                topicAliasMaximum, problemInformation, responseInformation);
+        return c.equals(MQTT_5) ? MQTT_5 : c;
+    }
+
     /** The shared constant for a connection whose CONNECT is 3.1 or 3.1.1. */
     public static ProtocolCapabilities legacy(MqttVersion version) {
         return version == MqttVersion.MQTT_3_1 ? MQTT_3_1 : MQTT_3_1_1;

@@ -7,7 +7,8 @@ import io.netty.util.ReferenceCountUtil;
 
 /**
  * The packets of an established session that no other packet class takes: a second CONNECT, or a packet only a
- * server sends (CONNACK, SUBACK, UNSUBACK, PINGRESP), closes the connection; an acknowledgement of downlink
+ * server sends (CONNACK, SUBACK, UNSUBACK, PINGRESP), closes the connection, an MQTT 5.0 AUTH too (reason bad
+ * authentication method: enhanced authentication is not offered); an acknowledgement of downlink
  * (PUBACK, PUBREC, PUBCOMP) given here is consumed. Called by {@link EstablishedSessionHandler}. Stateless, shared;
  * event loop only.
  */
@@ -26,6 +27,8 @@ public final class UnexpectedPacketHandler {
                 // an acknowledgement of nothing the downlink handler knows: late, or for a message given up
             }
             case CONNECT -> DeviceDisconnector.close(ctx.channel(), DisconnectReason.SECOND_CONNECT);
+            // 5.0 AUTH: no CONNECT is accepted with an authentication method, so there is nothing to continue
+            case AUTH -> DeviceDisconnector.close(ctx.channel(), DisconnectReason.BAD_AUTHENTICATION_METHOD);
             default -> DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
         }
     }

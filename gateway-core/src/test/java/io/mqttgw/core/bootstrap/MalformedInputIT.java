@@ -108,12 +108,14 @@ class MalformedInputIT {
                 Arguments.of("garbage", new byte[] {0x00, 0x00}, DisconnectReason.INVALID_FIXED_HEADER),
                 Arguments.of("CONNECT with protocol level 7", RawMqttConnection.connectPacket("dev-early", 60, 7),
                         DisconnectReason.UNSUPPORTED_PROTOCOL),
-                Arguments.of("MQTT 5 CONNECT", mqtt5Connect(), DisconnectReason.UNSUPPORTED_PROTOCOL));
+                Arguments.of("MQTT 5 CONNECT with an authentication method", mqtt5ConnectWithAuthenticationMethod(),
+                        DisconnectReason.BAD_AUTHENTICATION_METHOD));
     }
 
-    /** CONNECT level 5 with an empty property block (MQTT 5 adds it after keepalive). */
-    static byte[] mqtt5Connect() {
-        byte[] body = {0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60, 0, 0, 9, 'd', 'e', 'v', '-', 'e', 'a', 'r', 'l', 'y'};
+    /** CONNECT level 5 whose property block names authentication method "SCRAM" (enhanced auth is refused). */
+    static byte[] mqtt5ConnectWithAuthenticationMethod() {
+        byte[] body = {0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60, 8, 0x15, 0, 5, 'S', 'C', 'R', 'A', 'M', 0, 9, 'd',
+                'e', 'v', '-', 'e', 'a', 'r', 'l', 'y'};
         return packet(0x10, body);
     }
 

@@ -446,25 +446,6 @@ class MqttConnectHandlerTest {
     }
 
     @Test
-    void refusesMqtt5WithAConnackItCanRead() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        ch = f.deviceChannel();
-        send(ch, MqttMessageBuilders.connect().protocolVersion(MqttVersion.MQTT_5).clientId("dev-5")
-                .cleanSession(true).keepAlive(60).build());
-
-        // an MQTT 5 CONNACK (the codec answers in the device's version) with reason 0x84, unsupported protocol
-        // version, and no properties; 0x01 is no MQTT 5 reason code
-        byte[] connack = ProtocolFixture.writtenBytes(ch);
-        assertEquals("20 03 00 84 00", java.util.HexFormat.ofDelimiter(" ").formatHex(connack));
-        assertFalse(ch.isOpen());
-        assertEquals(DisconnectReason.UNSUPPORTED_PROTOCOL, ConnectionContext.of(ch).closeReason());
-        assertEquals(1.0, f.metrics.disconnects(DisconnectReason.UNSUPPORTED_PROTOCOL));
-        assertEquals(1.0, f.metrics.connects(MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION));
-        assertTrue(f.auth.requests.isEmpty());
-        assertNull(f.registry.find("dev-5"));
-    }
-
-    @Test
     void closesWithInvalidTopicWhenTheWillTopicHasWildcards() {
         ProtocolFixture f = ProtocolFixture.create(dir);
         ch = f.deviceChannel();

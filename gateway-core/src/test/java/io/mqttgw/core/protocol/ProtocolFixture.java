@@ -22,6 +22,8 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
@@ -39,6 +41,8 @@ import java.util.function.Function;
  * answers by hand. Also a byte codec so tests talk to a real pipeline the way a device does.
  */
 final class ProtocolFixture {
+    /** The channel attribute where Netty's MQTT codec keeps the protocol of the connection's CONNECT. */
+    static final AttributeKey<MqttVersion> CODEC_VERSION = AttributeKey.valueOf("NETTY_CODEC_MQTT_VERSION");
     final GatewayConfig config;
     final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     final GatewayMetrics metrics = new GatewayMetrics(meters);
@@ -97,7 +101,22 @@ final class ProtocolFixture {
 
     /** The bytes a device would send for {@code messages}, in order (PUBLISH payloads are consumed). */
     static ByteBuf encode(MqttMessage... messages) {
+        return encode(MqttVersion.MQTT_3_1_1, messages);
+    }
+
+    /** The bytes an MQTT 5.0 device (after its CONNECT) would send for {@code messages}. */
+    static ByteBuf encode5(MqttMessage... messages) {
+        return encode(MqttVersion.MQTT_5, messages);
+    }
+
+    /** Writes {@code messages} to the device channel as an MQTT 5.0 device's bytes, as one read. */
+    static void send5(EmbeddedChannel ch, MqttMessage... messages) {
+        ch.writeInbound(encode5(messages));
+    }
+
+    private static ByteBuf encode(MqttVersion version, MqttMessage... messages) {
         EmbeddedChannel encoder = new EmbeddedChannel(MqttEncoder.INSTANCE);
+        encoder.attr(CODEC_VERSION).set(version);
         try {
             ByteBuf out = Unpooled.buffer();
             for (MqttMessage m : messages) {
@@ -123,8 +142,18 @@ final class ProtocolFixture {
      * buffer: release them with {@link #release}.
      */
     static List<MqttMessage> written(EmbeddedChannel ch) {
+        return written(ch, MqttVersion.MQTT_3_1_1);
+    }
+
+    /** Everything the channel wrote so far, decoded the way an MQTT 5.0 device decodes it (properties included). */
+    static List<MqttMessage> written5(EmbeddedChannel ch) {
+        return written(ch, MqttVersion.MQTT_5);
+    }
+
+    private static List<MqttMessage> written(EmbeddedChannel ch, MqttVersion version) {
         List<MqttMessage> messages = new ArrayList<>();
         EmbeddedChannel decoder = new EmbeddedChannel(new MqttDecoder());
+        decoder.attr(CODEC_VERSION).set(version);
         try {
             for (Object o = ch.readOutbound(); o != null; o = ch.readOutbound()) {
                 if (o instanceof ByteBuf b) {
