@@ -69,7 +69,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
                 services.events());
         this.session = new EstablishedSessionHandler(new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
-                services.config().mqtt().topicLimits()), new SubscriptionHandler(services));
+                services.config().mqtt().topicLimits()), new SubscriptionHandler(services),
+                services.config().session().expiry().toSeconds());
     }
 
     @Override

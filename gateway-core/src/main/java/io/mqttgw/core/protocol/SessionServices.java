@@ -15,7 +15,23 @@ import java.util.concurrent.atomic.AtomicLong;
 public record SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
                               Authenticator authenticator, RouteStore routes, UplinkSink sink, EventLog events,
                               AtomicLong epochs, AdmissionControl admission,
-                              SessionStore sessions) {
+                              SessionStore sessions, DelayedWills wills) {
+
+    /** With the node's delayed MQTT 5.0 wills bounded by {@code session.max-sessions} (and measured). */
+    public SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
+                           Authenticator authenticator, RouteStore routes, UplinkSink sink, EventLog events,
+                           AtomicLong epochs, AdmissionControl admission, SessionStore sessions) {
+        this(config, metrics, registry, authenticator, routes, sink, events, epochs, admission, sessions,
+                delayedWills(config, metrics));
+    }
+
+    private static DelayedWills delayedWills(GatewayConfig config, GatewayMetrics metrics) {
+        DelayedWills wills = new DelayedWills(config.session().maxSessions());
+        metrics.gauge("mqttgw.wills.delayed", "MQTT 5.0 wills waiting for their will delay interval", wills::size);
+        metrics.gauge("mqttgw.wills.delay.overflow", "MQTT 5.0 wills published without their delay because "
+                + "session.max-sessions were waiting", wills::overflowCount);
+        return wills;
+    }
 
     /** Epochs start at the node's start time in microseconds, so they also increase across restarts. */
     public static AtomicLong newEpochSource() {
