@@ -22,6 +22,8 @@ public final class PacketFramer extends ByteToMessageDecoder {
             DisconnectReason.MALFORMED_PACKET, "MQTT-2.2.3: remaining length longer than four bytes");
     private static final PacketRules.Violation TOO_LARGE = new PacketRules.Violation(
             DisconnectReason.PACKET_TOO_LARGE, "remaining length over mqtt.max-packet-size");
+    private static final PacketRules.Violation SECOND_CONNECT = new PacketRules.Violation(
+            DisconnectReason.SECOND_CONNECT, "MQTT-3.1.0-2: a second CONNECT");
     private static final PacketRules.Violation NOT_READ_TO_END = new PacketRules.Violation(
             DisconnectReason.MALFORMED_PACKET, "MQTT-2.2.3: fields do not fill the remaining length");
 
@@ -29,6 +31,8 @@ public final class PacketFramer extends ByteToMessageDecoder {
     private boolean refused;
     /** A level-5 CONNECT passed: later packets are checked with the MQTT 5.0 layouts. */
     private boolean mqtt5;
+    /** The CONNECT passed; another one never reaches the decoder (it would switch the codec's protocol). */
+    private boolean connected;
     /** The last frame passed on, retained once more until it is seen whether the decoder read it to its end. */
     private ByteBuf lastFrame;
 
@@ -94,9 +98,14 @@ public final class PacketFramer extends ByteToMessageDecoder {
             in.skipBytes(readable);
             return;
         }
-        if ((first >> 4) == 1 && PacketRules.isMqtt5Connect(body)) {
-            // like the decoder, the protocol is the first CONNECT's (a second CONNECT closes the connection anyway)
-            mqtt5 = true;
+        if ((first >> 4) == 1) {
+            if (connected) {
+                out.add(refuse(SECOND_CONNECT));
+                in.skipBytes(readable);
+                return;
+            }
+            connected = true;
+            mqtt5 = PacketRules.isMqtt5Connect(body);
         }
         ByteBuf frame = in.readRetainedSlice(headerLength + remaining);
         if (!frame.isContiguous()) {
