@@ -11,8 +11,8 @@ import java.util.concurrent.atomic.LongAdder;
  * delay has passed, at once when a clean start ends its session, never when a connection resumes the session first.
  * Each waits as a task on the event loop of the connection that ended; the map decides once, atomically, between the
  * task and a new connection on another loop. At most {@code session.max-sessions} wait: past that a will is published
- * at once (counted). A will whose session resumes on another node is not seen here: it is published after its delay
- * (documented). Thread-safe.
+ * at once (counted), as are all at shutdown. A will whose session resumes on another node is not seen here: it is
+ * published after its delay (documented). Thread-safe.
  */
 public final class DelayedWills {
     /** One waiting will: what publishes it and the task that will. */
@@ -63,13 +63,20 @@ public final class DelayedWills {
     }
 
     /** A clean start ended the session: its waiting will, if any, is published now. */
-    void publishNow(String sessionKey) {
+    public void publishNow(String sessionKey) {
         Waiting w = waiting.remove(sessionKey);
         if (w != null) {
             if (w.timer != null) {
                 w.timer.cancel(false);
             }
             w.publish.run();
+        }
+    }
+
+    /** The node shuts down and can no longer see a device come back: every waiting will is published now. */
+    public void publishAll() {
+        for (String sessionKey : waiting.keySet()) {
+            publishNow(sessionKey);
         }
     }
 
