@@ -20,6 +20,7 @@ import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.metrics.NodeMeters;
 import io.mqttgw.core.overload.OverloadMonitor;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
+import io.mqttgw.core.protocol.DelayedWills;
 import io.mqttgw.core.protocol.DeviceDisconnector;
 import io.mqttgw.core.protocol.DownlinkDispatcher;
 import io.mqttgw.core.protocol.DisconnectReason;
@@ -70,6 +71,8 @@ import org.slf4j.LoggerFactory;
  * {@code shutdown.close-rate}, flush the sink and route store, stop the loops.
  */
 public final class Gateway implements AutoCloseable {
+    /** MQTT 5.0 wills waiting for their delay; published at shutdown. */
+    private DelayedWills wills;
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final GatewayConfig config;
@@ -162,6 +165,7 @@ public final class Gateway implements AutoCloseable {
             EventLog events = new EventLog(config.lifecycleLogRate());
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
                     events, SessionServices.newEpochSource(), admission, sessions, live);
+            this.wills = services.wills();
             HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
@@ -459,6 +463,10 @@ public final class Gateway implements AutoCloseable {
             downlink.close();
         }
         closeSessions(deadline);
+        // MQTT 5.0 wills waiting for their delay: nobody on this node will see their devices come back
+        if (wills != null) {
+            wills.publishAll();
+        }
         try {
             if (sink != null) {
                 sink.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),

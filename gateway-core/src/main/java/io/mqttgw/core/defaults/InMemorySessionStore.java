@@ -25,7 +25,10 @@ import java.util.function.LongSupplier;
  * the bound, the one disconnected longest ago is deleted (counted), and expired sessions are found at the head of that
  * order a few at a time on each open: nothing scans all sessions on the calling event loop. The sessions of connected
  * devices are never evicted; if they alone fill the bound, a new session is kept anyway (connections are bounded
- * elsewhere). Retained messages are kept in a topic tree ({@link RetainedTopics}): a wildcard SUBSCRIBE walks only
+ * elsewhere). A session's expiry is the interval its device asked for (MQTT 5.0) capped at {@code session.expiry}, so
+ * a short-lived session may sit behind a longer-lived one in that order: it is treated as gone as soon as it expires
+ * (open and append check), and its memory is taken back when the head of the order reaches it or the bound evicts it.
+ * Retained messages are kept in a topic tree ({@link RetainedTopics}): a wildcard SUBSCRIBE walks only
  * the branches its filter can match, never every retained message. Lock order: a map bin, then a session's monitor; the order lock is never taken inside either (a session's
  * monitor is taken inside it, for a read).
  */
@@ -70,13 +73,15 @@ public final class InMemorySessionStore implements SessionStore {
     }
 
     @Override
-    public CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch) {
+    public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch) {
         long now = clock.getAsLong();
         removeExpired(now);
-        if (cleanSession) {
+        if (cleanStart) {
             sessions.remove(clientId);
             forget(clientId);
-            return CompletableFuture.completedFuture(StoredSession.NONE);
+            if (expiryMillis == 0) {
+                return CompletableFuture.completedFuture(StoredSession.NONE);
+            }
         }
         boolean[] present = {true};
         // marked connected inside the bin's lock, so an eviction (which decides in the same lock) never deletes a
@@ -198,14 +203,24 @@ public final class InMemorySessionStore implements SessionStore {
     }
 
     @Override
-    public CompletionStage<Void> disconnected(String clientId, long epoch) {
+    public CompletionStage<Void> disconnected(String clientId, long epoch, long expiryMillis) {
         Session s = sessions.get(clientId);
         if (s != null) {
             synchronized (s) {
                 if (s.epoch != epoch) {
                     return DONE;
                 }
-                s.expiresAtMillis = clock.getAsLong() + expiryMillis;
+                if (expiryMillis <= 0) {
+                    // MQTT 5.0 session expiry 0: the session ends with its connection
+                    s.expiresAtMillis = Long.MIN_VALUE;
+                } else {
+                    s.expiresAtMillis = clock.getAsLong() + Math.min(expiryMillis, this.expiryMillis);
+                }
+            }
+            if (expiryMillis <= 0) {
+                removeIfDisconnected(clientId, s, Long.MAX_VALUE);
+                forget(clientId);
+                return DONE;
             }
             synchronized (disconnectOrder) {
                 // moved to the tail: the most recently disconnected

@@ -70,7 +70,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.session = new EstablishedSessionHandler(new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
                 services.config().mqtt().topicLimits(), services.config().mqtt().topicAliasMaximum()),
-                new SubscriptionHandler(services));
+                new SubscriptionHandler(services), services.config().session().expiry().toSeconds());
     }
 
     @Override

@@ -51,6 +51,11 @@ public final class ConnectionContext {
     private ProtocolCapabilities capabilities = ProtocolCapabilities.MQTT_3_1_1;
     /** MQTT 5.0 uplink topic aliases, index = alias; made when the device first sets one (never for 3.1.1). */
     private String[] topicAliases;
+    /**
+     * MQTT 5.0 session expiry and will delay; null for 3.1.1 and for a 5.0 connection whose session is not stored and
+     * whose will (if any) has no delay.
+     */
+    private Mqtt5Session mqtt5;
     /*
      * Keepalive, kept by the event loop's KeepAliveWheel: the channel (while watched), the loop-clock time of the last
      * packet, the timeout and the links of the wheel slot the session sits in (-1: in none). A few fields instead of
@@ -403,5 +408,24 @@ public final class ConnectionContext {
     /** Set by the CONNECT handler once, before CONNACK. */
     public void capabilities(ProtocolCapabilities value) {
         this.capabilities = value;
+    }
+
+    /** The MQTT 5.0 session expiry and will delay of this connection, or null (see the field). */
+    Mqtt5Session mqtt5() {
+        return mqtt5;
+    }
+
+    /** Set by the CONNECT handler before the session opens. */
+    void mqtt5(Mqtt5Session value) {
+        this.mqtt5 = value;
+    }
+
+    /**
+     * How long the stored session of this connection is to outlive it, for the session store: 3.1.1's "as long as the
+     * store keeps sessions", 5.0's interval in force (a 5.0 connection with a stored session always has its
+     * {@link Mqtt5Session}).
+     */
+    long sessionExpiryMillis() {
+        return mqtt5 == null ? io.mqttgw.core.spi.SessionStore.LONGEST : mqtt5.expirySeconds() * 1000L;
     }
 }

@@ -10,7 +10,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /**
  * Opens and closes the books on a connection: counts it open, and when it goes inactive counts the disconnect
  * reason, removes the registry entry if it still holds this channel, queues the fenced route delete, starts the expiry
- * of a persistent session and hands a pending will message to the sink. Every step is O(1) and non-blocking, so a disconnect storm costs each event
+ * of a persistent session (at the MQTT 5.0 interval in force) and hands a pending will message to the sink (after its
+ * MQTT 5.0 will delay, through {@link DelayedWills}). Every step is O(1) and non-blocking, so a disconnect storm costs each event
  * loop only enqueues. Stateless and shared; event loop only.
  */
 @Sharable
@@ -42,25 +43,48 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
             c.restored();
             if (c.persistent()) {
                 SessionStoreCalls.call(services.metrics(), "disconnected",
-                        () -> services.sessions().disconnected(c.sessionKey(), c.route().epoch()));
+                        () -> services.sessions().disconnected(c.sessionKey(), c.route().epoch(),
+                                c.sessionExpiryMillis()));
             }
             services.registry().remove(c.clientId(), ctx.channel());
             Route route = c.route();
             services.routes().remove(route);
             UplinkMessage will = c.will();
             if (will != null && reason != DisconnectReason.CLIENT_DISCONNECT) {
-                publishWill(will);
+                willOnClose(ctx, c, will, reason);
             }
             services.events().disconnected(c.clientId(), route.remoteAddress(), reason.label());
         }
         ctx.fireChannelInactive();
     }
 
+    /**
+     * The will of a connection that ended without a normal DISCONNECT: published now, or (MQTT 5.0 will delay) when
+     * the delay has passed unless the session resumes first. A takeover that resumes the session is that resumption
+     * (the will waits for nothing); one with a clean start ended the session, so the will goes out now. A shutting
+     * down node cannot wait: it publishes.
+     */
+    private void willOnClose(ChannelHandlerContext ctx, ConnectionContext c, UplinkMessage will,
+                             DisconnectReason reason) {
+        Mqtt5Session mqtt5 = c.mqtt5();
+        int delay = mqtt5 == null ? 0 : mqtt5.willDelaySeconds();
+        if (delay == 0 || reason == DisconnectReason.SHUTDOWN) {
+            publishWill(will);
+        } else if (reason == DisconnectReason.TAKEOVER) {
+            if (!c.persistent()) {
+                // the newer connection's clean start discarded this session
+                publishWill(will);
+            }
+        } else {
+            services.wills().schedule(c.sessionKey(), ctx.channel().eventLoop(), delay, () -> publishWill(will));
+        }
+    }
+
     /** The will goes out as the device's last PUBLISH, stamped with the time the session ended. */
     private void publishWill(UplinkMessage will) {
         services.metrics().publishReceived(will.qos());
         services.sink().send(new UplinkMessage(will.clientId(), will.topic(), will.qos(), will.retain(),
-                will.payload(), System.currentTimeMillis())).whenComplete((ignored, error) -> {
+                will.payload(), System.currentTimeMillis(), will.properties())).whenComplete((ignored, error) -> {
                     if (error != null) {
                         services.metrics().uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
                     }

@@ -376,4 +376,9 @@ final class DownlinkSession {
     int queued() {
         return queue.size();
     }
+
+    /** Whether this connection's PUBLISHes carry an MQTT 5.0 property block. */
+    private boolean properties() {
+        return ConnectionContext.of(channel).capabilities().properties();
+    }
 }

@@ -25,10 +25,18 @@ import io.netty.util.ReferenceCountUtil;
 public final class EstablishedSessionHandler extends ChannelInboundHandlerAdapter {
     private final UplinkPublishHandler publish;
     private final SubscriptionHandler subscribe;
+    /** {@code session.expiry} in seconds: caps an MQTT 5.0 DISCONNECT's new session expiry interval. */
+    private final long maxExpirySeconds;
 
     public EstablishedSessionHandler(UplinkPublishHandler publish, SubscriptionHandler subscribe) {
+        this(publish, subscribe, java.time.Duration.ofDays(3650).toSeconds());
+    }
+
+    public EstablishedSessionHandler(UplinkPublishHandler publish, SubscriptionHandler subscribe,
+                                     long maxExpirySeconds) {
         this.publish = java.util.Objects.requireNonNull(publish, "publish");
         this.subscribe = java.util.Objects.requireNonNull(subscribe, "subscribe");
+        this.maxExpirySeconds = maxExpirySeconds;
     }
 
     @Override
@@ -51,7 +59,7 @@ public final class EstablishedSessionHandler extends ChannelInboundHandlerAdapte
             case SUBSCRIBE -> subscribe.onSubscribe(ctx, (MqttSubscribeMessage) m);
             case UNSUBSCRIBE -> subscribe.onUnsubscribe(ctx, (MqttUnsubscribeMessage) m);
             case PINGREQ -> PingRequestHandler.INSTANCE.answer(ctx);
-            case DISCONNECT -> DisconnectHandler.INSTANCE.disconnect(ctx);
+            case DISCONNECT -> DisconnectHandler.INSTANCE.disconnect(ctx, m, maxExpirySeconds);
             case PUBACK, PUBREC, PUBCOMP -> DownlinkAckHandler.INSTANCE.acknowledged(ctx, m);
             default -> UnexpectedPacketHandler.INSTANCE.unexpected(ctx, m);
         }

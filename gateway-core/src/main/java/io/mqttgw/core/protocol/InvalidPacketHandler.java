@@ -47,7 +47,8 @@ public final class InvalidPacketHandler extends ChannelInboundHandlerAdapter {
         Throwable cause = m.decoderResult().cause();
         boolean beforeSession = !ConnectionContext.of(ctx.channel()).sessionOpen();
         if (cause instanceof InvalidPacketException invalid) {
-            DeviceDisconnector.close(ctx.channel(), invalid.violation().reason());
+            // the broken rule is the specification's text: safe to tell a 5.0 device
+            DeviceDisconnector.close(ctx.channel(), invalid.violation().reason(), invalid.violation().rule());
         } else if (beforeSession && cause instanceof MqttUnacceptableProtocolVersionException) {
             DeviceDisconnector.closeAfter(ctx.channel(),
                     refusal(MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION),

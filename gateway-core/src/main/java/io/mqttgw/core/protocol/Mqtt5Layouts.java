@@ -248,49 +248,12 @@ final class Mqtt5Layouts {
                 return -4;
             }
             seen |= 1L << id;
-            long value;
-            switch (KIND[id]) {
-                case BYTE -> {
-                    if (q + 1 > blockEnd) {
-                        return -1;
-                    }
-                    value = b.getUnsignedByte(q);
-                    q += 1;
-                }
-                case TWO -> {
-                    if (q + 2 > blockEnd) {
-                        return -1;
-                    }
-                    value = b.getUnsignedShort(q);
-                    q += 2;
-                }
-                case FOUR -> {
-                    if (q + 4 > blockEnd) {
-                        return -1;
-                    }
-                    value = b.getUnsignedInt(q);
-                    q += 4;
-                }
-                case VARIABLE -> {
-                    long v = variableInteger(b, q, blockEnd);
-                    if (v < 0) {
-                        return -1;
-                    }
-                    value = (int) v;
-                    q += (int) (v >>> 32);
-                }
-                case PREFIXED -> {
-                    q = PacketRules.fieldEnd(b, q, blockEnd);
-                    value = 1;
-                }
-                default -> {
-                    q = PacketRules.fieldEnd(b, PacketRules.fieldEnd(b, q, blockEnd), blockEnd);
-                    value = 1;
-                }
-            }
-            if (q < 0) {
+            int next = valueEnd(b, q, id, blockEnd);
+            if (next < 0) {
                 return -1;
             }
+            long value = value(b, q, id);
+            q = next;
             if ((FLAGS & (1L << id)) != 0 && value > 1 || (NON_ZERO & (1L << id)) != 0 && value == 0) {
                 return -5;
             }
@@ -316,16 +279,45 @@ final class Mqtt5Layouts {
             if (at == id) {
                 return true;
             }
-            switch (KIND[at]) {
-                case BYTE -> q += 1;
-                case TWO -> q += 2;
-                case FOUR -> q += 4;
-                case VARIABLE -> q += (int) (variableInteger(b, q, blockEnd) >>> 32);
-                case PREFIXED -> q = PacketRules.fieldEnd(b, q, blockEnd);
-                default -> q = PacketRules.fieldEnd(b, PacketRules.fieldEnd(b, q, blockEnd), blockEnd);
-            }
+            q = valueEnd(b, q, at, blockEnd);
         }
         return false;
+    }
+
+    /** The index after the value of property {@code id} at {@code q}, or -1 when it runs past {@code end}. */
+    private static int valueEnd(ByteBuf b, int q, int id, int end) {
+        switch (KIND[id]) {
+            case BYTE:
+                return q + 1 <= end ? q + 1 : -1;
+            case TWO:
+                return q + 2 <= end ? q + 2 : -1;
+            case FOUR:
+                return q + 4 <= end ? q + 4 : -1;
+            case VARIABLE: {
+                long v = variableInteger(b, q, end);
+                return v < 0 ? -1 : q + (int) (v >>> 32);
+            }
+            case PREFIXED:
+                return PacketRules.fieldEnd(b, q, end);
+            default:
+                return PacketRules.fieldEnd(b, PacketRules.fieldEnd(b, q, end), end);
+        }
+    }
+
+    /** The numeric value of property {@code id} (whole) at {@code q}; 1 for text and binary, which are not bounded. */
+    private static long value(ByteBuf b, int q, int id) {
+        switch (KIND[id]) {
+            case BYTE:
+                return b.getUnsignedByte(q);
+            case TWO:
+                return b.getUnsignedShort(q);
+            case FOUR:
+                return b.getUnsignedInt(q);
+            case VARIABLE:
+                return (int) variableInteger(b, q, Integer.MAX_VALUE);
+            default:
+                return 1;
+        }
     }
 
     /**

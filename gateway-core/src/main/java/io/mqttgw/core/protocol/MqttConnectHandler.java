@@ -9,6 +9,7 @@ import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.AuthRequest;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.DownlinkTarget;
+import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.SessionStore.StoredMessage;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.mqttgw.core.spi.Route;
@@ -67,6 +68,14 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private String assignedClientId;
     /** 5.0: the keepalive imposed by {@code mqtt.max-keep-alive} (CONNACK server keep alive), or -1. */
     private int serverKeepAlive = -1;
+    /** 3.1.1 clean session, 5.0 clean start: any stored session is discarded. */
+    private boolean cleanStart;
+    /** How long the session outlives the connection, for the session store ({@link SessionStore#open}). */
+    private long expiryMillis;
+    /** 5.0: the session expiry granted when below the one asked for (CONNACK session expiry interval), or -1. */
+    private long grantedExpirySeconds = -1;
+    /** 5.0: session expiry and will delay for the connection, or null. */
+    private Mqtt5Session mqtt5Session;
 
     /** @param name the name this handler has in the pipeline; session handlers are added after it */
     public MqttConnectHandler(SessionServices services, SessionPhase sessionPhase, String name) {
@@ -212,10 +221,11 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         }
         String finalClientId = clientId;
         UplinkMessage finalWill = will;
-        boolean clean = header.isCleanSession();
-        if (capabilities.properties() && Mqtt5Connect.sessionExpirySeconds(header.properties()) == 0) {
-            // 5.0: no session expiry interval means the session ends with the connection
-            clean = true;
+        cleanStart = header.isCleanSession();
+        if (capabilities.properties()) {
+            sessionExpiry(header, payload, will != null);
+        } else {
+            expiryMillis = cleanStart ? 0 : SessionStore.LONGEST;
         }
         keepAliveSeconds = header.keepAliveTimeSeconds();
         int maxKeepAlive = services.config().mqtt().maxKeepAliveSeconds();
@@ -225,15 +235,14 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             keepAliveSeconds = maxKeepAlive;
             serverKeepAlive = maxKeepAlive;
         }
-        boolean cleanStart = clean;
-        Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill, cleanStart,
+        Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill,
                 AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE));
         authTimeout = ctx.executor().schedule(onTimeout, services.config().auth().timeout().toMillis(),
                 TimeUnit.MILLISECONDS);
         stage.whenComplete((result, error) -> {
             AuthResult r = error != null || result == null
                     ? AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE) : result;
-            Runnable decision = () -> decide(ctx, finalClientId, finalWill, cleanStart, r);
+            Runnable decision = () -> decide(ctx, finalClientId, finalWill, r);
             if (ctx.executor().inEventLoop()) {
                 decision.run();
             } else {
@@ -242,8 +251,26 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         });
     }
 
-    private void decide(ChannelHandlerContext ctx, String clientId, UplinkMessage will, boolean cleanSession,
-                        AuthResult result) {
+    /**
+     * MQTT 5.0: the session expiry interval replaces clean session. The interval CONNECT asks for is capped at
+     * {@code session.expiry} (CONNACK then names the one granted); the will delay at that interval (the will goes
+     * out when the session ends at the latest). A connection gets its {@link Mqtt5Session} only when its session is
+     * stored or its will is delayed.
+     */
+    private void sessionExpiry(MqttConnectVariableHeader header, MqttConnectPayload payload, boolean hasWill) {
+        long asked = Mqtt5Connect.sessionExpirySeconds(header.properties());
+        long granted = Math.min(asked, services.config().session().expiry().toSeconds());
+        if (granted != asked) {
+            grantedExpirySeconds = granted;
+        }
+        long willDelay = hasWill ? Math.min(Mqtt5Connect.willDelaySeconds(payload.willProperties()), granted) : 0;
+        expiryMillis = granted * 1000L;
+        if (!cleanStart || granted > 0 || willDelay > 0) {
+            mqtt5Session = new Mqtt5Session((int) granted, (int) willDelay);
+        }
+    }
+
+    private void decide(ChannelHandlerContext ctx, String clientId, UplinkMessage will, AuthResult result) {
         if (decided) {
             return;
         }
@@ -268,8 +295,10 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         IdentityProof proof = context.proof();
         Route route = new Route(clientId, services.config().nodeId(), epoch, System.currentTimeMillis(),
                 String.valueOf(context.remoteAddress()), proof);
-        boolean persistent = !cleanSession;
+        // stored unless nothing of it is to outlive the connection (3.1.1 clean session 1, 5.0 clean start, expiry 0)
+        boolean persistent = !(cleanStart && expiryMillis == 0);
         context.openSession(clientId, route, will, acl, persistent);
+        context.mqtt5(mqtt5Session);
         // One atomic decision per client id: a connection never displaces one whose identity was proven the other
         // way (certificate or not), nor the reverse; and of two CONNECTs racing on two event loops the newer epoch
         // wins, whichever registers first. The route write and the session open are started inside the decision,
@@ -291,7 +320,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 () -> {
                     routed[0] = startRouteWrite(route);
                     stored[0] = SessionStoreCalls.call(services.metrics(), "open",
-                            () -> services.sessions().open(context.sessionKey(), cleanSession, epoch));
+                            () -> services.sessions().open(context.sessionKey(), cleanStart, expiryMillis, epoch));
                 });
         if (!registration.registered()) {
             context.abandonSession();
@@ -305,12 +334,18 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             refuse(ctx, clientId, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.IDENTITY_CONFLICT);
             return;
         }
+        // a will waiting for its delay: the session resumes (not sent), or a clean start ends it (sent now)
+        if (cleanStart) {
+            services.wills().publishNow(context.sessionKey());
+        } else {
+            services.wills().cancel(context.sessionKey());
+        }
         Channel older = registration.replaced();
         if (older != null) {
             services.metrics().takeover();
             older.eventLoop().execute(() -> {
-                if (!persistent) {
-                    // MQTT-3.1.2-6: a clean session discards the old one, in flight or not
+                if (cleanStart) {
+                    // MQTT-3.1.2-6 / 5.0 clean start: the old session is discarded, in flight or not
                     ConnectionContext.of(older).discardSession();
                 }
                 DeviceDisconnector.close(older, DisconnectReason.TAKEOVER);
@@ -461,7 +496,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         MqttMessageBuilders.ConnAckBuilder connAck = MqttMessageBuilders.connAck()
                 .returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED).sessionPresent(sessionPresent);
         if (capabilities.properties()) {
-            connAck.properties(Mqtt5Connect.connAck(services.config().mqtt(), assignedClientId, serverKeepAlive, -1));
+            connAck.properties(Mqtt5Connect.connAck(services.config().mqtt(), assignedClientId, serverKeepAlive,
+                    grantedExpirySeconds));
         }
         // from here on the device may be told why the gateway closes the connection (5.0 server DISCONNECT)
         ConnectionContext.of(channel).capabilities(capabilities);

@@ -22,13 +22,21 @@ public final class PacketFramer extends ByteToMessageDecoder {
             DisconnectReason.MALFORMED_PACKET, "MQTT-2.2.3: remaining length longer than four bytes");
     private static final PacketRules.Violation TOO_LARGE = new PacketRules.Violation(
             DisconnectReason.PACKET_TOO_LARGE, "remaining length over mqtt.max-packet-size");
+    private static final PacketRules.Violation SECOND_CONNECT = new PacketRules.Violation(
+            DisconnectReason.SECOND_CONNECT, "MQTT-3.1.0-2: a second CONNECT");
     private static final PacketRules.Violation NOT_READ_TO_END = new PacketRules.Violation(
             DisconnectReason.MALFORMED_PACKET, "MQTT-2.2.3: fields do not fill the remaining length");
 
+    /** A packet was refused: every later byte is discarded. */
+    private static final int REFUSED = 1;
+    /** The CONNECT passed; another one never reaches the decoder (it would switch the codec's protocol). */
+    private static final int CONNECTED = 2;
+    /** That CONNECT was level 5: later packets are checked with the MQTT 5.0 layouts. */
+    private static final int MQTT5 = 4;
+
     private final int maxPacketSize;
-    private boolean refused;
-    /** A level-5 CONNECT passed: later packets are checked with the MQTT 5.0 layouts. */
-    private boolean mqtt5;
+    /** {@link #REFUSED}, {@link #CONNECTED}, {@link #MQTT5}: one byte, so 3.1.1 connections pay nothing for 5.0. */
+    private byte flags;
     /** The last frame passed on, retained once more until it is seen whether the decoder read it to its end. */
     private ByteBuf lastFrame;
 
@@ -39,24 +47,24 @@ public final class PacketFramer extends ByteToMessageDecoder {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
         super.channelRead(ctx, msg);
-        if (!refused && !lastFrameReadToEnd()) {
+        if (!is(REFUSED) && !lastFrameReadToEnd()) {
             ctx.fireChannelRead(refuse(NOT_READ_TO_END));
         }
     }
 
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        if (!refused && !lastFrameReadToEnd()) {
+        if (!is(REFUSED) && !lastFrameReadToEnd()) {
             out.add(refuse(NOT_READ_TO_END));
         }
-        if (refused) {
+        if (is(REFUSED)) {
             in.skipBytes(in.readableBytes());
             return;
         }
         int readable = in.readableBytes();
         int start = in.readerIndex();
         int first = in.getUnsignedByte(start);
-        PacketRules.Violation violation = PacketRules.checkFixedHeader(first, mqtt5);
+        PacketRules.Violation violation = PacketRules.checkFixedHeader(first, is(MQTT5));
         if (violation != null) {
             out.add(refuse(violation));
             in.skipBytes(readable);
@@ -88,15 +96,19 @@ public final class PacketFramer extends ByteToMessageDecoder {
             return;
         }
         ByteBuf body = in.slice(start + headerLength, remaining);
-        violation = PacketRules.checkBody(first, body, mqtt5);
+        violation = PacketRules.checkBody(first, body, is(MQTT5));
         if (violation != null) {
             out.add(refuse(violation));
             in.skipBytes(readable);
             return;
         }
-        if ((first >> 4) == 1 && PacketRules.isMqtt5Connect(body)) {
-            // like the decoder, the protocol is the first CONNECT's (a second CONNECT closes the connection anyway)
-            mqtt5 = true;
+        if ((first >> 4) == 1) {
+            if (is(CONNECTED)) {
+                out.add(refuse(SECOND_CONNECT));
+                in.skipBytes(readable);
+                return;
+            }
+            flags |= PacketRules.isMqtt5Connect(body) ? CONNECTED | MQTT5 : CONNECTED;
         }
         ByteBuf frame = in.readRetainedSlice(headerLength + remaining);
         if (!frame.isContiguous()) {
@@ -122,8 +134,12 @@ public final class PacketFramer extends ByteToMessageDecoder {
         return readToEnd;
     }
 
+    private boolean is(int flag) {
+        return (flags & flag) != 0;
+    }
+
     private Object refuse(PacketRules.Violation violation) {
-        refused = true;
+        flags |= REFUSED;
         return MqttMessageFactory.newInvalidMessage(new InvalidPacketException(violation));
     }
 

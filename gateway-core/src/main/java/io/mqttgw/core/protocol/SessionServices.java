@@ -20,7 +20,15 @@ import java.util.concurrent.atomic.AtomicLong;
 public record SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
                               Authenticator authenticator, RouteStore routes, UplinkSink sink, EventLog events,
                               AtomicLong epochs, AdmissionControl admission,
-                              SessionStore sessions, LiveConfig live) {
+                              SessionStore sessions, LiveConfig live, DelayedWills wills) {
+
+    /** Services with the node's delayed MQTT 5.0 wills bounded by {@code session.max-sessions} (and measured). */
+    public SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
+                           Authenticator authenticator, RouteStore routes, UplinkSink sink, EventLog events,
+                           AtomicLong epochs, AdmissionControl admission, SessionStore sessions, LiveConfig live) {
+        this(config, metrics, registry, authenticator, routes, sink, events, epochs, admission, sessions, live,
+                delayedWills(config, metrics));
+    }
 
     /** Services whose configuration never changes (tests, a node started without a file). */
     public SessionServices(GatewayConfig config, GatewayMetrics metrics, ChannelRegistry registry,
@@ -28,6 +36,14 @@ public record SessionServices(GatewayConfig config, GatewayMetrics metrics, Chan
                            AtomicLong epochs, AdmissionControl admission, SessionStore sessions) {
         this(config, metrics, registry, authenticator, routes, sink, events, epochs, admission, sessions,
                 new LiveConfig(config));
+    }
+
+    private static DelayedWills delayedWills(GatewayConfig config, GatewayMetrics metrics) {
+        DelayedWills wills = new DelayedWills(config.session().maxSessions());
+        metrics.gauge("mqttgw.wills.delayed", "MQTT 5.0 wills waiting for their will delay interval", wills::size);
+        metrics.gauge("mqttgw.wills.delay.overflow", "MQTT 5.0 wills published without their delay because "
+                + "session.max-sessions were waiting", wills::overflowCount);
+        return wills;
     }
 
     /** Epochs start at the node's start time in microseconds, so they also increase across restarts. */

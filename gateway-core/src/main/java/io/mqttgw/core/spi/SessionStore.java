@@ -7,8 +7,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * What outlives a connection: persistent sessions (MQTT clean session 0: the subscriptions and the QoS 1/2 downlink
- * messages not yet acknowledged) and retained downlink messages. A store shared by the nodes (Redis) lets a device
+ * What outlives a connection: persistent sessions (MQTT 3.1.1 clean session 0, MQTT 5.0 a session expiry interval:
+ * the subscriptions and the QoS 1/2 downlink messages not yet acknowledged) and retained downlink messages. A store shared by the nodes (Redis) lets a device
  * find its session on whichever node it reconnects to.
  *
  * <p>Called from event loops: every method only starts its work and returns (never blocks); stages complete on the
@@ -16,22 +16,43 @@ import java.util.concurrent.CompletionStage;
  * order per client id.
  */
 public interface SessionStore {
+    /** An expiry interval meaning "as long as the store keeps sessions" ({@code session.expiry}). */
+    long LONGEST = Long.MAX_VALUE;
 
     /**
-     * A device connected. With {@code cleanSession}, any stored session is discarded and the answer is
-     * {@link StoredSession#NONE} (the stage may complete before the delete is done). Otherwise the answer is the
-     * stored session (subscriptions and pending messages, oldest first), which is created if there was none
-     * ({@code present} false) and does not expire while the device is connected.
+     * A device connected. With {@code cleanStart}, any stored session is discarded first (the stage may complete
+     * before the delete is done). Then, unless {@code cleanStart} with {@code expiryMillis} 0 (nothing is to outlive
+     * the connection: the answer is {@link StoredSession#NONE}), the answer is the stored session (subscriptions and
+     * pending messages, oldest first), which is created if there was none ({@code present} false) and does not expire
+     * while the device is connected.
      *
-     * @param epoch the connection's route epoch, which {@link #disconnected} names again
+     * @param cleanStart   MQTT 3.1.1 clean session 1, MQTT 5.0 clean start
+     * @param expiryMillis how long the session is to outlive the connection: the MQTT 5.0 session expiry interval
+     *                     (0: it ends with the connection), {@link #LONGEST} for a 3.1.1 persistent session; the store
+     *                     caps it at {@code session.expiry}. {@link #disconnected} names the interval that applies
+     * @param epoch        the connection's route epoch, which {@link #disconnected} names again
      */
-    CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch);
+    CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch);
 
     /**
-     * The connection of a persistent session ended: the session expires {@code session.expiry} from now, unless a
-     * newer connection (another epoch) has opened it since, which keeps it alive.
+     * The connection of a stored session ended: the session expires {@code expiryMillis} (capped at
+     * {@code session.expiry}; 0: at once) from now, unless a newer connection (another epoch) has opened it since,
+     * which keeps it alive.
+     *
+     * @param expiryMillis the interval CONNECT asked for, or the one the device's DISCONNECT changed it to;
+     *                     {@link #LONGEST} for a 3.1.1 persistent session
      */
-    CompletionStage<Void> disconnected(String clientId, long epoch);
+    CompletionStage<Void> disconnected(String clientId, long epoch, long expiryMillis);
+
+    /** MQTT 3.1.1: clean session 1 discards and keeps nothing, clean session 0 keeps the session for the longest. */
+    default CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch) {
+        return open(clientId, cleanSession, cleanSession ? 0 : LONGEST, epoch);
+    }
+
+    /** MQTT 3.1.1: the persistent session expires {@code session.expiry} from now. */
+    default CompletionStage<Void> disconnected(String clientId, long epoch) {
+        return disconnected(clientId, epoch, LONGEST);
+    }
 
     /**
      * Replaces the stored subscriptions (filter to what was granted: QoS and, for MQTT 5.0, the subscription options

@@ -122,4 +122,46 @@ class InMemorySessionStoreTest {
         org.junit.jupiter.api.Assertions.assertEquals(new java.util.ArrayList<>(subs.entrySet()),
                 new java.util.ArrayList<>(back.subscriptions().entrySet()));
     }
+
+    @Test
+    void aSessionExpiresAtTheIntervalItsDeviceAskedFor() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, clock::get);
+        store.open("short", false, 5_000, 1).toCompletableFuture().join();
+        store.disconnected("short", 1, 5_000);
+        clock.addAndGet(4_999);
+        assertTrue(store.open("short", false, 5_000, 2).toCompletableFuture().join().present());
+        store.disconnected("short", 2, 5_000);
+        clock.addAndGet(5_000);
+        assertFalse(store.open("short", false, 5_000, 3).toCompletableFuture().join().present());
+    }
+
+    @Test
+    void anIntervalAboveSessionExpiryIsCapped() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, clock::get);
+        store.open("long", false, Long.MAX_VALUE, 1).toCompletableFuture().join();
+        store.disconnected("long", 1, 3_600_000);
+        clock.addAndGet(60_000);
+        assertFalse(store.open("long", false, 3_600_000, 2).toCompletableFuture().join().present());
+    }
+
+    @Test
+    void expiryZeroDeletesTheSessionAtDisconnect() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, clock::get);
+        store.open("zero", false, 0, 1).toCompletableFuture().join();
+        store.disconnected("zero", 1, 0);
+        assertEquals(0, store.sessions());
+    }
+
+    @Test
+    void aCleanStartWithAnExpiryDiscardsTheOldSessionAndKeepsANewOne() {
+        InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 10, clock::get);
+        store.open("c", false, 60_000, 1).toCompletableFuture().join();
+        store.saveSubscriptions("c", java.util.Map.of("a/b", io.mqttgw.core.spi.Subscription.ofQos(1)));
+        StoredSession fresh = store.open("c", true, 60_000, 2).toCompletableFuture().join();
+        assertFalse(fresh.present());
+        assertTrue(fresh.subscriptions().isEmpty());
+        assertEquals(1, store.sessions(), "kept for its expiry");
+        assertEquals(StoredSession.NONE, store.open("c", true, 0, 3).toCompletableFuture().join());
+        assertEquals(0, store.sessions());
+    }
 }

@@ -191,17 +191,18 @@ class TakeoverRaceTest {
         }
 
         @Override
-        public CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch) {
+        public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis,
+                                                   long epoch) {
             lastSessionOpen.put(clientId, epoch);
-            return delegate.open(clientId, cleanSession, epoch);
+            return delegate.open(clientId, cleanStart, expiryMillis, epoch);
         }
 
         @Override
-        public CompletionStage<Void> disconnected(String clientId, long epoch) {
+        public CompletionStage<Void> disconnected(String clientId, long epoch, long expiryMillis) {
             if (lastSessionOpen.get(clientId) == epoch) {
                 sessionExpiries.computeIfAbsent(clientId, k -> new CopyOnWriteArrayList<>()).add(epoch);
             }
-            return delegate.disconnected(clientId, epoch);
+            return delegate.disconnected(clientId, epoch, expiryMillis);
         }
 
         @Override

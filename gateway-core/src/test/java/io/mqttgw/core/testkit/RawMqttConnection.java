@@ -93,6 +93,35 @@ public final class RawMqttConnection implements AutoCloseable {
         return connack;
     }
 
+    /** Sends an MQTT 5.0 CONNECT (clean start, no properties) and returns the CONNACK reason code. */
+    public int connect5(String clientId, int keepAliveSeconds) throws IOException {
+        ByteArrayOutputStream variable = new ByteArrayOutputStream();
+        writeString(variable, "MQTT");
+        variable.write(5);
+        variable.write(0x02);
+        variable.write(keepAliveSeconds >> 8);
+        variable.write(keepAliveSeconds & 0xFF);
+        variable.write(0);
+        writeString(variable, clientId);
+        send(packet(0x10, variable.toByteArray()));
+        byte[] connack = readPacket();
+        if ((connack[0] & 0xF0) != 0x20) {
+            throw new AssertionError("expected CONNACK, got type " + (connack[0] >> 4 & 0xF));
+        }
+        // type, remaining length (one byte below 128), flags, reason code
+        return connack[3] & 0xFF;
+    }
+
+    /** Reads packets until a DISCONNECT and returns its reason code (0 when it has none). */
+    public int readDisconnect() throws IOException {
+        while (true) {
+            byte[] p = readPacket();
+            if ((p[0] & 0xF0) == 0xE0) {
+                return p.length > 2 ? p[2] & 0xFF : 0;
+            }
+        }
+    }
+
     public static byte[] connectPacket(String clientId, int keepAliveSeconds, int protocolLevel) {
         ByteArrayOutputStream variable = new ByteArrayOutputStream();
         writeString(variable, "MQTT");

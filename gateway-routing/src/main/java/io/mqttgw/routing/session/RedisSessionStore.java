@@ -155,11 +155,12 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     @Override
-    public CompletionStage<StoredSession> open(String clientId, boolean cleanSession, long epoch) {
+    public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch) {
+        boolean nothingKept = cleanStart && expiryMillis == 0;
         CompletionStage<List<Object>> reply = inOrder(clientId, () -> eval(keys.session(clientId),
                 SessionScripts.OPEN, RScript.ReturnType.LIST, sessionKeys(clientId),
-                cleanSession ? ascii(1) : ascii(0), ascii(epoch)));
-        return reply.thenApply(r -> cleanSession || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
+                cleanStart ? ascii(1) : ascii(0), ascii(epoch), nothingKept ? ascii(0) : ascii(1)));
+        return reply.thenApply(r -> nothingKept || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
     }
 
     @SuppressWarnings("unchecked")
@@ -199,10 +200,12 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     @Override
-    public CompletionStage<Void> disconnected(String clientId, long epoch) {
+    public CompletionStage<Void> disconnected(String clientId, long epoch, long expiryMillis) {
+        // the device's interval (MQTT 5.0) capped at session.expiry; 0 deletes the session now
+        long expiry = Math.max(0, Math.min(expiryMillis, this.expiryMillis));
         return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.DISCONNECTED,
-                RScript.ReturnType.LONG, sessionKeys(clientId), ascii(epoch), ascii(expiryMillis)))
-                .thenCompose(started -> started != null && started == 1 && sessionsLeftKey != null
+                RScript.ReturnType.LONG, sessionKeys(clientId), ascii(epoch), ascii(expiry)))
+                .thenCompose(started -> started != null && started == 1 && sessionsLeftKey != null && expiry > 0
                         ? trackDisconnected(clientId, epoch) : DONE);
     }
 

@@ -14,14 +14,14 @@ final class SessionScripts {
     static final long APPEND_FULL = -2;
 
     /**
-     * KEYS session, pending, messages; ARGV clean (0/1), epoch. Clean: deletes the session, answers nothing.
-     * Otherwise marks it opened by this epoch, takes any expiry off, and answers {existed (0/1), subscriptions or
-     * false, {id...}, {message...}}.
+     * KEYS session, pending, messages; ARGV clean (0/1), epoch, keep (0/1). Clean: deletes the session; without keep
+     * (nothing is to outlive the connection) answers nothing. Otherwise marks it opened by this epoch (created if
+     * absent), takes any expiry off, and answers {existed (0/1), subscriptions or false, {id...}, {message...}}.
      */
     static final String OPEN = """
             if ARGV[1] == '1' then
               redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-              return {}
+              if ARGV[3] ~= '1' then return {} end
             end
             local existed = redis.call('EXISTS', KEYS[1])
             redis.call('HSET', KEYS[1], 'epoch', ARGV[2])
@@ -58,7 +58,8 @@ final class SessionScripts {
 
     /**
      * KEYS session, pending, messages; ARGV epoch, expiry ms. Starts the expiry if the session was last opened by
-     * this epoch (a newer connection keeps it alive): 1, else 0.
+     * this epoch (a newer connection keeps it alive): 1, else 0. An expiry of 0 deletes the keys at once (PEXPIRE
+     * with a non-positive time does).
      */
     static final String DISCONNECTED = """
             if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end

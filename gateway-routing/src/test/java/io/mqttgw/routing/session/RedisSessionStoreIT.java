@@ -528,4 +528,24 @@ class RedisSessionStoreIT {
         assertEquals(Append.FULL, get(directory.storeOffline(command("dev-d", "c"))), "its max-pending is 2");
         assertEquals(List.of("a", "b"), payloads(get(store.open("dev-d", false, 2))));
     }
+
+    @Test
+    void mqtt5ExpiryZeroDeletesAtDisconnectAndACleanStartWithAnExpiryKeepsANewSession() throws Exception {
+        get(store.open("dev-5z", false, 0, 1));
+        get(store.disconnected("dev-5z", 1, 0));
+        assertFalse(get(store.open("dev-5z", false, 60_000, 2)).present(), "deleted at disconnect");
+        get(store.disconnected("dev-5z", 2, 60_000));
+        StoredSession fresh = get(store.open("dev-5z", true, 60_000, 3));
+        assertFalse(fresh.present(), "clean start discarded it");
+        get(store.disconnected("dev-5z", 3, 60_000));
+        assertTrue(get(store.open("dev-5z", false, 60_000, 4)).present(), "and kept the new one");
+    }
+
+    @Test
+    void mqtt5SessionExpiresAtItsOwnShorterInterval() throws Exception {
+        get(store.open("dev-5s", false, 200, 1));
+        get(store.disconnected("dev-5s", 1, 200));
+        Thread.sleep(400);
+        assertFalse(get(store.open("dev-5s", false, 200, 2)).present());
+    }
 }
