@@ -3,6 +3,7 @@ package io.mqttgw.core.defaults;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.Subscription;
+import io.mqttgw.core.spi.Subscriptions;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -39,7 +40,8 @@ public final class InMemorySessionStore implements SessionStore {
 
     /** One persistent session; guarded by its own monitor. */
     private static final class Session {
-        Map<String, Subscription> subscriptions = Map.of();
+        /** Immutable, shared with the connection that saved it (no copy per side). */
+        Subscriptions subscriptions = Subscriptions.NONE;
         final ArrayDeque<StoredMessage> pending = new ArrayDeque<>(2);
         /** 0 while the device is connected. */
         long expiresAtMillis;
@@ -103,7 +105,7 @@ public final class InMemorySessionStore implements SessionStore {
         }
         synchronized (session) {
             return CompletableFuture.completedFuture(new StoredSession(present[0],
-                    new LinkedHashMap<>(session.subscriptions), new ArrayList<>(session.pending)));
+                    session.subscriptions, new ArrayList<>(session.pending)));
         }
     }
 
@@ -192,7 +194,7 @@ public final class InMemorySessionStore implements SessionStore {
         }
         synchronized (s) {
             return CompletableFuture.completedFuture(Optional.of(new SessionSummary(s.expiresAtMillis == 0,
-                    s.expiresAtMillis, new LinkedHashMap<>(s.subscriptions), s.pending.size())));
+                    s.expiresAtMillis, s.subscriptions, s.pending.size())));
         }
     }
 
@@ -237,7 +239,7 @@ public final class InMemorySessionStore implements SessionStore {
         if (s != null) {
             synchronized (s) {
                 // a copy in subscription order (Map.copyOf would lose it)
-                s.subscriptions = new LinkedHashMap<>(subscriptions);
+                s.subscriptions = Subscriptions.copyOf(subscriptions);
             }
         }
         return DONE;

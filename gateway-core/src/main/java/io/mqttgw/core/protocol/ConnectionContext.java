@@ -4,13 +4,12 @@ import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.Subscription;
+import io.mqttgw.core.spi.Subscriptions;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import java.net.SocketAddress;
 import java.security.cert.X509Certificate;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * Everything the gateway keeps about one connection, in one channel attribute. Event loop only: every field is
@@ -45,7 +44,8 @@ public final class ConnectionContext {
     private TopicAcl acl;
     private DisconnectReason closeReason;
     private UplinkMessage will;
-    private Map<String, Subscription> subscriptions;
+    /** Immutable; replaced on change and shared with the session store (issue 15: no map per connection). */
+    private Subscriptions subscriptions = Subscriptions.NONE;
     private UplinkAcks acks;
     private DownlinkSession downlink;
     private ProtocolCapabilities capabilities = ProtocolCapabilities.MQTT_3_1_1;
@@ -280,27 +280,27 @@ public final class ConnectionContext {
     }
 
     /** Topic filter to what was granted, in subscription order. */
-    public Map<String, Subscription> subscriptions() {
-        if (subscriptions == null) {
-            subscriptions = new LinkedHashMap<>(4);
-        }
+    public Subscriptions subscriptions() {
         return subscriptions;
     }
 
-    /** The subscriptions without creating the map (a read must not grow an idle connection). */
-    Map<String, Subscription> subscriptionsOrEmpty() {
-        return subscriptions == null ? Map.of() : subscriptions;
+    /** Replaces the subscriptions (a SUBSCRIBE, UNSUBSCRIBE or restored session made a new immutable set). */
+    public void subscriptions(Subscriptions value) {
+        this.subscriptions = value;
+    }
+
+    /** The subscriptions; never null. */
+    Subscriptions subscriptionsOrEmpty() {
+        return subscriptions;
     }
 
     /** Granted QoS of the first filter matching {@code topic}, or -1. */
     public int grantedQos(String topic) {
-        if (subscriptions == null) {
-            return -1;
-        }
+        Subscriptions subs = subscriptions;
         int best = -1;
-        for (Map.Entry<String, Subscription> e : subscriptions.entrySet()) {
-            if (TopicFilters.matches(e.getKey(), topic)) {
-                best = Math.max(best, e.getValue().qos());
+        for (int i = 0; i < subs.size(); i++) {
+            if (TopicFilters.matches(subs.filter(i), topic)) {
+                best = Math.max(best, subs.subscription(i).qos());
             }
         }
         return best;
@@ -312,15 +312,13 @@ public final class ConnectionContext {
      * takes properties; a 3.1.1 one asks {@link #grantedQos} and allocates nothing.
      */
     SubscriptionMatch match(String topic) {
-        if (subscriptions == null) {
-            return null;
-        }
+        Subscriptions subs = subscriptions;
         int qos = -1;
         boolean retainAsPublished = false;
         int[] identifiers = SubscriptionMatch.NO_IDENTIFIERS;
-        for (Map.Entry<String, Subscription> e : subscriptions.entrySet()) {
-            if (TopicFilters.matches(e.getKey(), topic)) {
-                Subscription s = e.getValue();
+        for (int i = 0; i < subs.size(); i++) {
+            if (TopicFilters.matches(subs.filter(i), topic)) {
+                Subscription s = subs.subscription(i);
                 qos = Math.max(qos, s.qos());
                 retainAsPublished |= s.retainAsPublished();
                 if (s.identifier() != 0) {

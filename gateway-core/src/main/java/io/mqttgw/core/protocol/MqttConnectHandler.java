@@ -14,6 +14,7 @@ import io.mqttgw.core.spi.SessionStore.StoredMessage;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteConflictException;
+import io.mqttgw.core.spi.Subscriptions;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.Channel;
@@ -469,7 +470,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         } else {
             services.metrics().sessionOpened(session.present() ? "resumed" : "new");
         }
-        context.subscriptions().putAll(session.subscriptions());
+        context.subscriptions(Subscriptions.copyOf(session.subscriptions()));
         accept(ctx, context.clientId(), session.present());
         DownlinkSession downlink = null;
         for (StoredMessage m : session.pending()) {

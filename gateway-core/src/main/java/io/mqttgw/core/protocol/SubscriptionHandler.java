@@ -3,6 +3,7 @@ package io.mqttgw.core.protocol;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.Subscription;
+import io.mqttgw.core.spi.Subscriptions;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
@@ -21,7 +22,6 @@ import io.netty.handler.codec.mqtt.MqttTopicSubscription;
 import io.netty.handler.codec.mqtt.MqttUnsubAckMessage;
 import io.netty.handler.codec.mqtt.MqttUnsubscribeMessage;
 import java.util.List;
-import java.util.Map;
 
 /**
  * SUBSCRIBE and UNSUBSCRIBE: keeps the connection's topic filters (for downlink) in its {@link ConnectionContext}.
@@ -70,7 +70,7 @@ public final class SubscriptionHandler {
         ConnectionContext context = ConnectionContext.of(ctx.channel());
         boolean reasons = context.capabilities().reasonCodes();
         int identifier = reasons ? subscriptionIdentifier(subscribe) : 0;
-        Map<String, Subscription> subscriptions = context.subscriptions();
+        Subscriptions subscriptions = context.subscriptions();
         int[] granted = new int[requested.size()];
         boolean[] sendRetained = new boolean[granted.length];
         for (int i = 0; i < granted.length; i++) {
@@ -85,11 +85,12 @@ public final class SubscriptionHandler {
             MqttSubscriptionOption option = s.option();
             granted[i] = Math.min(option.qos().value(), maxQos);
             int retainHandling = reasons ? option.retainHandling().value() : 0;
-            subscriptions.put(filter, reasons
+            subscriptions = subscriptions.with(filter, reasons
                     ? Subscription.of(granted[i], option.isRetainAsPublished(), retainHandling, identifier)
                     : Subscription.ofQos(granted[i]));
             sendRetained[i] = retainHandling == 0 || (retainHandling == 1 && !known);
         }
+        context.subscriptions(subscriptions);
         MqttMessageIdVariableHeader id = MqttMessageIdVariableHeader.from(subscribe.variableHeader().messageId());
         ctx.writeAndFlush(new MqttSubAckMessage(SUBACK, id, new MqttSubAckPayload(granted)));
         saveIfPersistent(context);
@@ -133,7 +134,8 @@ public final class SubscriptionHandler {
 
     private void saveIfPersistent(ConnectionContext context) {
         if (context.persistent()) {
-            Map<String, Subscription> subscriptions = new java.util.LinkedHashMap<>(context.subscriptions());
+            // immutable: the store keeps this very instance, no copy
+            Subscriptions subscriptions = context.subscriptions();
             SessionStoreCalls.call(metrics, "subscriptions",
                     () -> services.sessions().saveSubscriptions(context.sessionKey(), subscriptions));
         }
@@ -182,7 +184,8 @@ public final class SubscriptionHandler {
                 // never subscribed (SUBSCRIBE refused it): counted, nothing to remove
                 metrics.topicRefused("unsubscribe", exceeded);
                 reasons[i] = (short) (UnsubAck.TOPIC_FILTER_INVALID.byteValue() & 0xFF);
-            } else if (context.subscriptions().remove(filter) != null) {
+            } else if (context.subscriptions().containsKey(filter)) {
+                context.subscriptions(context.subscriptions().without(filter));
                 reasons[i] = UnsubAck.SUCCESS.byteValue();
             } else if (!context.acl().maySubscribe(context.clientId(), filter)) {
                 reasons[i] = (short) (UnsubAck.NOT_AUTHORIZED.byteValue() & 0xFF);

@@ -65,7 +65,7 @@ class DownlinkDispatcherTest {
             sessions.open(context.sessionKey(), false, 1);
         }
         context.restored();
-        context.subscriptions().put(filter, io.mqttgw.core.spi.Subscription.ofQos(grantedQos));
+        context.subscriptions(context.subscriptions().with(filter, io.mqttgw.core.spi.Subscription.ofQos(grantedQos)));
         ch.attr(ConnectionContext.KEY).set(context);
         registry.register(clientId, ch);
         channels.add(ch);
@@ -399,7 +399,7 @@ class DownlinkDispatcherTest {
         CompletableFuture<Outcome> early = d.deliver(message("dev-1", "devices/dev-1/a", 1)).toCompletableFuture();
         ch.runPendingTasks();
         assertFalse(early.isDone(), "waits for the stored subscriptions");
-        context.subscriptions().put("devices/dev-1/#", io.mqttgw.core.spi.Subscription.ofQos(1));
+        context.subscriptions(context.subscriptions().with("devices/dev-1/#", io.mqttgw.core.spi.Subscription.ofQos(1)));
         context.restored();
         ch.runPendingTasks();
         assertEquals("PUBLISH devices/dev-1/a q1 id1 to devices/dev-1/a", describe(written(ch)));

@@ -64,7 +64,7 @@ class DownlinkMqtt5Test {
         context.capabilities(capabilities);
         context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL, false);
         context.restored();
-        context.subscriptions().put(filter, subscription);
+        context.subscriptions(context.subscriptions().with(filter, subscription));
         ch.attr(ConnectionContext.KEY).set(context);
         registry.register(clientId, ch);
         channels.add(ch);
