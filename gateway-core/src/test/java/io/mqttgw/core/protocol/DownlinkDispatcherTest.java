@@ -57,28 +57,19 @@ class DownlinkDispatcherTest {
 
     /** A connected device; a persistent one has its session opened in the store, as CONNECT does. */
     private EmbeddedChannel device(String clientId, String filter, int grantedQos, boolean persistent) {
-        EmbeddedChannel ch = new EmbeddedChannel(SESSION);
         ConnectionContext context = new ConnectionContext("tcp");
         context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL, persistent);
         if (persistent) {
             // a device without a certificate: its session lives under its namespaced key
             sessions.open(context.sessionKey(), false, 1);
         }
-        context.restored();
-        context.subscriptions(context.subscriptions().with(filter, io.mqttgw.core.spi.Subscription.ofQos(grantedQos)));
-        ch.attr(ConnectionContext.KEY).set(context);
-        registry.register(clientId, ch);
-        channels.add(ch);
-        return ch;
+        return ProtocolFixture.subscribedDevice(SESSION, registry, channels, context, filter,
+                io.mqttgw.core.spi.Subscription.ofQos(grantedQos));
     }
 
     @AfterEach
     void finish() {
-        for (EmbeddedChannel ch : channels) {
-            ch.close();
-            ConnectionContext.of(ch).closeDownlink();
-            ch.finishAndReleaseAll();
-        }
+        ProtocolFixture.finishDevices(channels);
         pacer.shutdownNow();
     }
 

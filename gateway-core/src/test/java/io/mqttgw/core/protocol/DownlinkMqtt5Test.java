@@ -59,25 +59,15 @@ class DownlinkMqtt5Test {
 
     private EmbeddedChannel device(String clientId, ProtocolCapabilities capabilities, String filter,
                                    Subscription subscription) {
-        EmbeddedChannel ch = new EmbeddedChannel(SESSION);
         ConnectionContext context = new ConnectionContext("tcp");
         context.capabilities(capabilities);
         context.openSession(clientId, ProtocolFixture.route(clientId, 1), null, TopicAcl.ALLOW_ALL, false);
-        context.restored();
-        context.subscriptions(context.subscriptions().with(filter, subscription));
-        ch.attr(ConnectionContext.KEY).set(context);
-        registry.register(clientId, ch);
-        channels.add(ch);
-        return ch;
+        return ProtocolFixture.subscribedDevice(SESSION, registry, channels, context, filter, subscription);
     }
 
     @AfterEach
     void finish() {
-        for (EmbeddedChannel ch : channels) {
-            ch.close();
-            ConnectionContext.of(ch).closeDownlink();
-            ch.finishAndReleaseAll();
-        }
+        ProtocolFixture.finishDevices(channels);
         pacer.shutdownNow();
     }
 

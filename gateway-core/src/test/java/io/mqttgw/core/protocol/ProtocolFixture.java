@@ -274,4 +274,29 @@ final class ProtocolFixture {
             return received.size();
         }
     }
+
+    /**
+     * A device channel with {@code context} attached, its session restored with one subscription, registered under its
+     * client id and added to {@code channels} (released by {@link #finishDevices}).
+     */
+    static EmbeddedChannel subscribedDevice(io.netty.channel.ChannelHandler session, ChannelRegistry registry,
+                                            List<EmbeddedChannel> channels, ConnectionContext context, String filter,
+                                            io.mqttgw.core.spi.Subscription subscription) {
+        EmbeddedChannel ch = new EmbeddedChannel(session);
+        context.restored();
+        context.subscriptions(context.subscriptions().with(filter, subscription));
+        ch.attr(ConnectionContext.KEY).set(context);
+        registry.register(context.clientId(), ch);
+        channels.add(ch);
+        return ch;
+    }
+
+    /** Closes and releases the channels {@link #subscribedDevice} made. */
+    static void finishDevices(List<EmbeddedChannel> channels) {
+        for (EmbeddedChannel ch : channels) {
+            ch.close();
+            ConnectionContext.of(ch).closeDownlink();
+            ch.finishAndReleaseAll();
+        }
+    }
 }
