@@ -51,8 +51,9 @@ public final class HttpAuthenticator implements Authenticator {
     private final AuthService service;
     private final FailurePolicy onFailure;
     private final FingerprintPins pins;
-    private final long allowTtl;
-    private final long denyTtl;
+    /** Reloadable ({@link #reconfigure}): answers stored from then on take the new TTLs, stored ones keep theirs. */
+    private volatile long allowTtl;
+    private volatile long denyTtl;
     private final LongSupplier nanoClock;
     private final CacheMaintenance cacheMaintenance;
     private final ResultCache cache;
@@ -60,6 +61,9 @@ public final class HttpAuthenticator implements Authenticator {
     private final CallLimiter limiter;
     private final IdentityGuard identities;
     private final HttpAuthMetrics metrics;
+    /** The cache TTLs; everything else of the auth service needs a restart (connections, pins, limits). */
+    private static final java.util.Set<String> RELOADABLE = java.util.Set.of(
+            HttpAuthConfigKeys.CACHE_ALLOW_TTL.name(), HttpAuthConfigKeys.CACHE_DENY_TTL.name());
     private final ConcurrentHashMap<String, CompletableFuture<AuthResult>> inFlight = new ConcurrentHashMap<>();
     private final AtomicLong lastFailureLog = new AtomicLong();
     private final AtomicLong unloggedFailures = new AtomicLong();
@@ -85,6 +89,18 @@ public final class HttpAuthenticator implements Authenticator {
                 id.maxTracked(), nanoClock, cacheMaintenance);
         this.metrics = new HttpAuthMetrics(meters, cache, limiter, breaker, identities);
         this.lastFailureLog.set(nanoClock.getAsLong() - LOG_INTERVAL);
+    }
+
+    @Override
+    public java.util.Set<String> reloadableKeys() {
+        return RELOADABLE;
+    }
+
+    @Override
+    public void reconfigure(io.mqttgw.core.config.GatewayConfig next) {
+        HttpAuthSettings settings = HttpAuthSettings.from(next.values());
+        allowTtl = settings.allowTtl().toNanos();
+        denyTtl = settings.denyTtl().toNanos();
     }
 
     @Override

@@ -74,6 +74,21 @@ class HttpAuthGatewayIT {
     }
 
     @Test
+    void aReloadAppliesTheAuthCacheTtlsAndNamesOtherAuthKeysForARestart() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createDirectories(dir.resolve("reload")).resolve("gateway.yaml");
+        java.nio.file.Files.writeString(file, "auth.http.cache.allow-ttl: 5m\n");
+        try (Gateway gateway = gateway("reload").startWithFile(file)) {
+            java.nio.file.Files.writeString(file, "auth.http.cache.allow-ttl: 10s\nauth.http.cache.deny-ttl: 5s\n"
+                    + "auth.http.cache.max-entries: 10\n");
+            var report = gateway.reload("test").get(30, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals("applied", report.outcome());
+            assertEquals(java.util.Set.of("auth.http.cache.allow-ttl", "auth.http.cache.deny-ttl"),
+                    java.util.Set.copyOf(report.applied()));
+            assertEquals(java.util.List.of("auth.http.cache.max-entries"), report.restartRequired());
+        }
+    }
+
+    @Test
     void aDeviceTheServiceAllowsConnectsAndTheServiceSeesItsCertificate() throws Exception {
         try (Gateway gateway = gateway("allow").start()) {
             X509Bundle cert = pki.device("dev-ok");

@@ -124,6 +124,23 @@ class HttpAuthenticatorTest {
     }
 
     @Test
+    void aReloadedAllowTtlAppliesToAnswersStoredAfterIt() {
+        HttpAuthenticator auth = authenticator("auth.http.cache.allow-ttl: 60s\n");
+        assertEquals(java.util.Set.of("auth.http.cache.allow-ttl", "auth.http.cache.deny-ttl"), auth.reloadableKeys());
+        auth.reconfigure(TestSettings.config(dir, "auth.http.url: http://auth.local/check\n"
+                + "auth.http.cache.allow-ttl: 5s\n"));
+        CompletableFuture<AuthResult> first = auth.authenticate(device("dev-1")).toCompletableFuture();
+        service.answer(0, AuthResult.ALLOWED);
+        assertTrue(first.join().allowed());
+        now.addAndGet(TimeUnit.SECONDS.toNanos(4));
+        assertTrue(now(auth.authenticate(device("dev-1"))).allowed());
+        assertEquals(1, service.calls(), "still within the reloaded 5 s");
+        now.addAndGet(TimeUnit.SECONDS.toNanos(1));
+        auth.authenticate(device("dev-1"));
+        assertEquals(2, service.calls(), "expired after the reloaded 5 s, not the 60 s it started with");
+    }
+
+    @Test
     void remembersADenyForTheDenyTtl() {
         HttpAuthenticator auth = authenticator("auth.http.cache.deny-ttl: 10s\n");
         CompletableFuture<AuthResult> first = auth.authenticate(device("dev-1")).toCompletableFuture();

@@ -15,11 +15,17 @@ final class TestSettings {
     }
 
     static HttpAuthSettings from(Path dir, String yaml) {
+        return HttpAuthSettings.from(config(dir, yaml).values());
+    }
+
+    /** The whole configuration, as a reload hands it to the authenticator. */
+    static io.mqttgw.core.config.GatewayConfig config(Path dir, String yaml) {
         try {
             Path file = Files.writeString(Files.createDirectories(dir).resolve("gateway-" + System.nanoTime()
                     + ".yaml"), yaml);
-            return HttpAuthSettings.from(new ConfigLoader(ConfigLoader.withCoreKeys(HttpAuthConfigKeys.ALL),
-                    List.of(HttpAuthConfigKeys.HEADERS), Map.of(), new Properties()).load(file));
+            return io.mqttgw.core.config.GatewayConfig.from(new ConfigLoader(
+                    ConfigLoader.withCoreKeys(HttpAuthConfigKeys.ALL), List.of(HttpAuthConfigKeys.HEADERS), Map.of(),
+                    new Properties()).load(file));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

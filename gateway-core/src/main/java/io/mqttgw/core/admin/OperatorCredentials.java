@@ -3,6 +3,7 @@ package io.mqttgw.core.admin;
 import io.mqttgw.core.config.ConfigException;
 import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.tls.TlsFiles;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.ssl.ClientAuth;
@@ -147,10 +148,17 @@ public final class OperatorCredentials {
 
     private static SslContext tlsContext(GatewayConfig.Operations config) {
         try {
-            return SslContextBuilder.forServer(config.tlsCertFile().toFile(), config.tlsKeyFile().toFile())
+            // read by the one PEM reader (BouncyCastle, TlsFiles), as the device listener's files are
+            X509Certificate[] chain = TlsFiles.certificates(CoreConfigKeys.ADMIN_OPERATIONS_TLS_CERT_FILE.name(),
+                    config.tlsCertFile()).toArray(new X509Certificate[0]);
+            java.security.PrivateKey key = TlsFiles.privateKey(CoreConfigKeys.ADMIN_OPERATIONS_TLS_KEY_FILE.name(),
+                    config.tlsKeyFile());
+            X509Certificate[] cas = TlsFiles.certificates(CoreConfigKeys.ADMIN_OPERATIONS_TLS_CA_FILE.name(),
+                    config.tlsCaFile()).toArray(new X509Certificate[0]);
+            return SslContextBuilder.forServer(key, chain)
                     .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
                     .protocols("TLSv1.3", "TLSv1.2")
-                    .trustManager(config.tlsCaFile().toFile())
+                    .trustManager(cas)
                     .clientAuth(ClientAuth.REQUIRE)
                     .build();
         } catch (Exception e) {

@@ -17,6 +17,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.function.BiConsumer;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,10 +56,13 @@ final class ConfigReloader {
     private final ConfigValues started;
     private final BiConsumer<GatewayConfig, List<String>> apply;
     private final Map<String, Counter> outcomes;
+    /** Provider keys a reload applies (the authenticator's); read at each reload. */
+    private final Predicate<String> providerReloadable;
 
     /** @param apply pushes a new configuration's changed reloadable keys (named) into the components that hold them */
     ConfigReloader(Source source, Providers providers, LiveConfig live, BiConsumer<GatewayConfig, List<String>> apply,
-                   MeterRegistry meters) {
+                   MeterRegistry meters, Predicate<String> providerReloadable) {
+        this.providerReloadable = providerReloadable;
         this.source = source;
         this.providers = providers;
         this.live = live;
@@ -74,6 +78,10 @@ final class ConfigReloader {
                 .register(meters);
     }
 
+    private boolean reloadable(String key) {
+        return RELOADABLE.contains(key) || providerReloadable.test(key);
+    }
+
     /** Re-reads the file for {@code who} (an operator or {@code signal:SIGHUP}); never throws for a bad file. */
     synchronized ReloadReport reload(String who) {
         GatewayConfig next;
@@ -87,14 +95,14 @@ final class ConfigReloader {
         }
         List<String> applied = new ArrayList<>();
         for (String key : live.current().values().changedKeys(next.values())) {
-            if (RELOADABLE.contains(key)) {
+            if (reloadable(key)) {
                 applied.add(key);
             }
         }
         List<String> restart = new ArrayList<>();
         SortedSet<String> sinceStart = started.changedKeys(next.values());
         for (String key : sinceStart) {
-            if (!RELOADABLE.contains(key)) {
+            if (!reloadable(key)) {
                 restart.add(key);
             }
         }

@@ -117,7 +117,8 @@ public final class Gateway implements AutoCloseable {
         meters.config().commonTags("node", config.nodeId());
         this.metrics = new GatewayMetrics(meters);
         this.reloader = source == null || source.file() == null ? null
-                : new ConfigReloader(source, providers, live, this::applyReloaded, meters);
+                : new ConfigReloader(source, providers, live, this::applyReloaded, meters,
+                        key -> this.authenticator != null && this.authenticator.reloadableKeys().contains(key));
         // the operator API pages through the sessions in client-id order; the index costs memory per connection, so it
         // exists only when operations are configured
         this.registry = ChannelRegistry.forThisMachine(config.admin().enabled() && config.admin().operations().enabled());
@@ -279,6 +280,9 @@ public final class Gateway implements AutoCloseable {
         }
         if (changed.contains(CoreConfigKeys.LOG_LEVEL.name())) {
             LogLevels.apply(next.values().get(CoreConfigKeys.LOG_LEVEL));
+        }
+        if (changed.stream().anyMatch(authenticator.reloadableKeys()::contains)) {
+            authenticator.reconfigure(next);
         }
     }
 

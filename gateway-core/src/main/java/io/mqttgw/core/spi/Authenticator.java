@@ -10,6 +10,21 @@ import java.util.concurrent.CompletionStage;
 public interface Authenticator {
     CompletionStage<AuthResult> authenticate(AuthRequest request);
 
+    /**
+     * The provider's own configuration keys that a reload ({@code SIGHUP}, {@code POST /config/reload}) may change
+     * while it runs; {@link #reconfigure} receives them. None by default: a change then needs a restart.
+     */
+    default java.util.Set<String> reloadableKeys() {
+        return java.util.Set.of();
+    }
+
+    /**
+     * Takes the new values of {@link #reloadableKeys} from a reloaded, already validated configuration; on the
+     * reloading thread, never an event loop.
+     */
+    default void reconfigure(io.mqttgw.core.config.GatewayConfig next) {
+    }
+
     default HealthStatus health() {
         return HealthStatus.UP;
     }
