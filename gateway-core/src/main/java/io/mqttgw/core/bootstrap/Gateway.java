@@ -118,7 +118,7 @@ public final class Gateway implements AutoCloseable {
         this.metrics = new GatewayMetrics(meters);
         this.reloader = source == null || source.file() == null ? null
                 : new ConfigReloader(source, providers, live, this::applyReloaded, meters,
-                        key -> this.authenticator != null && this.authenticator.reloadableKeys().contains(key));
+                        this::authenticatorReloads);
         // the operator API pages through the sessions in client-id order; the index costs memory per connection, so it
         // exists only when operations are configured
         this.registry = ChannelRegistry.forThisMachine(config.admin().enabled() && config.admin().operations().enabled());
@@ -264,6 +264,11 @@ public final class Gateway implements AutoCloseable {
             return CompletableFuture.failedFuture(new IllegalStateException("started without a config file"));
         }
         return CompletableFuture.supplyAsync(() -> reloader.reload(who), background);
+    }
+
+    /** Whether the authenticator applies {@code key} on a reload (its own keys; read at each reload). */
+    private boolean authenticatorReloads(String key) {
+        return authenticator != null && authenticator.reloadableKeys().contains(key);
     }
 
     /** Pushes reloaded keys into the components that hold them; on the reloading thread. */
