@@ -503,6 +503,9 @@ public final class Gateway implements AutoCloseable {
                 group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
             }
         }
+        if (tls != null) {
+            tls.close();
+        }
         if (background != null) {
             background.shutdownNow();
         }

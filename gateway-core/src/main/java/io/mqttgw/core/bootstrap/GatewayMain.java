@@ -70,7 +70,7 @@ public final class GatewayMain {
                 if (config.tls().enabled()) {
                     try {
                         // the files must make a context, not only exist: catches a wrong key, a bad PEM, a CA typo
-                        new SslContextStore(config.tls(), new GatewayMetrics(new SimpleMeterRegistry()));
+                        new SslContextStore(config.tls(), new GatewayMetrics(new SimpleMeterRegistry())).close();
                     } catch (IllegalStateException e) {
                         err.println("configuration error: " + e.getMessage());
                         return 2;

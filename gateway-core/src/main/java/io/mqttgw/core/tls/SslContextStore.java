@@ -18,6 +18,7 @@ import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.util.ReferenceCountUtil;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -84,7 +85,9 @@ public final class SslContextStore {
     private static SslProvider chooseProvider(String engine) {
         if ("openssl".equals(engine)) {
             if (OpenSsl.isAvailable()) {
-                return SslProvider.OPENSSL;
+                // the reference-counted engine: the plain one registers a finalizer per connection (a Finalizer object
+                // for each idle device, and every closed engine waits for the finalizer thread before its memory goes)
+                return SslProvider.OPENSSL_REFCNT;
             }
             LOG.warn("OpenSSL engine unavailable ({}); falling back to the JDK engine", OpenSsl.unavailabilityCause()
                     .toString());
@@ -115,6 +118,15 @@ public final class SslContextStore {
         }
     }
 
+    /**
+     * Stops watching and gives up the store's reference to the current context (with the OpenSSL engine a native
+     * object); engines still open keep it until they close. Called once, when no connection is accepted any more.
+     */
+    public synchronized void close() {
+        stopWatching();
+        ReferenceCountUtil.release(current);
+    }
+
     /** Rebuilds the context when any file's content changed; returns whether a new context is in place. */
     public boolean reloadIfChanged() {
         try {
@@ -141,7 +153,10 @@ public final class SslContextStore {
             synchronized (this) {
                 // a new context starts with the engine's own ticket keys: give it the rotated ones first
                 applyTicketKeys(rebuilt, ticketKeys);
+                SslContext previous = current;
                 current = rebuilt;
+                // open connections' engines hold their own reference: the old context lives until the last one closes
+                ReferenceCountUtil.release(previous);
             }
             checksum = now;
             reloads.increment();

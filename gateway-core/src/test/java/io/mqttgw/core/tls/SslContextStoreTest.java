@@ -1,0 +1,57 @@
+package io.mqttgw.core.tls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.metrics.GatewayMetrics;
+import io.mqttgw.core.testkit.TestGateway;
+import io.mqttgw.core.testkit.TestPki;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslEngine;
+import io.netty.handler.ssl.SslContext;
+import io.netty.util.ReferenceCounted;
+import java.nio.file.Path;
+import javax.net.ssl.SSLEngine;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The OpenSSL contexts of the device listener are reference counted (no finalizer per connection, issue 15): the
+ * store gives up a replaced context at once, open engines keep theirs until they close, and close() gives up the
+ * current one.
+ */
+class SslContextStoreTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aReplacedContextLivesUntilItsLastEngineIsReleased() throws Exception {
+        assumeTrue(OpenSsl.isAvailable(), "the OpenSSL engine is what is reference counted");
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(),
+                new GatewayMetrics(new SimpleMeterRegistry()));
+        SslContext first = store.current();
+        ReferenceCounted counted = assertInstanceOf(ReferenceCounted.class, first,
+                "the listener uses the reference-counted engine");
+        SSLEngine open = first.newEngine(ByteBufAllocator.DEFAULT);
+        assertFalse(open instanceof OpenSslEngine, "the finalizing engine would put a Finalizer on every connection");
+
+        pki.writeServer("CN=localhost,O=Rotated");
+        assertTrue(store.reloadIfChanged());
+        SslContext second = store.current();
+        assertNotSame(first, second);
+        assertEquals(1, counted.refCnt(), "the open engine still holds the replaced context");
+
+        ((ReferenceCounted) open).release();
+        assertEquals(0, counted.refCnt(), "the replaced context goes with its last engine");
+
+        store.close();
+        assertEquals(0, ((ReferenceCounted) second).refCnt(), "close gives up the current context");
+    }
+}
