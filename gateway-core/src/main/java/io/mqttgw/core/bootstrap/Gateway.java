@@ -48,7 +48,9 @@ import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.net.InetSocketAddress;
@@ -301,6 +303,13 @@ public final class Gateway implements AutoCloseable {
                 providers.openPrefixes(), environment, systemProperties).load(file));
     }
 
+    /**
+     * One read-size policy shared by every device channel. Netty's default gives each channel its own adaptive
+     * allocator and a handle with a size calculator (about 130 B per idle device, issue 15); device packets and their
+     * TLS records are small, so a fixed read size serves them, and larger ones take several reads of one wake-up.
+     */
+    private static final RecvByteBufAllocator DEVICE_READS = new FixedRecvByteBufAllocator(2048);
+
     private DeviceListener listen(String name, Transport transport, ByteBufAllocator allocator, String host, int port,
                                   DeviceChannelInitializer initializer, boolean tlsListener)
             throws InterruptedException {
@@ -314,6 +323,7 @@ public final class Gateway implements AutoCloseable {
                 .handler(AdmissionGate.perServerChannel(admission, tlsListener,
                         config.admission().rejectDelay().toMillis()))
                 .childOption(ChannelOption.ALLOCATOR, allocator)
+                .childOption(ChannelOption.RCVBUF_ALLOCATOR, DEVICE_READS)
                 .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,

@@ -55,7 +55,7 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
                 if (peer != null) {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer, identities.identityOf(peer));
                 }
-                SessionCertificateRelease.release(ctx.pipeline().get(SslHandler.class).engine());
+                EngineTrim.trim(ctx.pipeline().get(SslHandler.class).engine());
                 ctx.pipeline().remove(this);
             } else {
                 SslHandler ssl = ctx.pipeline().get(SslHandler.class);

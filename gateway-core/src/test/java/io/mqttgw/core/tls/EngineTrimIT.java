@@ -2,6 +2,7 @@ package io.mqttgw.core.tls;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,10 +15,12 @@ import io.mqttgw.core.testkit.TestPki;
 import io.netty.channel.Channel;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.EventExecutor;
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
 import org.junit.jupiter.api.AfterAll;
@@ -26,11 +29,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a device's TLS session keeps after the handshake (issue 15): not the device certificate, which Netty's
- * OpenSSL session would otherwise hold for the connection's life; and nothing left in the verifier-to-handler
- * hand-over, after successful and refused handshakes alike. Real mutual-TLS sockets against one gateway.
+ * What a device's TLS engine keeps after the handshake (issue 15): not the device certificate, which Netty's
+ * OpenSSL session would otherwise hold for the connection's life; not its own copies of the listener's protocols and
+ * groups; and nothing left in the verifier-to-handler hand-over, after successful and refused handshakes alike. Real mutual-TLS sockets against one gateway.
  */
-class SessionCertificateReleaseIT {
+class EngineTrimIT {
     @TempDir
     static Path dir;
     static TestPki pki;
@@ -50,7 +53,7 @@ class SessionCertificateReleaseIT {
     @Test
     void thisNettyVersionsSessionCanBeTrimmed() {
         // fails on a Netty upgrade that renamed the session's fields, instead of the memory quietly coming back
-        assertTrue(SessionCertificateRelease.available());
+        assertTrue(EngineTrim.available());
     }
 
     @Test
@@ -72,6 +75,39 @@ class SessionCertificateReleaseIT {
         } finally {
             device.disconnect();
         }
+    }
+
+    @Test
+    void establishedEnginesShareOneCopyOfTheProtocolsAndGroups() throws Exception {
+        Mqtt3BlockingClient first = TestDevices.mutualTls(pki, gateway.tlsPort(), "share-1", pki.device("share-1"))
+                .buildBlocking();
+        Mqtt3BlockingClient second = TestDevices.mutualTls(pki, gateway.tlsPort(), "share-2", pki.device("share-2"))
+                .buildBlocking();
+        first.connect();
+        second.connect();
+        try {
+            SSLEngine a = engineOf(gateway.registry().find("share-1"));
+            SSLEngine b = engineOf(gateway.registry().find("share-2"));
+            for (String name : new String[] {"enabledProtocols", "groups"}) {
+                Field field = Class.forName("io.netty.handler.ssl.ReferenceCountedOpenSslEngine")
+                        .getDeclaredField(name);
+                field.setAccessible(true);
+                assertSame(field.get(a), field.get(b), name + " is one object for both connections");
+            }
+            assertEquals(List.of(a.getEnabledProtocols()), List.of(b.getEnabledProtocols()));
+            assertTrue(List.of(a.getEnabledProtocols()).contains("TLSv1.3"), "still reports what it was built with");
+            assertThrows(UnsupportedOperationException.class, () -> a.setEnabledProtocols(new String[] {"TLSv1.2"}),
+                    "the shared copy cannot be changed through one engine");
+        } finally {
+            first.disconnect();
+            second.disconnect();
+        }
+    }
+
+    private static SSLEngine engineOf(Channel channel) throws Exception {
+        assertNotNull(channel);
+        return channel.eventLoop().submit(() -> channel.pipeline().get(SslHandler.class).engine())
+                .get(15, TimeUnit.SECONDS);
     }
 
     @Test
