@@ -40,6 +40,9 @@ final class EngineTrim {
     private static final Field WRAPPED;
     private static final Field X509_PEER_CERTS;
     private static final Object X509_NONE;
+    /** The session's protocol and key-exchange group names: a new String each per session, the same few values. */
+    private static final Field SESSION_PROTOCOL;
+    private static final Field SESSION_GROUP;
     private static final Field ENABLED_PROTOCOLS;
     private static final Field GROUPS;
 
@@ -71,16 +74,18 @@ final class EngineTrim {
         X509_PEER_CERTS = x509;
         WRAPPED = wrapped;
         X509_NONE = x509None;
-        ENABLED_PROTOCOLS = engineField("enabledProtocols", Set.class);
-        GROUPS = engineField("groups", String[].class);
+        ENABLED_PROTOCOLS = engineField(ENGINE_CLASS, "enabledProtocols", Set.class);
+        GROUPS = engineField(ENGINE_CLASS, "groups", String[].class);
+        SESSION_PROTOCOL = engineField(SESSION_CLASS, "protocol", String.class);
+        SESSION_GROUP = engineField(SESSION_CLASS, "namedGroup", String.class);
     }
 
     private EngineTrim() {
     }
 
-    private static Field engineField(String name, Class<?> type) {
+    private static Field engineField(String className, String name, Class<?> type) {
         try {
-            Field f = Class.forName(ENGINE_CLASS).getDeclaredField(name);
+            Field f = Class.forName(className).getDeclaredField(name);
             if (f.getType() != type) {
                 throw new NoSuchFieldException(name + " is a " + f.getType().getName());
             }
@@ -99,7 +104,8 @@ final class EngineTrim {
 
     /** Whether this Netty version's session and engine can be trimmed (the parts that cannot are skipped). */
     static boolean available() {
-        return PEER_CERTS != null && ENABLED_PROTOCOLS != null && GROUPS != null;
+        return PEER_CERTS != null && ENABLED_PROTOCOLS != null && GROUPS != null && SESSION_PROTOCOL != null
+                && SESSION_GROUP != null;
     }
 
     /** Trims {@code engine} once its handshake succeeded; true when the peer certificate was removed. */
@@ -109,7 +115,7 @@ final class EngineTrim {
         }
         synchronized (engine) {
             shareSettings(engine);
-            return releasePeerCertificate(engine);
+            return trimSession(engine);
         }
     }
 
@@ -118,7 +124,7 @@ final class EngineTrim {
         return any == null ? PEER_CERTS != null : any.getDeclaringClass().isInstance(engine);
     }
 
-    private static boolean releasePeerCertificate(SSLEngine engine) {
+    private static boolean trimSession(SSLEngine engine) {
         if (PEER_CERTS == null) {
             return false;
         }
@@ -132,9 +138,20 @@ final class EngineTrim {
             }
             PEER_CERTS.set(session, NONE);
             X509_PEER_CERTS.set(session, X509_NONE);
+            intern(SESSION_PROTOCOL, session);
+            intern(SESSION_GROUP, session);
             return true;
         } catch (IllegalAccessException | RuntimeException e) {
             return false;
+        }
+    }
+
+    private static void intern(Field field, Object session) throws IllegalAccessException {
+        if (field != null) {
+            String value = (String) field.get(session);
+            if (value != null) {
+                field.set(session, value.intern());
+            }
         }
     }
 

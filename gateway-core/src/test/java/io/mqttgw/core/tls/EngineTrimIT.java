@@ -94,6 +94,7 @@ class EngineTrimIT {
                 field.setAccessible(true);
                 assertSame(field.get(a), field.get(b), name + " is one object for both connections");
             }
+            assertSame(a.getSession().getProtocol(), b.getSession().getProtocol(), "one protocol name for both");
             assertEquals(List.of(a.getEnabledProtocols()), List.of(b.getEnabledProtocols()));
             assertTrue(List.of(a.getEnabledProtocols()).contains("TLSv1.3"), "still reports what it was built with");
             assertThrows(UnsupportedOperationException.class, () -> a.setEnabledProtocols(new String[] {"TLSv1.2"}),
