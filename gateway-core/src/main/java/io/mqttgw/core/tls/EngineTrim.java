@@ -24,8 +24,9 @@ import org.slf4j.LoggerFactory;
  *   handshake is configured. After the handshake they point to one unmodifiable copy shared by every engine with
  *   the same settings; nothing changes an established device's protocols (TLS 1.3 has no renegotiation, and the
  *   gateway never calls {@code setEnabledProtocols} after the handshake).</li>
+ *   <li>The session's protocol and key-exchange group names, a new string each per session: interned.</li>
  * </ul>
- * Netty offers no switch for either, so this writes the private fields, under the engine's lock that guards them.
+ * Netty offers no switch for any of these, so this writes the private fields, under the engine's lock that guards them.
  * When a Netty version changes a field this turns that part off with one warning (the cost returns, nothing
  * breaks), and {@code EngineTrimIT} fails so an upgrade notices. Event loop only.
  */
