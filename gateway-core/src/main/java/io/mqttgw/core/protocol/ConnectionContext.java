@@ -8,6 +8,7 @@ import io.mqttgw.core.spi.Subscriptions;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.SocketAddress;
 import java.security.cert.X509Certificate;
 
@@ -67,6 +68,8 @@ public final class ConnectionContext {
     int wheelSlot = -1;
     ConnectionContext wheelPrev;
     ConnectionContext wheelNext;
+    /** Non-null only while the channel is unwritable: the slow_consumer close of the stall ({@link WritabilityWatch}). */
+    ScheduledFuture<?> writeStall;
 
     public ConnectionContext(String listener) {
         this.listener = listener;
