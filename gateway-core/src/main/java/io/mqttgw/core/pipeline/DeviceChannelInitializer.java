@@ -1,20 +1,20 @@
 package io.mqttgw.core.pipeline;
 
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
-import io.mqttgw.core.metrics.TrafficMeterHandler;
 import io.mqttgw.core.protocol.ChannelErrorHandler;
 import io.mqttgw.core.protocol.ConnectionContext;
-import io.mqttgw.core.protocol.ConnectionLifecycleHandler;
+import io.mqttgw.core.protocol.DeviceSocketHandler;
 import io.mqttgw.core.protocol.EstablishedSessionHandler;
 import io.mqttgw.core.protocol.InvalidPacketHandler;
 import io.mqttgw.core.protocol.KeepAliveWheel;
 import io.mqttgw.core.protocol.MqttConnectHandler;
+import io.mqttgw.core.protocol.OutboundPacketHandler;
 import io.mqttgw.core.protocol.PacketFramer;
 import io.mqttgw.core.protocol.SessionPhase;
 import io.mqttgw.core.protocol.SessionServices;
 import io.mqttgw.core.protocol.SubscriptionHandler;
 import io.mqttgw.core.protocol.UplinkPublishHandler;
-import io.mqttgw.core.protocol.WritabilityHandler;
+import io.mqttgw.core.protocol.WritabilityWatch;
 import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.tls.SslContextStore;
 import io.mqttgw.core.tls.TlsHandshakeHandler;
@@ -22,7 +22,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.mqtt.MqttDecoder;
-import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.mqttgw.core.proxy.ProxyHeaderHandler;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
 import io.netty.handler.flow.FlowControlHandler;
@@ -33,17 +32,20 @@ import io.netty.handler.ssl.SslHandler;
  * listener's (TLS then MQTT), without one the plain TCP listener's. The CONNECT phase comes first; once CONNECT is
  * accepted {@link #install} puts the one handler of an established session in place of the CONNECT phase, the
  * invalid-packet handler and the error handler (it does their work from then on): every pipeline entry costs each idle
- * connection a context object (issue 15). Stateless handlers are shared singletons; per channel there are only the TLS
- * engine, the packet framer (whole, valid packets only reach the decoder), the decoder, the writability watch, the
- * flow control that makes a read pause exact (the decoder emits every packet of a read at once; paused packets wait
- * there) and the CONNECT phase (until it ends); keepalive is the event loop's {@link KeepAliveWheel}.
+ * connection a context object (issue 15). Stateless handlers are shared singletons, and jobs share an entry where
+ * they sit at the same place: the device socket's ({@link DeviceSocketHandler}: bytes metered, the connection's books
+ * opened and closed) and the outbound packets' ({@link OutboundPacketHandler}: encoding, the writability watch whose
+ * stall timer lives in the {@link ConnectionContext}). Per channel there are only the TLS engine, the packet framer
+ * (whole, valid packets only reach the decoder), the decoder, the flow control that makes a read pause exact (the
+ * decoder emits every packet of a read at once; paused packets wait there) and the CONNECT phase (until it ends);
+ * keepalive is the event loop's {@link KeepAliveWheel}.
  */
 public final class DeviceChannelInitializer extends ChannelInitializer<Channel> implements SessionPhase {
     private final String listener;
     private final SessionServices services;
     private final SslContextStore tls;
-    private final TrafficMeterHandler traffic;
-    private final ConnectionLifecycleHandler lifecycle;
+    private final DeviceSocketHandler socket;
+    private final OutboundPacketHandler outbound;
     private final TlsHandshakeHandler tlsHandshake;
     private final EstablishedSessionHandler session;
 
@@ -62,8 +64,9 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.services = services;
         this.tls = tls;
         this.handshakeBudget = handshakeBudget;
-        this.traffic = new TrafficMeterHandler(services.metrics());
-        this.lifecycle = new ConnectionLifecycleHandler(services);
+        this.socket = new DeviceSocketHandler(services);
+        this.outbound = new OutboundPacketHandler(new WritabilityWatch(services.metrics(),
+                services.config().mqtt().writeStallTimeout().toMillis(), services.config().mqtt().maxPendingOutbound()));
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), services.metrics(),
                 services.events());
@@ -79,8 +82,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         context.remoteAddress(ch.remoteAddress());
         ch.attr(ConnectionContext.KEY).set(context);
         ChannelPipeline p = ch.pipeline();
-        p.addLast(HandlerNames.TRAFFIC, traffic);
-        p.addLast(HandlerNames.LIFECYCLE, lifecycle);
+        p.addLast(HandlerNames.SOCKET, socket);
         if (proxyProtocol) {
             var proxy = services.config().proxyProtocol();
             p.addLast(HandlerNames.PROXY_DECODER, new HAProxyMessageDecoder());
@@ -100,9 +102,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         p.addLast(HandlerNames.PACKET_FRAMER, new PacketFramer(services.config().mqtt().maxPacketSize()));
         p.addLast(HandlerNames.MQTT_DECODER, new MqttDecoder(services.config().mqtt().maxPacketSize(),
                 services.config().mqtt().maxClientIdLength()));
-        p.addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);
-        p.addLast(HandlerNames.WRITABILITY, new WritabilityHandler(services.metrics(),
-                services.config().mqtt().writeStallTimeout().toMillis(), services.config().mqtt().maxPendingOutbound()));
+        p.addLast(HandlerNames.OUTBOUND, outbound);
         p.addLast(HandlerNames.FLOW_CONTROL, new FlowControlHandler());
         p.addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         p.addLast(HandlerNames.CONNECT, new MqttConnectHandler(services, this, HandlerNames.CONNECT));

@@ -5,8 +5,8 @@ public final class HandlerNames {
     private HandlerNames() {
     }
 
-    public static final String TRAFFIC = "traffic";
-    public static final String LIFECYCLE = "lifecycle";
+    /** The device socket: bytes metered and the connection's books opened and closed; first, nearest the socket. */
+    public static final String SOCKET = "socket";
     /** PROXY protocol header decoder and reader (listeners behind a balancer); both leave after the header. */
     public static final String PROXY_DECODER = "proxyDecoder";
     public static final String PROXY_HEADER = "proxyHeader";
@@ -17,9 +17,11 @@ public final class HandlerNames {
     /** Cuts whole packets and refuses those the spec forbids, before the decoder reads them. */
     public static final String PACKET_FRAMER = "packetFramer";
     public static final String MQTT_DECODER = "mqttDecoder";
-    public static final String MQTT_ENCODER = "mqttEncoder";
-    /** Stops reading while the channel is unwritable and closes a device that stays so (slow_consumer). */
-    public static final String WRITABILITY = "writability";
+    /**
+     * Encodes every packet to the device; stops reading while the channel is unwritable and closes a device that stays
+     * so (slow_consumer).
+     */
+    public static final String OUTBOUND = "outbound";
     /** Holds decoded packets while reading is paused, so a pause takes effect at the next packet. */
     public static final String FLOW_CONTROL = "flowControl";
     public static final String INVALID_PACKET = "invalidPacket";

@@ -8,6 +8,7 @@ import io.mqttgw.core.spi.Subscriptions;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
+import io.netty.util.concurrent.ScheduledFuture;
 import java.net.SocketAddress;
 import java.security.cert.X509Certificate;
 
@@ -20,18 +21,19 @@ import java.security.cert.X509Certificate;
 public final class ConnectionContext {
     public static final AttributeKey<ConnectionContext> KEY = AttributeKey.valueOf("mqttgw.connection");
 
-    private final String listener;
+    /** The TLS listener's connection, else the plain TCP one's: a flag, not a reference (issue 15). */
+    private final boolean tls;
     private SocketAddress remoteAddress;
     private String certificateIdentity;
     /** The parsed client certificate, only until CONNECT is decided (authentication needs it); then null. */
     private X509Certificate certificate;
-    /**
-     * How the identity was proven; written on the loop before the session is registered and never after, so a thread
-     * that found this connection in the registry reads it safely (the registry's map publishes it).
-     */
-    private IdentityProof proof = IdentityProof.NO_CERTIFICATE;
     /** Kept for the connection's life instead of the parsed certificate: its expiry and SHA-256 fingerprint. */
     private long certificateNotAfter;
+    /**
+     * Also how the identity was proven (non-null: by a verified certificate; no field of its own, issue 15). Written on
+     * the loop before the session is registered and never after, so a thread that found this connection in the
+     * registry reads it safely (the registry's map publishes it).
+     */
     private byte[] certificateSha256;
     private String clientId;
     private String sessionKey;
@@ -67,9 +69,15 @@ public final class ConnectionContext {
     int wheelSlot = -1;
     ConnectionContext wheelPrev;
     ConnectionContext wheelNext;
+    /** Non-null only while the channel is unwritable: the slow_consumer close of the stall ({@link WritabilityWatch}). */
+    ScheduledFuture<?> writeStall;
 
+    /** @param listener {@code tcp} or {@code tls} */
     public ConnectionContext(String listener) {
-        this.listener = listener;
+        if (!"tls".equals(listener) && !"tcp".equals(listener)) {
+            throw new IllegalArgumentException("listener must be tcp or tls: " + listener);
+        }
+        this.tls = "tls".equals(listener);
     }
 
     public static ConnectionContext of(Channel channel) {
@@ -96,7 +104,7 @@ public final class ConnectionContext {
 
     /** {@code tcp} or {@code tls}. */
     public String listener() {
-        return listener;
+        return tls ? "tls" : "tcp";
     }
 
     public String certificateIdentity() {
@@ -114,7 +122,7 @@ public final class ConnectionContext {
 
     /** Whether the TLS handshake verified a client certificate (true also after the parsed one was dropped). */
     public boolean hasVerifiedCertificate() {
-        return proof == IdentityProof.CERTIFICATE;
+        return certificateSha256 != null;
     }
 
     /** The verified client certificate's notAfter in epoch milliseconds; meaningful if {@link #hasVerifiedCertificate}. */
@@ -131,14 +139,13 @@ public final class ConnectionContext {
     public void verifiedCertificate(X509Certificate certificate, String identity) {
         this.certificate = certificate;
         this.certificateIdentity = identity;
-        this.proof = IdentityProof.CERTIFICATE;
         this.certificateNotAfter = certificate.getNotAfter().getTime();
         this.certificateSha256 = sha256(certificate);
     }
 
     /** How this connection proved its identity: a verified client certificate, or none. */
     public IdentityProof proof() {
-        return proof;
+        return certificateSha256 == null ? IdentityProof.NO_CERTIFICATE : IdentityProof.CERTIFICATE;
     }
 
     private static byte[] sha256(X509Certificate certificate) {
@@ -178,7 +185,7 @@ public final class ConnectionContext {
      */
     public void openSession(String clientId, Route route, UplinkMessage will, TopicAcl acl, boolean persistent) {
         this.clientId = clientId;
-        this.sessionKey = proof.sessionKey(clientId);
+        this.sessionKey = proof().sessionKey(clientId);
         this.route = route;
         this.will = will;
         this.acl = java.util.Objects.requireNonNull(acl, "acl");

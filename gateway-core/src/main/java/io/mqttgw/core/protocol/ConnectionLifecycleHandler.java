@@ -3,33 +3,30 @@ package io.mqttgw.core.protocol;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
-import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 
 /**
  * Opens and closes the books on a connection: counts it open, and when it goes inactive counts the disconnect
  * reason, removes the registry entry if it still holds this channel, queues the fenced route delete, starts the expiry
  * of a persistent session (at the MQTT 5.0 interval in force) and hands a pending will message to the sink (after its
  * MQTT 5.0 will delay, through {@link DelayedWills}). Every step is O(1) and non-blocking, so a disconnect storm costs each event
- * loop only enqueues. Stateless and shared; event loop only.
+ * loop only enqueues. Called by {@link DeviceSocketHandler} (not a pipeline entry of its own: issue 15). Stateless and
+ * shared; event loop only.
  */
-@Sharable
-public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapter {
+public final class ConnectionLifecycleHandler {
     private final SessionServices services;
 
     public ConnectionLifecycleHandler(SessionServices services) {
         this.services = services;
     }
 
-    @Override
-    public void channelActive(ChannelHandlerContext ctx) {
+    /** The connection is open (active). */
+    void opened() {
         services.metrics().channelOpened();
-        ctx.fireChannelActive();
     }
 
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
+    /** The connection is closed (inactive): the books close on it. */
+    void closed(ChannelHandlerContext ctx) {
         ConnectionContext c = ConnectionContext.of(ctx.channel());
         c.closeReason(DisconnectReason.CONNECTION_LOST);
         DisconnectReason reason = c.closeReason();
@@ -55,7 +52,6 @@ public final class ConnectionLifecycleHandler extends ChannelInboundHandlerAdapt
             }
             services.events().disconnected(c.clientId(), route.remoteAddress(), reason.label());
         }
-        ctx.fireChannelInactive();
     }
 
     /**

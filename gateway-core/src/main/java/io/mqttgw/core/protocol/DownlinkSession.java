@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
  * {@code downlink.max-retries} times, driven by the {@link RetryWheel} of this connection's loop. QoS 2 completes
  * PUBREC then PUBREL/PUBCOMP. While the channel is unwritable (the device does not read) nothing new is started:
  * QoS 1/2 waits in the bounded queue, QoS 0 is dropped (outcome NOT_WRITABLE), retransmissions are put off; the
- * {@link WritabilityHandler} calls {@link #writable} when it drains.
+ * {@link WritabilityWatch} calls {@link #writable} when it drains.
  *
  * <p>To an MQTT 5.0 device: the window is also capped by the receive maximum it announced; a PUBLISH larger than its
  * maximum packet size is not sent (outcome TOO_LARGE, counted, removed from a persistent session since it can never

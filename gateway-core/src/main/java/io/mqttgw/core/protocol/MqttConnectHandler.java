@@ -509,7 +509,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         sessionPhase.install(ctx.pipeline(), name, keepAliveSeconds);
         ctx.pipeline().remove(this);
         if (channel.isWritable()) {
-            // an unwritable channel stays paused; the writability handler resumes it once it drains
+            // an unwritable channel stays paused; the writability watch resumes it once it drains
             channel.config().setAutoRead(true);
         }
     }

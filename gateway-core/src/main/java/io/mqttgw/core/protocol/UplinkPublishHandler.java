@@ -267,7 +267,7 @@ public final class UplinkPublishHandler {
             acks.readingPaused(false);
             metrics.readingPaused(false);
             if (channel.isWritable()) {
-                // an unwritable channel stays paused; the writability handler resumes it once it drains
+                // an unwritable channel stays paused; the writability watch resumes it once it drains
                 channel.config().setAutoRead(true);
             }
         }

@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.acl.TopicAcl;
+import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.testkit.TestPki;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -35,6 +37,9 @@ class ConnectionContextTest {
         assertEquals(certificate.getNotAfter().getTime(), context.certificateNotAfterMillis());
         assertArrayEquals(MessageDigest.getInstance("SHA-256").digest(certificate.getEncoded()),
                 context.certificateSha256());
+        assertEquals(IdentityProof.CERTIFICATE, context.proof());
+        assertEquals("dev-1", context.sessionKey(), "a certificate-proven session's key is the client id");
+        assertEquals("tls", context.listener());
     }
 
     @Test
@@ -43,5 +48,14 @@ class ConnectionContextTest {
         context.openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL, false);
         assertFalse(context.hasVerifiedCertificate());
         assertNull(context.certificateSha256());
+        assertEquals(IdentityProof.NO_CERTIFICATE, context.proof());
+        assertEquals(IdentityProof.NO_CERTIFICATE_SESSION_PREFIX + "dev-1", context.sessionKey());
+        assertEquals("tcp", context.listener());
+    }
+
+    @Test
+    void refusesAListenerOtherThanTcpOrTls() {
+        // the listener is kept as a flag, so a third name would be read back as tcp
+        assertThrows(IllegalArgumentException.class, () -> new ConnectionContext("udp"));
     }
 }

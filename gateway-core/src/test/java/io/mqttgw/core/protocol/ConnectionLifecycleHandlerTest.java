@@ -46,7 +46,7 @@ class ConnectionLifecycleHandlerTest {
     }
 
     private EmbeddedChannel channel() {
-        EmbeddedChannel ch = new EmbeddedChannel(new ConnectionLifecycleHandler(services));
+        EmbeddedChannel ch = new EmbeddedChannel(new DeviceSocketHandler(services));
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
         channels.add(ch);
         return ch;

@@ -53,7 +53,7 @@ class DisconnectHandlerTest {
     @Test
     void theWillDoesNotReachTheSinkAfterDisconnect() {
         ProtocolFixture f = ProtocolFixture.create(dir);
-        ch = new EmbeddedChannel(new ConnectionLifecycleHandler(f.services), f.sessionHandler());
+        ch = new EmbeddedChannel(new DeviceSocketHandler(f.services), f.sessionHandler());
         session(ch);
         f.registry.register("dev-1", ch);
 

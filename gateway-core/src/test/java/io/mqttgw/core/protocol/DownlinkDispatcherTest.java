@@ -164,7 +164,7 @@ class DownlinkDispatcherTest {
         ch.flush();
         ((ByteBuf) ch.readOutbound()).release(); // the device read: the channel drains
         assertTrue(ch.isWritable());
-        session.writable(); // what the writability handler does
+        session.writable(); // what the writability watch does
         assertEquals("PUBLISH devices/dev-1/cmd q1 id1 to devices/dev-1/cmd", describe(written(ch)));
         ch.writeInbound(ack(MqttMessageType.PUBACK, 1));
         assertEquals(Outcome.DELIVERED, q1.join());

@@ -126,8 +126,8 @@ class MqttConnectHandlerTest {
         ChannelPipeline p = ch.pipeline();
         assertNull(p.get(HandlerNames.CONNECT), "the CONNECT phase removed itself");
         // one handler for the established session; the invalid-packet and error handlers' work is its own now
-        assertEquals(List.of(HandlerNames.TRAFFIC, HandlerNames.LIFECYCLE, HandlerNames.PACKET_FRAMER,
-                HandlerNames.MQTT_DECODER, HandlerNames.MQTT_ENCODER, HandlerNames.WRITABILITY,
+        assertEquals(List.of(HandlerNames.SOCKET, HandlerNames.PACKET_FRAMER,
+                HandlerNames.MQTT_DECODER, HandlerNames.OUTBOUND,
                 HandlerNames.FLOW_CONTROL, HandlerNames.SESSION),
                 p.names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline$")).toList());
         assertTrue(KeepAliveWheel.watched(ch), "keepalive 60: the loop's wheel checks it");
@@ -238,9 +238,9 @@ class MqttConnectHandlerTest {
         DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null, false);
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
-        ch.pipeline().addLast(HandlerNames.LIFECYCLE, new ConnectionLifecycleHandler(f.services));
+        ch.pipeline().addLast(HandlerNames.SOCKET, new DeviceSocketHandler(f.services));
         ch.pipeline().addLast(HandlerNames.MQTT_DECODER, new MqttDecoder());
-        ch.pipeline().addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);
+        ch.pipeline().addLast(HandlerNames.OUTBOUND, MqttEncoder.INSTANCE);
         ch.pipeline().addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         // the CONNECT phase runs on an executor that only this test thread is "in"
         ch.pipeline().addLast(loop, HandlerNames.CONNECT,
@@ -338,9 +338,9 @@ class MqttConnectHandlerTest {
         DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null, false);
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
-        ch.pipeline().addLast(HandlerNames.LIFECYCLE, new ConnectionLifecycleHandler(f.services));
+        ch.pipeline().addLast(HandlerNames.SOCKET, new DeviceSocketHandler(f.services));
         ch.pipeline().addLast(HandlerNames.MQTT_DECODER, new MqttDecoder());
-        ch.pipeline().addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);
+        ch.pipeline().addLast(HandlerNames.OUTBOUND, MqttEncoder.INSTANCE);
         ch.pipeline().addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         ch.pipeline().addLast(HandlerNames.CONNECT, new MqttConnectHandler(f.services, sessionPhase, HandlerNames.CONNECT));
         ch.pipeline().addLast(HandlerNames.ERRORS, ChannelErrorHandler.INSTANCE);

@@ -2,11 +2,7 @@ package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelDuplexHandler;
-import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOutboundBuffer;
-import io.netty.channel.ChannelPromise;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,45 +11,45 @@ import java.util.concurrent.TimeUnit;
  * PUBLISH) stop producing answers; the downlink session holds its queue back meanwhile and resumes it here once the
  * channel drains. A channel unwritable longer than {@code mqtt.write-stall-timeout}, or one written past
  * {@code mqtt.max-pending-outbound} queued bytes while unwritable, is closed (reason slow_consumer). Reading
- * resumes only once the session is open and uplink back-pressure does not hold it too. One instance per connection;
- * event loop only.
+ * resumes only once the session is open and uplink back-pressure does not hold it too. Called by
+ * {@link OutboundPacketHandler}; the one piece of state, the stall's close timer, lives in {@link ConnectionContext}
+ * and only while the channel is unwritable (issue 15: no handler object per connection). Stateless, shared; event
+ * loop only.
  */
-public final class WritabilityHandler extends ChannelDuplexHandler {
+public final class WritabilityWatch {
     private final GatewayMetrics metrics;
     private final long stallMillis;
     private final long maxPendingBytes;
-    private ScheduledFuture<?> stall;
 
-    public WritabilityHandler(GatewayMetrics metrics, long stallMillis, long maxPendingBytes) {
+    public WritabilityWatch(GatewayMetrics metrics, long stallMillis, long maxPendingBytes) {
         this.metrics = metrics;
         this.stallMillis = stallMillis;
         this.maxPendingBytes = maxPendingBytes;
     }
 
-    @Override
-    public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
-        boolean wasWritable = ctx.channel().isWritable();
-        ctx.write(msg, promise);
-        // a single large packet to a writable channel is fine; writes that keep coming once it is unwritable are not
-        if (!wasWritable && pendingBytes(ctx.channel()) > maxPendingBytes) {
-            DeviceDisconnector.close(ctx.channel(), DisconnectReason.SLOW_CONSUMER);
+    /**
+     * A packet was just written to {@code channel}; {@code wasWritable} is what the channel was before. A single large
+     * packet to a writable channel is fine; writes that keep coming once it is unwritable are not.
+     */
+    void written(Channel channel, boolean wasWritable) {
+        if (!wasWritable && pendingBytes(channel) > maxPendingBytes) {
+            DeviceDisconnector.close(channel, DisconnectReason.SLOW_CONSUMER);
         }
     }
 
-    @Override
-    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        Channel channel = ctx.channel();
+    /** The channel's writability changed: a stall starts (reading stops, close timer set) or ends. */
+    void changed(Channel channel) {
+        ConnectionContext context = ConnectionContext.of(channel);
         if (!channel.isWritable()) {
-            if (stall == null && channel.isActive()) {
+            if (context.writeStall == null && channel.isActive()) {
                 metrics.unwritable(true);
                 channel.config().setAutoRead(false);
-                stall = ctx.executor().schedule(
+                context.writeStall = channel.eventLoop().schedule(
                         () -> DeviceDisconnector.close(channel, DisconnectReason.SLOW_CONSUMER),
                         stallMillis, TimeUnit.MILLISECONDS);
             }
-        } else if (stall != null) {
-            endStall();
-            ConnectionContext context = ConnectionContext.of(channel);
+        } else if (context.writeStall != null) {
+            endStall(context);
             if (context.sessionOpen()) {
                 DownlinkSession downlink = context.downlinkOrNull();
                 if (downlink != null) {
@@ -64,20 +60,19 @@ public final class WritabilityHandler extends ChannelDuplexHandler {
                 }
             }
         }
-        ctx.fireChannelWritabilityChanged();
     }
 
-    @Override
-    public void channelInactive(ChannelHandlerContext ctx) {
-        if (stall != null) {
-            endStall();
+    /** The channel closed: a stall it was in ends (its timer with it). */
+    void closed(Channel channel) {
+        ConnectionContext context = ConnectionContext.of(channel);
+        if (context != null && context.writeStall != null) {
+            endStall(context);
         }
-        ctx.fireChannelInactive();
     }
 
-    private void endStall() {
-        stall.cancel(false);
-        stall = null;
+    private void endStall(ConnectionContext context) {
+        context.writeStall.cancel(false);
+        context.writeStall = null;
         metrics.unwritable(false);
     }
 
