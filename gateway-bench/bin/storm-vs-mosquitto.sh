@@ -8,6 +8,9 @@
 # A scenario `<server>:ramps` instead runs two `bench connect` ramps against the same server, the second with new
 # client ids and certificates (prefix `again-`): its CPU per connection is a full handshake with the JIT warm and the
 # certificate unknown to any cache (issue 15's "JIT warm" figure). Those go to OUT/ramps.tsv.
+# A scenario `<server>:warm-true` (or `warm-false`) runs the same storm twice against one server and reports the
+# second: the JIT is warm and the devices' certificates are known, as after a first storm in production (the
+# warm-up run's report is in <run>/warmup).
 #
 #   gateway-bench/bin/storm-vs-mosquitto.sh [--devices 18000] [--rounds 1] [--out DIR] [--pki-dir DIR]
 #
@@ -128,6 +131,10 @@ for round in $(seq 1 "$ROUNDS"); do
     server="${sc%%:*}"
     resume="${sc##*:}"
     run="r$round-$server-resume-$resume"
+    warm=""
+    if [[ "$resume" == warm-* ]]; then
+      warm=1; resume="${resume#warm-}"
+    fi
     dir="$OUT/$run"
     mkdir -p "$dir"
     if [[ "$server" == gateway ]]; then
@@ -155,11 +162,18 @@ for round in $(seq 1 "$ROUNDS"); do
       tail -n 1 "$OUT/ramps.tsv"
       continue
     fi
-    "$BENCH" storm --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
-      --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
-      --max-handshakes "$MAX_HANDSHAKES" --drop "$DROP" --resume "$resume" --backoff-base 1s --backoff-max 30s \
-      --settle 5s --mqtt-version "$MQTT_VERSION" --out "$dir/bench" > "$dir/bench.out" 2>&1 \
-      || echo "bench exited $? (see $dir/bench.out)"
+    storm() { # OUT-NAME
+      "$BENCH" storm --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
+        --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
+        --max-handshakes "$MAX_HANDSHAKES" --drop "$DROP" --resume "$resume" --backoff-base 1s --backoff-max 30s \
+        --settle 5s --mqtt-version "$MQTT_VERSION" --out "$dir/$1" > "$dir/$1.out" 2>&1 \
+        || echo "bench exited $? (see $dir/$1.out)"
+    }
+    if [[ -n "$warm" ]]; then
+      storm warmup
+      sleep 5
+    fi
+    storm bench
     closes=0; busy=0; held=0; rejected=0; gwto=0
     if [[ "$server" == gateway ]]; then
       curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" > "$dir/metrics.txt" || true
@@ -172,7 +186,7 @@ for round in $(seq 1 "$ROUNDS"); do
     stop_server
     s="$dir/bench/summary.json"
     if [[ -f "$s" ]]; then
-      jq -r --arg round "$round" --arg server "$server" --arg resume "$resume" --arg utc "$utc" \
+      jq -r --arg round "$round" --arg server "$server" --arg resume "${warm:+warm-}$resume" --arg utc "$utc" \
         --arg load "$(echo "$load" | sed 's/.*load average: \([0-9.]*\),.*/\1/')" --arg closes "${closes:-0}" \
         --arg busy "$busy" --arg held "$held" --arg rejected "$rejected" --arg gwto "$gwto" --arg up "$load" '
         def attempts(m): [m | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
