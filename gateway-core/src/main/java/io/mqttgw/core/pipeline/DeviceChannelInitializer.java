@@ -9,7 +9,7 @@ import io.mqttgw.core.protocol.EstablishedSessionHandler;
 import io.mqttgw.core.protocol.InvalidPacketHandler;
 import io.mqttgw.core.protocol.KeepAliveWheel;
 import io.mqttgw.core.protocol.MqttConnectHandler;
-import io.mqttgw.core.protocol.PacketFramer;
+import io.mqttgw.core.protocol.MqttPacketDecoder;
 import io.mqttgw.core.protocol.SessionPhase;
 import io.mqttgw.core.protocol.SessionServices;
 import io.mqttgw.core.protocol.SubscriptionHandler;
@@ -21,11 +21,9 @@ import io.mqttgw.core.tls.TlsHandshakeHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.mqttgw.core.proxy.ProxyHeaderHandler;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
-import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslHandler;
 
 /**
@@ -34,9 +32,10 @@ import io.netty.handler.ssl.SslHandler;
  * accepted {@link #install} puts the one handler of an established session in place of the CONNECT phase, the
  * invalid-packet handler and the error handler (it does their work from then on): every pipeline entry costs each idle
  * connection a context object (issue 15). Stateless handlers are shared singletons; per channel there are only the TLS
- * engine, the packet framer (whole, valid packets only reach the decoder), the decoder, the writability watch, the
- * flow control that makes a read pause exact (the decoder emits every packet of a read at once; paused packets wait
- * there) and the CONNECT phase (until it ends); keepalive is the event loop's {@link KeepAliveWheel}.
+ * engine, the packet decoder (cuts whole packets, refuses those the spec forbids, decodes the rest one at a time and
+ * stops passing them on while reading is paused, so a pause takes effect at the next packet; paused packets wait as
+ * bytes), the writability watch and the CONNECT phase (until it ends); keepalive is the event loop's
+ * {@link KeepAliveWheel}.
  */
 public final class DeviceChannelInitializer extends ChannelInitializer<Channel> implements SessionPhase {
     private final String listener;
@@ -97,13 +96,11 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
             p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             p.addLast(HandlerNames.TLS_HANDSHAKE, tlsHandshake);
         }
-        p.addLast(HandlerNames.PACKET_FRAMER, new PacketFramer(services.config().mqtt().maxPacketSize()));
-        p.addLast(HandlerNames.MQTT_DECODER, new MqttDecoder(services.config().mqtt().maxPacketSize(),
+        p.addLast(HandlerNames.PACKET_DECODER, new MqttPacketDecoder(services.config().mqtt().maxPacketSize(),
                 services.config().mqtt().maxClientIdLength()));
         p.addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);
         p.addLast(HandlerNames.WRITABILITY, new WritabilityHandler(services.metrics(),
                 services.config().mqtt().writeStallTimeout().toMillis(), services.config().mqtt().maxPendingOutbound()));
-        p.addLast(HandlerNames.FLOW_CONTROL, new FlowControlHandler());
         p.addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         p.addLast(HandlerNames.CONNECT, new MqttConnectHandler(services, this, HandlerNames.CONNECT));
         p.addLast(HandlerNames.ERRORS, ChannelErrorHandler.INSTANCE);

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
-import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
@@ -20,9 +19,9 @@ import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The MQTT 5.0 packet layouts {@link PacketFramer} checks before Netty's decoder reads a packet. */
+/** The MQTT 5.0 packet layouts {@link MqttPacketDecoder} checks before Netty's decoder reads a packet. */
 class Mqtt5LayoutsTest {
-    private final EmbeddedChannel ch = new EmbeddedChannel(new PacketFramer(1024), new MqttDecoder(1024, 23));
+    private final EmbeddedChannel ch = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
 
     @AfterEach
     void finish() {

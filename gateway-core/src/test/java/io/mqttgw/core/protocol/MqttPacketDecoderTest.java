@@ -9,7 +9,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
-import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
@@ -17,8 +16,8 @@ import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-class PacketFramerTest {
-    private final EmbeddedChannel ch = new EmbeddedChannel(new PacketFramer(1024), new MqttDecoder(1024, 23));
+class MqttPacketDecoderTest {
+    private final EmbeddedChannel ch = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
 
     @AfterEach
     void finish() {
