@@ -1,5 +1,6 @@
 package io.mqttgw.core.protocol;
 
+import static io.mqttgw.core.protocol.ProtocolFixture.packet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -15,7 +16,6 @@ import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.util.ReferenceCountUtil;
-import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -26,17 +26,6 @@ class Mqtt5LayoutsTest {
     @AfterEach
     void finish() {
         ch.finishAndReleaseAll();
-    }
-
-    /** A packet of {@code firstByte} around {@code body} (under 128 bytes). */
-    private static byte[] packet(int firstByte, int... body) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(firstByte);
-        out.write(body.length);
-        for (int b : body) {
-            out.write(b);
-        }
-        return out.toByteArray();
     }
 
     /** A level-5 CONNECT of client id "d" with {@code properties} (a whole property block, its length first). */

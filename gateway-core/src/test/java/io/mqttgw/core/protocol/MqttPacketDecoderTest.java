@@ -1,7 +1,7 @@
 package io.mqttgw.core.protocol;
 
+import static io.mqttgw.core.protocol.ProtocolFixture.packet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -28,21 +28,19 @@ class MqttPacketDecoderTest {
     private static final byte[] PINGREQ = {(byte) 0xC0, 0};
 
     private final EmbeddedChannel ch = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
+    /** Another connection on the same thread (so sharing its event loop's decoder). */
+    private final EmbeddedChannel other = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
+    private final Recorder recorder = new Recorder();
+    private final ReadCounter counter = new ReadCounter();
+    /** A channel whose decoder hands what it passes on to {@link #recorder}, behind {@link #counter}. */
+    private final EmbeddedChannel paused = new EmbeddedChannel(counter, new MqttPacketDecoder(1024, 23), recorder);
 
     @AfterEach
     void finish() {
         ch.finishAndReleaseAll();
-    }
-
-    /** A packet of {@code firstByte} around {@code body} (under 128 bytes). */
-    private static byte[] packet(int firstByte, int... body) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(firstByte);
-        out.write(body.length);
-        for (int b : body) {
-            out.write(b);
-        }
-        return out.toByteArray();
+        other.finishAndReleaseAll();
+        recorder.release();
+        paused.finishAndReleaseAll();
     }
 
     /** A QoS 0 PUBLISH to topic {@code t} with payload {@code p} (MQTT 3.1.1 layout). */
@@ -102,19 +100,14 @@ class MqttPacketDecoderTest {
         }
     }
 
-    /** A channel whose decoder hands what it passes on to {@code recorder}, behind a read counter. */
-    private static EmbeddedChannel recorded(Recorder recorder, ReadCounter counter) {
-        return new EmbeddedChannel(counter, new MqttPacketDecoder(1024, 23), recorder);
-    }
-
     /**
      * Pauses reading on {@code ch} and answers the read request the channel made when it became active (as
      * Netty's flow-control handler, a request made before the pause is answered by the next packet), so that no
      * request is outstanding.
      */
-    private static void pauseWithNoReadAsked(EmbeddedChannel ch, Recorder recorder) {
-        ch.config().setAutoRead(false);
-        ch.writeInbound(Unpooled.wrappedBuffer(publish('0', '0')));
+    private void pauseWithNoReadAsked() {
+        paused.config().setAutoRead(false);
+        paused.writeInbound(Unpooled.wrappedBuffer(publish('0', '0')));
         assertEquals(List.of("0"), recorder.topics(), "the outstanding request is answered");
         recorder.release();
         recorder.completions = 0;
@@ -235,148 +228,104 @@ class MqttPacketDecoderTest {
 
     @Test
     void connectionsOnOneThreadKeepTheirOwnProtocolVersion() {
-        EmbeddedChannel v311 = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
-        try {
-            ch.writeInbound(Unpooled.wrappedBuffer(
-                    packet(0x10, 0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60, 0, 0, 1, 'd')));
-            v311.writeInbound(Unpooled.wrappedBuffer(packet(0x10, 0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, 60, 0, 1,
-                    'e')));
-            ReferenceCountUtil.release(ch.readInbound());
-            ReferenceCountUtil.release(v311.readInbound());
-            // the same bytes: a 5.0 PUBLISH with an empty property block, a 3.1.1 PUBLISH whose payload starts at it
-            v311.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 'a', 0, 'x')));
-            ch.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 'a', 0, 'x')));
-            MqttPublishMessage p5 = ch.readInbound();
-            MqttPublishMessage p311 = v311.readInbound();
-            assertEquals(1, p5.payload().readableBytes(), "5.0: the property block is not payload");
-            assertEquals(2, p311.payload().readableBytes(), "3.1.1: no property block");
-            p5.release();
-            p311.release();
-        } finally {
-            v311.finishAndReleaseAll();
-        }
+        ch.writeInbound(Unpooled.wrappedBuffer(
+                packet(0x10, 0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60, 0, 0, 1, 'd')));
+        other.writeInbound(Unpooled.wrappedBuffer(packet(0x10, 0, 4, 'M', 'Q', 'T', 'T', 4, 0x02, 0, 60, 0, 1,
+                'e')));
+        ReferenceCountUtil.release(ch.readInbound());
+        ReferenceCountUtil.release(other.readInbound());
+        // the same bytes: a 5.0 PUBLISH with an empty property block, a 3.1.1 PUBLISH whose payload starts at it
+        other.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 'a', 0, 'x')));
+        ch.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 'a', 0, 'x')));
+        MqttPublishMessage p5 = ch.readInbound();
+        MqttPublishMessage pOther = other.readInbound();
+        assertEquals(1, p5.payload().readableBytes(), "5.0: the property block is not payload");
+        assertEquals(2, pOther.payload().readableBytes(), "3.1.1: no property block");
+        p5.release();
+        pOther.release();
     }
 
     @Test
     void aPacketTheDecoderRefusesLeavesTheNextConnectionsDecodingIntact() {
-        EmbeddedChannel other = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
-        try {
-            // a topic that is not UTF-8: left to Netty's decoder, which refuses it and stays refusing
-            ch.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 0xFF, 'x')));
-            MqttMessage refused = ch.readInbound();
-            assertTrue(refused.decoderResult().isFailure());
-            ch.writeInbound(Unpooled.wrappedBuffer(PINGREQ));
-            assertNull(ch.readInbound(), "nothing after a refusal");
+        // a topic that is not UTF-8: left to Netty's decoder, which refuses it and stays refusing
+        ch.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 0xFF, 'x')));
+        MqttMessage refused = ch.readInbound();
+        assertTrue(refused.decoderResult().isFailure());
+        ch.writeInbound(Unpooled.wrappedBuffer(PINGREQ));
+        assertNull(ch.readInbound(), "nothing after a refusal");
 
-            other.writeInbound(Unpooled.wrappedBuffer(publish('a', '1')));
-            MqttPublishMessage p = other.readInbound();
-            assertTrue(p != null && p.decoderResult().isSuccess(), "another connection on this thread decodes");
-            p.release();
-        } finally {
-            other.finishAndReleaseAll();
-        }
+        other.writeInbound(Unpooled.wrappedBuffer(publish('a', '1')));
+        MqttPublishMessage p = other.readInbound();
+        assertTrue(p != null && p.decoderResult().isSuccess(), "another connection on this thread decodes");
+        p.release();
     }
 
     @Test
     void passesOnNothingWhileReadingIsPausedAndNoReadIsAsked() {
-        Recorder recorder = new Recorder();
-        ReadCounter counter = new ReadCounter();
-        EmbeddedChannel paused = recorded(recorder, counter);
-        try {
-            pauseWithNoReadAsked(paused, recorder);
-            int readsBefore = counter.reads;
-            // two whole packets and the start of a third
-            paused.writeInbound(Unpooled.wrappedBuffer(concat(publish('a', '1'), publish('b', '2'),
-                    new byte[] {0x30, 5, 0})));
-            assertEquals(List.of(), recorder.messages);
-            assertEquals(0, recorder.completions, "no read completion while packets are held back");
-            assertEquals(readsBefore, counter.reads, "a paused connection asks for no more bytes");
-        } finally {
-            recorder.release();
-            paused.finishAndReleaseAll();
-        }
+        pauseWithNoReadAsked();
+        int readsBefore = counter.reads;
+        // two whole packets and the start of a third
+        paused.writeInbound(Unpooled.wrappedBuffer(concat(publish('a', '1'), publish('b', '2'),
+                new byte[] {0x30, 5, 0})));
+        assertEquals(List.of(), recorder.messages);
+        assertEquals(0, recorder.completions, "no read completion while packets are held back");
+        assertEquals(readsBefore, counter.reads, "a paused connection asks for no more bytes");
     }
 
     @Test
     void passesOnePacketPerReadRequestWhilePausedAndEverythingOnceAutoReadIsBack() {
-        Recorder recorder = new Recorder();
-        ReadCounter counter = new ReadCounter();
-        EmbeddedChannel paused = recorded(recorder, counter);
-        try {
-            pauseWithNoReadAsked(paused, recorder);
-            paused.writeInbound(Unpooled.wrappedBuffer(concat(publish('a', '1'), publish('b', '2'),
-                    publish('c', '3'), publish('d', '4'))));
-            assertEquals(List.of(), recorder.messages);
-            int readsBefore = counter.reads;
-            paused.read();
-            assertEquals(List.of("a"), recorder.topics());
-            paused.read();
-            assertEquals(List.of("a", "b"), recorder.topics());
-            assertEquals(readsBefore, counter.reads, "requests answered from held packets read no more bytes");
-            paused.config().setAutoRead(true);
-            assertEquals(List.of("a", "b", "c", "d"), recorder.topics());
-            assertTrue(counter.reads > readsBefore, "auto-read on again reads the socket again");
-            assertTrue(recorder.completions >= 1, "emptying what was held completes the read");
-        } finally {
-            recorder.release();
-            paused.finishAndReleaseAll();
-        }
+        pauseWithNoReadAsked();
+        paused.writeInbound(Unpooled.wrappedBuffer(concat(publish('a', '1'), publish('b', '2'),
+                publish('c', '3'), publish('d', '4'))));
+        assertEquals(List.of(), recorder.messages);
+        int readsBefore = counter.reads;
+        paused.read();
+        assertEquals(List.of("a"), recorder.topics());
+        paused.read();
+        assertEquals(List.of("a", "b"), recorder.topics());
+        assertEquals(readsBefore, counter.reads, "requests answered from held packets read no more bytes");
+        paused.config().setAutoRead(true);
+        assertEquals(List.of("a", "b", "c", "d"), recorder.topics());
+        assertTrue(counter.reads > readsBefore, "auto-read on again reads the socket again");
+        assertTrue(recorder.completions >= 1, "emptying what was held completes the read");
     }
 
     @Test
     void aPacketThatPausesReadingStopsTheRestOfItsRead() {
-        Recorder recorder = new Recorder();
         recorder.pauseOnPacket = true;
-        EmbeddedChannel ch2 = recorded(recorder, new ReadCounter());
-        try {
-            ch2.writeInbound(Unpooled.wrappedBuffer(concat(publish('a', '1'), publish('b', '2'),
-                    publish('c', '3'))));
-            assertEquals(List.of("a"), recorder.topics(), "the pause takes effect at the next packet");
-            assertEquals(0, recorder.completions);
-            ch2.read();
-            assertEquals(List.of("a", "b"), recorder.topics());
-        } finally {
-            recorder.release();
-            ch2.finishAndReleaseAll();
-        }
+        paused.writeInbound(Unpooled.wrappedBuffer(concat(publish('a', '1'), publish('b', '2'),
+                publish('c', '3'))));
+        assertEquals(List.of("a"), recorder.topics(), "the pause takes effect at the next packet");
+        assertEquals(0, recorder.completions);
+        paused.read();
+        assertEquals(List.of("a", "b"), recorder.topics());
     }
 
     @Test
     void aReadRequestWithNothingHeldIsAnsweredByTheNextPacketOnly() {
-        Recorder recorder = new Recorder();
-        ReadCounter counter = new ReadCounter();
-        EmbeddedChannel paused = recorded(recorder, counter);
-        try {
-            pauseWithNoReadAsked(paused, recorder);
-            int readsBefore = counter.reads;
-            paused.read();
-            assertEquals(readsBefore + 1, counter.reads, "the request goes on to the socket");
-            byte[] two = concat(publish('a', '1'), publish('b', '2'));
-            // half a packet first: the request is still waiting, so more bytes are asked for
-            paused.writeInbound(Unpooled.wrappedBuffer(two, 0, 3));
-            assertEquals(List.of(), recorder.messages);
-            assertEquals(readsBefore + 2, counter.reads, "a request not yet answered reads on");
-            paused.writeInbound(Unpooled.wrappedBuffer(two, 3, two.length - 3));
-            assertEquals(List.of("a"), recorder.topics(), "one packet for one request");
-            assertEquals(readsBefore + 2, counter.reads, "an answered request reads no more");
-        } finally {
-            recorder.release();
-            paused.finishAndReleaseAll();
-        }
+        pauseWithNoReadAsked();
+        int readsBefore = counter.reads;
+        paused.read();
+        assertEquals(readsBefore + 1, counter.reads, "the request goes on to the socket");
+        byte[] two = concat(publish('a', '1'), publish('b', '2'));
+        // half a packet first: the request is still waiting, so more bytes are asked for
+        paused.writeInbound(Unpooled.wrappedBuffer(two, 0, 3));
+        assertEquals(List.of(), recorder.messages);
+        assertEquals(readsBefore + 2, counter.reads, "a request not yet answered reads on");
+        paused.writeInbound(Unpooled.wrappedBuffer(two, 3, two.length - 3));
+        assertEquals(List.of("a"), recorder.topics(), "one packet for one request");
+        assertEquals(readsBefore + 2, counter.reads, "an answered request reads no more");
     }
 
     @Test
     void bytesHeldWhilePausedAreReleasedWhenTheChannelCloses() {
-        Recorder recorder = new Recorder();
-        EmbeddedChannel paused = recorded(recorder, new ReadCounter());
-        pauseWithNoReadAsked(paused, recorder);
+        pauseWithNoReadAsked();
         ByteBuf bytes = Unpooled.buffer(16).writeBytes(concat(publish('a', '1'), publish('b', '2')));
         paused.writeInbound(bytes);
         assertEquals(1, bytes.refCnt(), "held");
         paused.close();
         assertEquals(0, bytes.refCnt(), "released on close");
         assertEquals(List.of(), recorder.messages, "held packets are not handled after the connection ended");
-        assertFalse(paused.finishAndReleaseAll());
     }
 
     @Test
