@@ -45,6 +45,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     private final ConnectionLifecycleHandler lifecycle;
     private final TlsHandshakeHandler tlsHandshake;
     private final EstablishedSessionHandler session;
+    private final MqttPacketDecoder.Limits packetLimits;
 
     private final HandshakeBudgetHandler handshakeBudget;
     private final boolean proxyProtocol;
@@ -66,6 +67,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), services.metrics(),
                 services.events());
+        this.packetLimits = new MqttPacketDecoder.Limits(services.config().mqtt().maxPacketSize(),
+                services.config().mqtt().maxClientIdLength());
         this.session = new EstablishedSessionHandler(new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
                 services.config().mqtt().topicLimits(), services.config().mqtt().topicAliasMaximum()),
@@ -96,8 +99,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
             p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             p.addLast(HandlerNames.TLS_HANDSHAKE, tlsHandshake);
         }
-        p.addLast(HandlerNames.PACKET_DECODER, new MqttPacketDecoder(services.config().mqtt().maxPacketSize(),
-                services.config().mqtt().maxClientIdLength()));
+        p.addLast(HandlerNames.PACKET_DECODER, new MqttPacketDecoder(packetLimits));
         p.addLast(HandlerNames.MQTT_ENCODER, MqttEncoder.INSTANCE);
         p.addLast(HandlerNames.WRITABILITY, new WritabilityHandler(services.metrics(),
                 services.config().mqtt().writeStallTimeout().toMillis(), services.config().mqtt().maxPendingOutbound()));

@@ -31,18 +31,16 @@ import java.net.SocketAddress;
 final class WholePacketDecoder implements ChannelHandlerContext {
     private static final FastThreadLocal<WholePacketDecoder> DECODERS = new FastThreadLocal<>();
 
-    private final int maxBytesInMessage;
-    private final int maxClientIdLength;
+    private final MqttPacketDecoder.Limits limits;
     private final MqttDecoder decoder;
     /** The connection whose packet is being decoded; set only during {@link #decodeOne}. */
     private ChannelHandlerContext target;
     private MqttMessage decoded;
     private boolean more;
 
-    private WholePacketDecoder(int maxBytesInMessage, int maxClientIdLength) {
-        this.maxBytesInMessage = maxBytesInMessage;
-        this.maxClientIdLength = maxClientIdLength;
-        this.decoder = new MqttDecoder(maxBytesInMessage, maxClientIdLength);
+    private WholePacketDecoder(MqttPacketDecoder.Limits limits) {
+        this.limits = limits;
+        this.decoder = new MqttDecoder(limits.maxPacketSize(), limits.maxClientIdLength());
     }
 
     /**
@@ -50,10 +48,11 @@ final class WholePacketDecoder implements ChannelHandlerContext {
      * message (an invalid-message value if the decoder refused it, as Netty's decoder reports a failure), or null if
      * the decoder did not read the packet exactly to its end (it waited for more bytes or found a second packet).
      */
-    static MqttMessage decode(ChannelHandlerContext ctx, ByteBuf packet, int maxBytesInMessage, int maxClientIdLength) {
+    static MqttMessage decode(ChannelHandlerContext ctx, ByteBuf packet, MqttPacketDecoder.Limits limits) {
         WholePacketDecoder d = DECODERS.get();
-        if (d == null || d.maxBytesInMessage != maxBytesInMessage || d.maxClientIdLength != maxClientIdLength) {
-            d = new WholePacketDecoder(maxBytesInMessage, maxClientIdLength);
+        if (d == null || (d.limits != limits && !d.limits.equals(limits))) {
+            // a thread serves connections with other limits only in tests (or listeners with different limits)
+            d = new WholePacketDecoder(limits);
             DECODERS.set(d);
         }
         return d.decodeOne(ctx, packet);
