@@ -8,8 +8,8 @@ import io.mqttgw.core.protocol.EstablishedSessionHandler;
 import io.mqttgw.core.protocol.InvalidPacketHandler;
 import io.mqttgw.core.protocol.KeepAliveWheel;
 import io.mqttgw.core.protocol.MqttConnectHandler;
+import io.mqttgw.core.protocol.MqttPacketDecoder;
 import io.mqttgw.core.protocol.OutboundPacketHandler;
-import io.mqttgw.core.protocol.PacketFramer;
 import io.mqttgw.core.protocol.SessionPhase;
 import io.mqttgw.core.protocol.SessionServices;
 import io.mqttgw.core.protocol.SubscriptionHandler;
@@ -21,10 +21,8 @@ import io.mqttgw.core.tls.TlsHandshakeHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
-import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.mqttgw.core.proxy.ProxyHeaderHandler;
 import io.netty.handler.codec.haproxy.HAProxyMessageDecoder;
-import io.netty.handler.flow.FlowControlHandler;
 import io.netty.handler.ssl.SslHandler;
 
 /**
@@ -35,10 +33,10 @@ import io.netty.handler.ssl.SslHandler;
  * connection a context object (issue 15). Stateless handlers are shared singletons, and jobs share an entry where
  * they sit at the same place: the device socket's ({@link DeviceSocketHandler}: bytes metered, the connection's books
  * opened and closed) and the outbound packets' ({@link OutboundPacketHandler}: encoding, the writability watch whose
- * stall timer lives in the {@link ConnectionContext}). Per channel there are only the TLS engine, the packet framer
- * (whole, valid packets only reach the decoder), the decoder, the flow control that makes a read pause exact (the
- * decoder emits every packet of a read at once; paused packets wait there) and the CONNECT phase (until it ends);
- * keepalive is the event loop's {@link KeepAliveWheel}.
+ * stall timer lives in the {@link ConnectionContext}). Per channel there are only the TLS engine, the packet decoder
+ * (cuts whole packets, refuses those the spec forbids, decodes the rest one at a time and stops passing them on while
+ * reading is paused, so a pause takes effect at the next packet; paused packets wait as bytes) and the CONNECT phase
+ * (until it ends); keepalive is the event loop's {@link KeepAliveWheel}.
  */
 public final class DeviceChannelInitializer extends ChannelInitializer<Channel> implements SessionPhase {
     private final String listener;
@@ -48,6 +46,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     private final OutboundPacketHandler outbound;
     private final TlsHandshakeHandler tlsHandshake;
     private final EstablishedSessionHandler session;
+    private final MqttPacketDecoder.Limits packetLimits;
 
     private final HandshakeBudgetHandler handshakeBudget;
     private final boolean proxyProtocol;
@@ -70,6 +69,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), services.metrics(),
                 services.events());
+        this.packetLimits = new MqttPacketDecoder.Limits(services.config().mqtt().maxPacketSize(),
+                services.config().mqtt().maxClientIdLength());
         this.session = new EstablishedSessionHandler(new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
                 services.config().mqtt().topicLimits(), services.config().mqtt().topicAliasMaximum()),
@@ -99,11 +100,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
             p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             p.addLast(HandlerNames.TLS_HANDSHAKE, tlsHandshake);
         }
-        p.addLast(HandlerNames.PACKET_FRAMER, new PacketFramer(services.config().mqtt().maxPacketSize()));
-        p.addLast(HandlerNames.MQTT_DECODER, new MqttDecoder(services.config().mqtt().maxPacketSize(),
-                services.config().mqtt().maxClientIdLength()));
+        p.addLast(HandlerNames.PACKET_DECODER, new MqttPacketDecoder(packetLimits));
         p.addLast(HandlerNames.OUTBOUND, outbound);
-        p.addLast(HandlerNames.FLOW_CONTROL, new FlowControlHandler());
         p.addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         p.addLast(HandlerNames.CONNECT, new MqttConnectHandler(services, this, HandlerNames.CONNECT));
         p.addLast(HandlerNames.ERRORS, ChannelErrorHandler.INSTANCE);

@@ -14,16 +14,16 @@ public final class HandlerNames {
     /** Gives the TLS handshake slot back; removes itself once the handshake ends. After TLS: it needs its event. */
     public static final String HANDSHAKE_BUDGET = "handshakeBudget";
     public static final String TLS_HANDSHAKE = "tlsHandshake";
-    /** Cuts whole packets and refuses those the spec forbids, before the decoder reads them. */
-    public static final String PACKET_FRAMER = "packetFramer";
-    public static final String MQTT_DECODER = "mqttDecoder";
+    /**
+     * Cuts whole packets, refuses those the spec forbids, decodes the others and passes them on only as fast as
+     * reading is asked for (a read pause takes effect at the next packet).
+     */
+    public static final String PACKET_DECODER = "packetDecoder";
     /**
      * Encodes every packet to the device; stops reading while the channel is unwritable and closes a device that stays
      * so (slow_consumer).
      */
     public static final String OUTBOUND = "outbound";
-    /** Holds decoded packets while reading is paused, so a pause takes effect at the next packet. */
-    public static final String FLOW_CONTROL = "flowControl";
     public static final String INVALID_PACKET = "invalidPacket";
     /** The CONNECT phase; replaced by the session handler below once CONNECT is accepted. */
     public static final String CONNECT = "connect";

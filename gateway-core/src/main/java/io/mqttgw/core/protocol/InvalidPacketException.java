@@ -3,7 +3,7 @@ package io.mqttgw.core.protocol;
 import io.netty.handler.codec.DecoderException;
 
 /**
- * The cause carried by the invalid-message value {@link PacketFramer} emits: which {@link PacketRules} rule a
+ * The cause carried by the invalid-message value {@link MqttPacketDecoder} emits: which {@link PacketRules} rule a
  * packet broke. A value passed down the pipeline, never thrown; no stack trace is filled in.
  */
 final class InvalidPacketException extends DecoderException {

@@ -15,7 +15,7 @@ import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.CharacterCodingException;
 
 /**
- * Turns a packet that {@link PacketFramer} refused or the decoder could not read into a counted close. Both report
+ * Turns a packet that {@link MqttPacketDecoder} refused or the decoder could not read into a counted close. Both report
  * failures as a value (an {@link MqttMessage} whose decoder result failed); the reason is the broken
  * {@link PacketRules} rule's, or comes from the decoder's exception type and from how far it got, never from message
  * text. A CONNECT with an unsupported protocol level or a rejected client id is answered with the CONNACK return code

@@ -1,5 +1,6 @@
 package io.mqttgw.core.protocol;
 
+import static io.mqttgw.core.protocol.ProtocolFixture.packet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -8,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
-import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
@@ -16,28 +16,16 @@ import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.util.ReferenceCountUtil;
-import java.io.ByteArrayOutputStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The MQTT 5.0 packet layouts {@link PacketFramer} checks before Netty's decoder reads a packet. */
+/** The MQTT 5.0 packet layouts {@link MqttPacketDecoder} checks before Netty's decoder reads a packet. */
 class Mqtt5LayoutsTest {
-    private final EmbeddedChannel ch = new EmbeddedChannel(new PacketFramer(1024), new MqttDecoder(1024, 23));
+    private final EmbeddedChannel ch = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
 
     @AfterEach
     void finish() {
         ch.finishAndReleaseAll();
-    }
-
-    /** A packet of {@code firstByte} around {@code body} (under 128 bytes). */
-    private static byte[] packet(int firstByte, int... body) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(firstByte);
-        out.write(body.length);
-        for (int b : body) {
-            out.write(b);
-        }
-        return out.toByteArray();
     }
 
     /** A level-5 CONNECT of client id "d" with {@code properties} (a whole property block, its length first). */

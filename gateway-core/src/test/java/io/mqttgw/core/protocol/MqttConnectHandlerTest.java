@@ -126,9 +126,8 @@ class MqttConnectHandlerTest {
         ChannelPipeline p = ch.pipeline();
         assertNull(p.get(HandlerNames.CONNECT), "the CONNECT phase removed itself");
         // one handler for the established session; the invalid-packet and error handlers' work is its own now
-        assertEquals(List.of(HandlerNames.SOCKET, HandlerNames.PACKET_FRAMER,
-                HandlerNames.MQTT_DECODER, HandlerNames.OUTBOUND,
-                HandlerNames.FLOW_CONTROL, HandlerNames.SESSION),
+        assertEquals(List.of(HandlerNames.SOCKET, HandlerNames.PACKET_DECODER, HandlerNames.OUTBOUND,
+                HandlerNames.SESSION),
                 p.names().stream().filter(n -> !n.startsWith("DefaultChannelPipeline$")).toList());
         assertTrue(KeepAliveWheel.watched(ch), "keepalive 60: the loop's wheel checks it");
         assertEquals(1.0, f.metrics.connects(MqttConnectReturnCode.CONNECTION_ACCEPTED));
@@ -239,7 +238,7 @@ class MqttConnectHandlerTest {
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
         ch.pipeline().addLast(HandlerNames.SOCKET, new DeviceSocketHandler(f.services));
-        ch.pipeline().addLast(HandlerNames.MQTT_DECODER, new MqttDecoder());
+        ch.pipeline().addLast(HandlerNames.PACKET_DECODER, new MqttDecoder());
         ch.pipeline().addLast(HandlerNames.OUTBOUND, MqttEncoder.INSTANCE);
         ch.pipeline().addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         // the CONNECT phase runs on an executor that only this test thread is "in"
@@ -332,14 +331,14 @@ class MqttConnectHandlerTest {
 
     @Test
     void closesWithProtocolViolationWhenAPacketReachesItBeforeTheDecision() {
-        // without the flow-control handler nothing holds the packets that follow CONNECT: they must not slip past
+        // with a bare Netty decoder (no flow control) nothing holds the packets that follow CONNECT: they must not slip past
         ProtocolFixture f = ProtocolFixture.create(dir);
         f.sink.immediate = m -> CompletableFuture.completedFuture(null);
         DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null, false);
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
         ch.pipeline().addLast(HandlerNames.SOCKET, new DeviceSocketHandler(f.services));
-        ch.pipeline().addLast(HandlerNames.MQTT_DECODER, new MqttDecoder());
+        ch.pipeline().addLast(HandlerNames.PACKET_DECODER, new MqttDecoder());
         ch.pipeline().addLast(HandlerNames.OUTBOUND, MqttEncoder.INSTANCE);
         ch.pipeline().addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         ch.pipeline().addLast(HandlerNames.CONNECT, new MqttConnectHandler(f.services, sessionPhase, HandlerNames.CONNECT));

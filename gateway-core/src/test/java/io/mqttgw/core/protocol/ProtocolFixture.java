@@ -25,6 +25,7 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.util.AttributeKey;
 import io.netty.util.ReferenceCountUtil;
+import java.io.ByteArrayOutputStream;
 import java.nio.file.Path;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -130,6 +131,17 @@ final class ProtocolFixture {
         } finally {
             encoder.finishAndReleaseAll();
         }
+    }
+
+    /** The bytes of a packet of {@code firstByte} around {@code body} (under 128 bytes), for hand-made packets. */
+    static byte[] packet(int firstByte, int... body) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        out.write(firstByte);
+        out.write(body.length);
+        for (int b : body) {
+            out.write(b);
+        }
+        return out.toByteArray();
     }
 
     /** Writes {@code messages} to the device channel as bytes, as one read. */
