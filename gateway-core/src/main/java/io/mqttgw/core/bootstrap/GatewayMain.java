@@ -136,11 +136,19 @@ public final class GatewayMain {
 
     /**
      * {@code SIGHUP} re-reads the config file ({@link Gateway#reload}); the outcome is logged by the reload. The JDK's
-     * signal thread only hands the work over. Where the JVM does not offer SIGHUP (or reserves it), says so once.
+     * signal thread only hands the work over. Where the JVM does not offer SIGHUP (or reserves it), says so once; so
+     * it does when the process was started with SIGHUP ignored (under {@code nohup}): the JVM then keeps it ignored.
      */
     static boolean reloadOnSighup(Gateway gateway) {
         try {
-            sun.misc.Signal.handle(new sun.misc.Signal("HUP"), signal -> gateway.reload("signal:SIGHUP"));
+            sun.misc.SignalHandler before = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),
+                    signal -> gateway.reload("signal:SIGHUP"));
+            if (before == sun.misc.SignalHandler.SIG_IGN) {
+                org.slf4j.LoggerFactory.getLogger(GatewayMain.class).warn("SIGHUP was ignored when this process "
+                        + "started (nohup?) and stays ignored: reload with POST /config/reload, or start the "
+                        + "gateway without nohup (systemd's ExecReload sends SIGHUP)");
+                return false;
+            }
             return true;
         } catch (IllegalArgumentException | LinkageError e) {
             org.slf4j.LoggerFactory.getLogger(GatewayMain.class).warn("SIGHUP reload unavailable here ({}); use "
