@@ -145,7 +145,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             if (sent.getBasicConstraints() < depth) {
                 throw CertificateRefusals.wrongUsage(issuer.getName() + " is not a CA for a path this long");
             }
-            boolean[] usage = sent.getKeyUsage();
+            boolean[] usage = CertificatePolicy.keyUsage(sent);
             if (usage != null && (usage.length < 6 || !usage[5])) {
                 throw CertificateRefusals.wrongUsage(issuer.getName() + " may not sign certificates (keyCertSign)");
             }

@@ -141,6 +141,23 @@ class DeviceCertificateVerifierTest {
         assertEquals(PKIXReason.INVALID_KEY_USAGE, refusal(verifier(kind), encipher.getCertificate()));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"lean", "pkix"})
+    void refusesCertificateWhoseNonCriticalKeyUsageLacksDigitalSignature(String kind) throws Exception {
+        X509Bundle encipher = build(pki().certificateBuilder().subject("CN=enc-nc").addExtendedKeyUsageClientAuth()
+                .setKeyUsage(false, CertificateBuilder.KeyUsage.keyAgreement), pki().ca());
+        assertEquals(PKIXReason.INVALID_KEY_USAGE, refusal(verifier(kind), encipher.getCertificate()));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lean", "pkix"})
+    void acceptsCertificateWhoseKeyUsageAllowsDigitalSignature(String kind) throws Exception {
+        X509Bundle signer = build(pki().certificateBuilder().subject("CN=signer").addExtendedKeyUsageClientAuth()
+                .setKeyUsage(true, CertificateBuilder.KeyUsage.digitalSignature), pki().ca());
+        assertDoesNotThrow(() -> verifier(kind).verify(new X509Certificate[] {signer.getCertificate()},
+                System.currentTimeMillis()));
+    }
+
     @Test
     void refusesCertificateSignedByAnImpostorWithTheCaName() throws Exception {
         X509Bundle impostor = pki().certificateBuilder().subject("CN=Test Device CA").setIsCertificateAuthority(true)
