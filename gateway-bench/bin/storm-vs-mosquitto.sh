@@ -16,7 +16,9 @@
 #
 # Environment (defaults in brackets): SOURCE [127.0.1.2-127.0.1.250], GW_PORT [18883], GW_ADMIN_PORT [18090],
 # MOSQ_PORT [18884], RAMP_RATE [800], MAX_HANDSHAKES [400] (the client's totals over its workers), PER_WORKER
-# [9000], DROP [0.5], GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
+# [9000], DROP [0.5], RECONNECT_AFTER [0s] (storms: the dropped devices wait this long, e.g. 6s, so the
+# server's CPU per reconnect, column reconnect_cpu_ms, is read without the closes; storm_s is then timed from the end
+# of the wait), GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
 # GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"], MQTT_VERSION [3.1.1] (or 5: the devices'
 # protocol; each run's summary.json and report say which).
@@ -51,6 +53,7 @@ RAMP_RATE="${RAMP_RATE:-800}"
 MAX_HANDSHAKES="${MAX_HANDSHAKES:-400}"
 PER_WORKER="${PER_WORKER:-9000}"
 DROP="${DROP:-0.5}"
+RECONNECT_AFTER="${RECONNECT_AFTER:-0s}"
 SCENARIOS="${SCENARIOS:-gateway:false gateway:true mosquitto:false mosquitto:true}"
 MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 
@@ -124,7 +127,7 @@ ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attemp
           ([.ramp.failures | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0)]
          | @tsv' "$1"
 }
-printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\tuptime\n' \
+printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\treconnect_cpu_ms\tuptime\n' \
   > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for sc in $SCENARIOS; do
@@ -166,6 +169,7 @@ for round in $(seq 1 "$ROUNDS"); do
       "$BENCH" storm --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
         --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
         --max-handshakes "$MAX_HANDSHAKES" --drop "$DROP" --resume "$resume" --backoff-base 1s --backoff-max 30s \
+        --reconnect-after "$RECONNECT_AFTER" \
         --settle 5s --mqtt-version "$MQTT_VERSION" --out "$dir/$1" > "$dir/$1.out" 2>&1 \
         || echo "bench exited $? (see $dir/$1.out)"
     }
@@ -177,7 +181,8 @@ for round in $(seq 1 "$ROUNDS"); do
     closes=0; busy=0; held=0; rejected=0; gwto=0
     if [[ "$server" == gateway ]]; then
       curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" > "$dir/metrics.txt" || true
-      closes="$(grep -c 'listeners closed for overload' "$dir"/logs/*.log 2>/dev/null || true)"
+      # one count over all the log files (grep -c on several files prints one "file:count" line each)
+      closes="$(cat "$dir"/logs/*.log 2>/dev/null | grep -c 'listeners closed for overload' || true)"
       busy="$(metric mqttgw_admission_busy_transitions_total '' "$dir/metrics.txt")"
       held="$(metric mqttgw_admission_held_total '' "$dir/metrics.txt")"
       rejected="$(metric mqttgw_admission_rejected_total '' "$dir/metrics.txt")"
@@ -200,7 +205,9 @@ for round in $(seq 1 "$ROUNDS"); do
          (def cpu(l): .gateway[] | select(.label == l) | .cpuSeconds;
           ((cpu("after-ramp") - cpu("before")) / .devices * 1e5 | round / 100),
           (if .storm.dropped > 0 then ((cpu("storm-end") - cpu("storm-start")) / .storm.dropped * 1e5 | round / 100)
-           else "" end)), $up] | @tsv' "$s" >> "$OUT/results.tsv"
+           else "" end)),
+         (.storm.gatewayCpuMillisPerReconnect // "" | if type == "number" then . * 100 | round / 100 else . end),
+         $up] | @tsv' "$s" >> "$OUT/results.tsv"
     else
       printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$server" "$resume" "$utc" "$dir/bench.out" >> "$OUT/results.tsv"
     fi

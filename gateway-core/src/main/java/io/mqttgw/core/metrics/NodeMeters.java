@@ -1,5 +1,6 @@
 package io.mqttgw.core.metrics;
 
+import com.sun.management.UnixOperatingSystemMXBean;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -7,7 +8,6 @@ import io.micrometer.core.instrument.binder.jvm.JvmGcMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmHeapPressureMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
-import io.micrometer.core.instrument.binder.system.FileDescriptorMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
 import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.netty.buffer.ByteBufAllocator;
@@ -17,6 +17,8 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.SingleThreadEventExecutor;
 import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.OperatingSystemMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -40,7 +42,7 @@ public final class NodeMeters implements AutoCloseable {
         new ClassLoaderMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
         new UptimeMetrics().bindTo(registry);
-        new FileDescriptorMetrics().bindTo(registry);
+        fileDescriptors(registry);
         if (Files.isReadable(STATM)) {
             Gauge.builder("mqttgw.process.resident.memory", NodeMeters::residentBytes).baseUnit("bytes")
                     .description("Resident set size of the process (heap, direct, native TLS, metaspace, stacks)")
@@ -63,6 +65,25 @@ public final class NodeMeters implements AutoCloseable {
             }
             i++;
         }
+    }
+
+    /**
+     * Micrometer's {@code process.files.open} and {@code process.files.max} under their usual names, except that the
+     * open count is refreshed at most every {@link OpenFileCount#REFRESH}: counting lists every descriptor.
+     */
+    private static void fileDescriptors(MeterRegistry registry) {
+        OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
+        if (!(os instanceof UnixOperatingSystemMXBean unix)) {
+            return;
+        }
+        OpenFileCount open = new OpenFileCount(unix::getOpenFileDescriptorCount, System::nanoTime,
+                OpenFileCount.REFRESH);
+        Gauge.builder("process.files.open", open, OpenFileCount::value).baseUnit("files")
+                .description("The open file descriptor count (counted at most every "
+                        + OpenFileCount.REFRESH.toSeconds() + " s)")
+                .register(registry);
+        Gauge.builder("process.files.max", unix, UnixOperatingSystemMXBean::getMaxFileDescriptorCount).baseUnit("files")
+                .description("The maximum file descriptor count").register(registry);
     }
 
     private static double residentBytes() {

@@ -61,7 +61,8 @@ class AdminAndShutdownIT {
             for (String name : List.of("mqttgw_received_bytes_total", "mqttgw_sent_bytes_total", "mqttgw_eventloop_pending_tasks",
                     "mqttgw_netty_direct_memory_used_bytes", "mqttgw_process_resident_memory_bytes",
                     "jvm_memory_used_bytes", "jvm_gc_", "mqttgw_tls_handshake_failures_total",
-                    "mqttgw_disconnects_total", "mqttgw_publish_out_total")) {
+                    "mqttgw_disconnects_total", "mqttgw_publish_out_total", "process_files_open_files",
+                    "process_files_max_files")) {
                 assertTrue(metrics.contains(name), "metrics expose " + name);
             }
             assertEquals(404, get(gateway.adminPort(), "/nothing").statusCode());

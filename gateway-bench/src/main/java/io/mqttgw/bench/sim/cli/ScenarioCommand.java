@@ -166,6 +166,12 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Option(names = "--backoff-max", defaultValue = "30s", paramLabel = "DURATION",
             description = "storm/reconnect: largest backoff ceiling (default ${DEFAULT-VALUE})")
     Duration backoffMax;
+    @Option(names = "--reconnect-after", defaultValue = "0s", paramLabel = "DURATION",
+            description = "storm: dropped devices wait this long before their first attempt, so the server has closed "
+                    + "them before anyone returns and its CPU per reconnect is read without the closes; recovery is "
+                    + "timed from the end of the wait; 0 or at least 1s, 5s or more leaves time for the closes "
+                    + "(default ${DEFAULT-VALUE})")
+    Duration reconnectAfter;
     @Option(names = "--recover-timeout", defaultValue = "300s", paramLabel = "DURATION",
             description = "storm: give up waiting for recovery after this (default ${DEFAULT-VALUE})")
     Duration recoverTimeout;
@@ -256,13 +262,16 @@ public final class ScenarioCommand implements Callable<Integer> {
             throw new BadArgumentException("--backoff-max " + backoffMax.toMillis() + "ms is below --backoff-base "
                     + backoffBase.toMillis() + "ms; raise --backoff-max or lower --backoff-base");
         }
+        if (!reconnectAfter.isZero()) {
+            within("reconnect-after", reconnectAfter, Duration.ofSeconds(1), Duration.ofMinutes(10));
+        }
         within("recover-timeout", recoverTimeout, Duration.ofSeconds(1), DAY);
         within("ramp-timeout", rampTimeout, Duration.ofSeconds(1), DAY);
         within("settle", settle, Duration.ZERO, Duration.ofMinutes(10));
         String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
         Path outDir = out != null ? out : Path.of("bench-results/" + scenario.name().toLowerCase() + "-" + stamp);
         ScenarioOptions run = new ScenarioOptions(holdFor, duration, rate, qos, payload, drop,
-                new BackoffPolicy(backoffBase, backoffMax), recoverTimeout, rampTimeout, settle, outDir,
+                new BackoffPolicy(backoffBase, backoffMax), reconnectAfter, recoverTimeout, rampTimeout, settle, outDir,
                 workerJvm.isBlank() ? List.of() : Arrays.asList(workerJvm.trim().split("\\s+")));
 
         within("worker-count", workerCount, 0, 1_000);

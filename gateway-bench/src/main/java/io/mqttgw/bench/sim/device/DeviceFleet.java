@@ -73,6 +73,8 @@ public final class DeviceFleet implements AutoCloseable {
     private final InetSocketAddress remote;
     private final List<InetAddress> sources;
     private final FullJitterBackoff backoff;
+    /** Added to a dropped device's first backoff (storm --reconnect-after). */
+    private final long reconnectAfterNanos;
     private final Connector connector;
     private final Traffic traffic;
     private final ByteBuf payload;
@@ -96,6 +98,7 @@ public final class DeviceFleet implements AutoCloseable {
         this.remote = new InetSocketAddress(target.host(), target.port());
         this.sources = options.sources().addresses();
         this.backoff = new FullJitterBackoff(run.backoff().base(), run.backoff().max());
+        this.reconnectAfterNanos = run.reconnectAfter().toNanos();
         int payloadBytes = Math.max(run.publishBytes(), Math.max(profile.heartbeatBytes(), profile.statusBytes()));
         byte[] random = new byte[payloadBytes];
         ThreadLocalRandom.current().nextBytes(random);
@@ -324,13 +327,15 @@ public final class DeviceFleet implements AutoCloseable {
         } else {
             return;
         }
+        boolean dropped = d.dropping;
         d.dropping = false;
         if (stopping) {
             d.state = Device.State.IDLE;
             return;
         }
         d.state = Device.State.WAITING;
-        d.timer = d.loop.schedule(d, backoff.delayNanos(++d.attempt), TimeUnit.NANOSECONDS);
+        long delay = backoff.delayNanos(++d.attempt) + (dropped ? reconnectAfterNanos : 0);
+        d.timer = d.loop.schedule(d, delay, TimeUnit.NANOSECONDS);
     }
 
     void onTimer(Device d) {

@@ -5,12 +5,13 @@ import java.util.Map;
 
 /**
  * The gateway's own figures at one moment, from its /metrics and (when its pid is known) /proc: NaN where a figure
- * was not available. {@code cpuSeconds} is user + system CPU time of the gateway process. Immutable.
+ * was not available. {@code cpuSeconds} is user + system CPU time of the gateway process less
+ * {@code forcedGcCpuSeconds}, the CPU of the full GCs the bench asked for so far (to read live heap). Immutable.
  */
 public record GatewaySnapshot(String label, double t, double connectionsOpen, double channelsOpen, double rssBytes,
                               double heapUsedBytes, double directBufferBytes, double nettyDirectBytes,
                               double cpuSeconds, double handshakesNew, double handshakesResumed,
-                              double publishIn, double disconnects, double gcRun) {
+                              double publishIn, double disconnects, double gcRun, double forcedGcCpuSeconds) {
 
     public Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -28,6 +29,7 @@ public record GatewaySnapshot(String label, double t, double connectionsOpen, do
         m.put("publishIn", publishIn);
         m.put("disconnects", disconnects);
         m.put("gcBeforeRead", gcRun > 0);
+        m.put("forcedGcCpuSeconds", forcedGcCpuSeconds);
         return m;
     }
 }

@@ -287,6 +287,23 @@ public final class ScenarioRunner {
             tick(devices);
             t = timeline.totals();
         }
+        // --reconnect-after: the dropped devices wait; read the server just before they return, so the CPU from
+        // here to storm-end is the reconnects' alone (accept, TLS, CONNECT, SUBSCRIBE), not the closes too
+        GatewaySnapshot quiet = null;
+        long reconnectAfter = options.run().reconnectAfter().toNanos();
+        if (reconnectAfter > 0) {
+            while (System.nanoTime() < start + reconnectAfter - 1_500_000_000L) {
+                tick(devices);
+            }
+            quiet = gateway.snapshot("storm-dropped", timeline.seconds(), false);
+            snapshots.add(quiet);
+            long left = start + reconnectAfter - System.nanoTime();
+            if (left > 0) {
+                Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+            }
+            start += reconnectAfter;
+            deadline += reconnectAfter;
+        }
         // back = every dropped device got a new CONNACK and the count is whole again; the count alone can read
         // whole in the first sample after the drop when the server has not closed the dropped connections yet
         while (System.nanoTime() < deadline && (t.connected() < before.connected()
@@ -303,6 +320,7 @@ public final class ScenarioRunner {
         s.put("dropFraction", options.run().dropFraction());
         s.put("connectedBefore", before.connected());
         s.put("dropped", after.dropped() - before.dropped());
+        s.put("reconnectAfterSeconds", options.run().reconnectAfter().toMillis() / 1e3);
         s.put("recovered", t.connected() >= before.connected());
         s.put("secondsToRecover", seconds);
         s.put("collateralDisconnects", after.unexpectedDisconnects() - before.unexpectedDisconnects());
@@ -318,6 +336,14 @@ public final class ScenarioRunner {
         s.put("gatewayCpuSeconds", cpu);
         s.put("gatewayCpuMillisPerHandshake", newHs + resumedHs > 0 ? cpu / (newHs + resumedHs) * 1e3 : Double.NaN);
         s.put("handshakesPerSecond", (newHs + resumedHs) / Math.max(seconds, 1e-3));
+        if (quiet != null) {
+            // only the reconnects (accept, TLS, CONNECT, SUBSCRIBE, and any failed attempt): the closes were done
+            // when the server was read at storm-dropped; per dropped device, so a server without metrics has it too
+            long reconnects = after.dropped() - before.dropped();
+            s.put("connectionsOpenWhileDropped", quiet.connectionsOpen());
+            s.put("gatewayCpuMillisPerReconnect", reconnects > 0
+                    ? (last.cpuSeconds() - quiet.cpuSeconds()) / reconnects * 1e3 : Double.NaN);
+        }
         s.put("connectLatencyMs", percentiles(timeline.phaseConnectLatency()));
         summary.put("storm", s);
         if (t.connected() < before.connected()) {

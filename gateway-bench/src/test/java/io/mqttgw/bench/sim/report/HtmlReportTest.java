@@ -56,7 +56,7 @@ class HtmlReportTest {
                     t % 5 == 0 ? Map.of("connect_refused", 1L, "a_really_long_failure_reason_name_from_a_server", 2L)
                             : Map.of(), 0, 0, 1.5, 9.7, 13.3, 20, 77.7, 0, t / 4));
         }
-        GatewaySnapshot g = new GatewaySnapshot("before", 0, 0, 0, 1e8, 5e7, 1e6, 1e6, 10, 0, 0, 0, 0, 1);
+        GatewaySnapshot g = new GatewaySnapshot("before", 0, 0, 0, 1e8, 5e7, 1e6, 1e6, 10, 0, 0, 0, 0, 1, 0.2);
         return new RunResult((Boolean) summary.get("ok"), summary, samples,
                 List.<String[]>of(new String[] {"0.0", "ramp"}, new String[] {"20.0", "storm"}), List.of(g));
     }

@@ -4,17 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.bench.sim.config.BenchOptions;
-import io.mqttgw.bench.sim.config.KeyAlgorithm;
 import io.mqttgw.bench.sim.cli.BenchCommand;
 import io.mqttgw.bench.sim.config.Scenario;
-import io.mqttgw.bench.sim.pki.BenchPki;
 import io.mqttgw.bench.sim.report.HtmlReport;
-import io.mqttgw.core.bootstrap.Gateway;
-import io.mqttgw.core.testkit.TestGateway;
-import io.mqttgw.core.testkit.TestPki;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -30,18 +24,9 @@ class ConnectAndPublishIT {
     @Timeout(60)
     @SuppressWarnings("unchecked")
     void fiftyDevicesConnectAndEveryQos1PublishIsAcknowledged(@TempDir Path dir) throws Exception {
-        TestPki serverPki = TestPki.create(dir.resolve("server-pki"));
-        BenchPki benchPki = BenchPki.open(dir.resolve("bench-pki"), KeyAlgorithm.EC);
-        try (Gateway gateway = TestGateway.tls(serverPki, dir)
-                .with("listener.tls.ca-file", benchPki.caFile().toString())
-                .with("uplink.sink", "discard")
-                .start()) {
-            BenchOptions options = BenchCommand.parseScenario(Scenario.PUBLISH, List.of(
-                    "--devices", "50", "--workers", "0",
-                    "--port", Integer.toString(gateway.tlsPort()),
-                    "--admin", "127.0.0.1:" + gateway.adminPort(),
-                    "--pki-dir", dir.resolve("bench-pki").toString(),
-                    "--server-ca", serverPki.caFile().toString(),
+        try (BenchTarget target = BenchTarget.start(dir)) {
+            BenchOptions options = BenchCommand.parseScenario(Scenario.PUBLISH, target.with(
+                    "--devices", "50",
                     "--ramp-rate", "200", "--settle", "0s", "--ramp-timeout", "20s",
                     "--rate", "100", "--qos", "1", "--duration", "3s",
                     "--out", dir.resolve("out").toString()));
