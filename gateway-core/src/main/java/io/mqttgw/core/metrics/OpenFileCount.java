@@ -8,11 +8,10 @@ import java.util.function.LongSupplier;
  * interval and otherwise answered from the last count.
  *
  * <p>Why: the JDK counts open files by listing {@code /proc/self/fd}, which costs CPU in proportion to the open
- * files, and nearly every open file of this process is a device connection. At 18,000 connections one walk of the
- * directory takes about 20 ms of CPU, and the counts were 12 % of the gateway's CPU during a reconnect storm while
- * the bench read {@code /metrics} every second or two (async-profiler, BENCHMARKS.md, issue 15); at a million
- * connections one count would take about a second. A file-limit alert does not need a fresher figure than the
- * refresh interval.
+ * files, and nearly every open file of this process is a device connection: 3-5 ms of CPU per count at 9,000 open
+ * files, 14 ms at 18,000 (it grows faster than the count), so a second or more at a million, on every scrape (a
+ * profiled reconnect storm whose driver read {@code /metrics} five times a second spent 12 % of the gateway's CPU
+ * there; BENCHMARKS.md, issue 15). A file-limit alert does not need a fresher figure than the refresh interval.
  *
  * <p>Threading: any thread; overlapping scrapes may both count once the value is stale, which is harmless.
  */
