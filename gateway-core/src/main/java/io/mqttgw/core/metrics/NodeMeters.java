@@ -78,7 +78,8 @@ public final class NodeMeters implements AutoCloseable {
         }
         OpenFileCount open = new OpenFileCount(unix::getOpenFileDescriptorCount, System::nanoTime,
                 OpenFileCount.REFRESH);
-        Gauge.builder("process.files.open", open, OpenFileCount::value).baseUnit("files")
+        // strongly: Micrometer keeps a gauge's object weakly, and nothing else holds this one
+        Gauge.builder("process.files.open", open, OpenFileCount::value).strongReference(true).baseUnit("files")
                 .description("The open file descriptor count (counted at most every "
                         + OpenFileCount.REFRESH.toSeconds() + " s)")
                 .register(registry);
