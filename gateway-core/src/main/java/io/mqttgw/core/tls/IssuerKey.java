@@ -28,7 +28,8 @@ import org.bouncycastle.math.ec.ECPoint;
  * handshake. BouncyCastle's curve-specific arithmetic, with the issuer's point table precomputed once, does it in
  * about 0.1 ms (measured side by side in one process, BENCHMARKS.md "Cold handshake CPU"). ECDSA with SHA-256/384/512
  * on the curves BouncyCastle has custom arithmetic for (P-256, P-384, P-521 ...) takes that path; every other key or
- * algorithm (RSA, RSASSA-PSS, Ed25519) keeps the JDK's.
+ * algorithm (RSA, RSASSA-PSS, Ed25519) keeps the JDK's. A configured CA with a P-256 key, the common case, goes one
+ * step further: {@link P256Key} checks without allocating and with tables for both points.
  *
  * <p>Threading: called by every event loop at once. BouncyCastle memoizes the precomputed table in the point object
  * under the point's monitor, so each thread gets its own copy of the point: no lock is shared between event loops.
@@ -37,18 +38,24 @@ final class IssuerKey {
     private static final String ECDSA_WITH_SHA256 = "1.2.840.10045.4.3.2";
     private static final String ECDSA_WITH_SHA384 = "1.2.840.10045.4.3.3";
     private static final String ECDSA_WITH_SHA512 = "1.2.840.10045.4.3.4";
+    private static final String P256 = "1.2.840.10045.3.1.7";
 
     private final PublicKey key;
     /** Null when the key is not EC on a curve with custom arithmetic: then the JDK verifies. */
     private final ECDomainParameters domain;
     private final byte[] encodedPoint;
     private final ThreadLocal<ECPublicKeyParameters> perThread;
+    /** A configured P-256 key's own tables: checks without allocating. Null for other keys and for sent ones. */
+    private final P256Key p256;
 
-    private IssuerKey(PublicKey key, ECDomainParameters domain, byte[] encodedPoint, boolean keepTables) {
+    private IssuerKey(PublicKey key, ECDomainParameters domain, byte[] encodedPoint, boolean keepTables,
+                      boolean p256) {
         this.key = key;
         this.domain = domain;
         this.encodedPoint = encodedPoint;
-        this.perThread = domain != null && keepTables ? ThreadLocal.withInitial(this::decodePoint) : null;
+        this.p256 = p256 && keepTables ? P256Key.of(decodePoint().getQ()) : null;
+        this.perThread = domain != null && keepTables && this.p256 == null
+                ? ThreadLocal.withInitial(this::decodePoint) : null;
     }
 
     /** A key whose per-thread tables are kept: for the configured CAs, which sign every device certificate. */
@@ -63,18 +70,18 @@ final class IssuerKey {
 
     private static IssuerKey of(PublicKey key, boolean keepTables) {
         if (!"EC".equals(key.getAlgorithm())) {
-            return new IssuerKey(key, null, null, false);
+            return new IssuerKey(key, null, null, false, false);
         }
         SubjectPublicKeyInfo info = SubjectPublicKeyInfo.getInstance(key.getEncoded());
         if (!(info.getAlgorithm().getParameters() instanceof ASN1ObjectIdentifier curve)) {
-            return new IssuerKey(key, null, null, false);
+            return new IssuerKey(key, null, null, false, false);
         }
         X9ECParameters x9 = CustomNamedCurves.getByOID(curve);
         if (x9 == null) {
-            return new IssuerKey(key, null, null, false);
+            return new IssuerKey(key, null, null, false, false);
         }
         ECDomainParameters domain = new ECDomainParameters(x9.getCurve(), x9.getG(), x9.getN(), x9.getH());
-        return new IssuerKey(key, domain, info.getPublicKeyData().getOctets(), keepTables);
+        return new IssuerKey(key, domain, info.getPublicKeyData().getOctets(), keepTables, P256.equals(curve.getId()));
     }
 
     /** True when signatures are checked with BouncyCastle's curve arithmetic rather than the JDK's provider. */
@@ -94,6 +101,9 @@ final class IssuerKey {
                 return false;
             }
             byte[] hash = MessageDigest.getInstance(digest).digest(certificate.getTBSCertificate());
+            if (p256 != null) {
+                return p256.verifies(hash, rs[0], rs[1]);
+            }
             ECDSASigner signer = new ECDSASigner();
             signer.init(false, perThread != null ? perThread.get() : decodePoint());
             return signer.verifySignature(hash, rs[0], rs[1]);
