@@ -135,12 +135,21 @@ public final class ConnectionContext {
         return certificateSha256 == null ? null : certificateSha256.clone();
     }
 
-    /** Set once the TLS handshake verified a client certificate. */
+    /** Set once the TLS handshake verified a client certificate; reads its notAfter and fingerprint from it. */
     public void verifiedCertificate(X509Certificate certificate, String identity) {
+        verifiedCertificate(certificate, identity, certificate.getNotAfter().getTime(), sha256(certificate));
+    }
+
+    /**
+     * Set once the TLS handshake verified a client certificate, with its notAfter and the SHA-256 of its DER already
+     * known (the certificate may be a lazily parsed one that nothing here should make parse).
+     */
+    public void verifiedCertificate(X509Certificate certificate, String identity, long notAfterMillis,
+                                    byte[] sha256) {
         this.certificate = certificate;
         this.certificateIdentity = identity;
-        this.certificateNotAfter = certificate.getNotAfter().getTime();
-        this.certificateSha256 = sha256(certificate);
+        this.certificateNotAfter = notAfterMillis;
+        this.certificateSha256 = sha256.clone();
     }
 
     /** How this connection proved its identity: a verified client certificate, or none. */

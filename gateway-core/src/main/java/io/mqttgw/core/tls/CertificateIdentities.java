@@ -21,6 +21,11 @@ public final class CertificateIdentities {
         this.source = source;
     }
 
+    /** Whether the identity is the subject's common name ({@code identity.source: cn}). */
+    boolean fromCommonName() {
+        return "cn".equals(source);
+    }
+
     /** The identity, or null when the certificate does not carry one of the configured kind. */
     public String identityOf(X509Certificate certificate) {
         return switch (source) {

@@ -12,7 +12,10 @@ import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.internal.tcnative.SSL;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.util.LazyX509Certificate;
 import java.io.ByteArrayInputStream;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
@@ -42,9 +45,9 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         if (evt instanceof SslHandshakeCompletionEvent done) {
             if (done.isSuccess()) {
                 metrics.tlsHandshakeSucceeded(resumed(ctx));
-                X509Certificate peer;
+                Peer peer;
                 try {
-                    peer = peerCertificate(ctx);
+                    peer = peer(ctx);
                 } catch (CertificateException e) {
                     // the engine verified this very encoding; one the JDK cannot parse must not pass as no certificate
                     metrics.tlsHandshakeFailed(TlsFailureReason.classify(e));
@@ -53,7 +56,8 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
                     return;
                 }
                 if (peer != null) {
-                    ConnectionContext.of(ctx.channel()).verifiedCertificate(peer, identities.identityOf(peer));
+                    ConnectionContext.of(ctx.channel()).verifiedCertificate(peer.certificate(), peer.identity(),
+                            peer.notAfterMillis(), peer.sha256());
                 }
                 EngineTrim.trim(ctx.pipeline().get(SslHandler.class).engine());
                 ctx.pipeline().remove(this);
@@ -94,29 +98,55 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         return false;
     }
 
+    /** What the connection keeps of the device's certificate. */
+    private record Peer(X509Certificate certificate, String identity, long notAfterMillis, byte[] sha256) {
+    }
+
     /**
-     * The device's certificate: after a full handshake the object the verifier already parsed; after a resumed one
-     * (nothing verified) a private parse of its DER encoding. Never the session's own: the OpenSSL engine's session
-     * hands out lazy wrappers that parse on first use and then keep the parsed certificate (X.500 names, OIDs,
-     * extensions and their byte copies: about 3 KB of heap, measured) inside the session, which lives as long as the
-     * connection. Either object is dropped once CONNECT is decided ({@link ConnectionContext}).
+     * The device's certificate and what is read from it. After a full handshake the certificate is the object the
+     * verifier already parsed; after a resumed one (nothing verified) a private lazy one over its DER. Never the
+     * session's own: the OpenSSL engine's session hands out lazy wrappers that parse on first use and then keep the
+     * parsed certificate (X.500 names, OIDs, extensions and their byte copies: about 3 KB of heap, measured) inside the
+     * session, which lives as long as the connection. Either object is dropped once CONNECT is decided
+     * ({@link ConnectionContext}). The identity and notAfter come straight from the DER when the certificate has the
+     * common shape ({@link CertificateDer}), so a resumed handshake parses nothing; otherwise through the JDK.
      */
-    private static X509Certificate peerCertificate(ChannelHandlerContext ctx) throws CertificateException {
+    private Peer peer(ChannelHandlerContext ctx) throws CertificateException {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         // the verifier's own (already parsed) object; asking the engine again would build and parse a new one
-        X509Certificate verified = VerifiedPeer.take(ssl.engine());
-        if (verified != null) {
-            return verified;
-        }
-        try {
-            Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-            if (chain.length == 0 || !(chain[0] instanceof X509Certificate)) {
+        X509Certificate certificate = VerifiedPeer.take(ssl.engine());
+        byte[] der;
+        if (certificate != null) {
+            der = certificate.getEncoded();
+        } else {
+            try {
+                Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
+                if (chain.length == 0 || !(chain[0] instanceof X509Certificate)) {
+                    return null;
+                }
+                der = chain[0].getEncoded();
+            } catch (SSLPeerUnverifiedException e) {
+                // client-auth optional or none, and the device sent no certificate
                 return null;
             }
-            return (X509Certificate) X509.get().generateCertificate(new ByteArrayInputStream(chain[0].getEncoded()));
-        } catch (SSLPeerUnverifiedException e) {
-            // client-auth optional or none, and the device sent no certificate
-            return null;
+        }
+        byte[] sha256 = sha256(der);
+        CertificateDer.Facts facts = identities.fromCommonName() ? CertificateDer.read(der) : null;
+        if (facts != null) {
+            return new Peer(certificate != null ? certificate : new LazyX509Certificate(der), facts.commonName(),
+                    facts.notAfterMillis(), sha256);
+        }
+        if (certificate == null) {
+            certificate = (X509Certificate) X509.get().generateCertificate(new ByteArrayInputStream(der));
+        }
+        return new Peer(certificate, identities.identityOf(certificate), certificate.getNotAfter().getTime(), sha256);
+    }
+
+    private static byte[] sha256(byte[] der) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(der);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("the JDK has no SHA-256", e);
         }
     }
 
