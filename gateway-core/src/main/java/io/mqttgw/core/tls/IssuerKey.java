@@ -112,6 +112,28 @@ final class IssuerKey {
         }
     }
 
+    /**
+     * Whether the signature of a certificate read from its DER verifies with this key, over the to-be-signed bytes
+     * where they lie. Only a configured P-256 key checks this way; any other answers false and the caller takes the
+     * path through the JDK's parse. Never throws.
+     */
+    boolean verifies(CertificateDer.Signed certificate) {
+        if (p256 == null) {
+            return false;
+        }
+        try {
+            BigInteger[] rs = strictSignature(certificate.signature());
+            if (rs == null) {
+                return false;
+            }
+            MessageDigest digest = MessageDigest.getInstance(certificate.digest());
+            digest.update(certificate.der(), certificate.tbsOffset(), certificate.tbsLength());
+            return p256.verifies(digest.digest(), rs[0], rs[1]);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return false;
+        }
+    }
+
     private ECPublicKeyParameters decodePoint() {
         ECPoint point = domain.getCurve().decodePoint(encodedPoint);
         return new ECPublicKeyParameters(point, domain);

@@ -1,6 +1,7 @@
 package io.mqttgw.core.tls;
 
 import java.math.BigInteger;
+import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertificateException;
@@ -64,20 +65,34 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     private final Map<X500Principal, List<Authority>> authorities;
+    /** The same authorities by the DER of their subject name, for certificates read without the JDK's parse. */
+    private final Map<ByteBuffer, List<Authority>> authoritiesByDer;
     private final CertificatePolicy policy;
     private final int cacheCapacity;
+    private final boolean readsDer;
     private final ConcurrentHashMap<Fingerprint, Verified> cache = new ConcurrentHashMap<>();
 
     LeanVerifier(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity) {
+        this(cas, policy, cacheCapacity, true);
+    }
+
+    /** @param readsDer whether the common case is read from the DER ({@link #verifiedFromDer}); tests turn it off */
+    LeanVerifier(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity, boolean readsDer) {
         Map<X500Principal, List<Authority>> byName = new HashMap<>();
+        Map<ByteBuffer, List<Authority>> byDer = new HashMap<>();
         for (X509Certificate ca : cas) {
-            byName.computeIfAbsent(ca.getSubjectX500Principal(), k -> new ArrayList<>())
-                    .add(new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey())));
+            Authority authority = new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey()));
+            byName.computeIfAbsent(authority.subject(), k -> new ArrayList<>()).add(authority);
+            byDer.computeIfAbsent(ByteBuffer.wrap(authority.subject().getEncoded()), k -> new ArrayList<>())
+                    .add(authority);
         }
         byName.replaceAll((k, v) -> List.copyOf(v));
+        byDer.replaceAll((k, v) -> List.copyOf(v));
         this.authorities = Map.copyOf(byName);
+        this.authoritiesByDer = Map.copyOf(byDer);
         this.policy = policy;
         this.cacheCapacity = cacheCapacity;
+        this.readsDer = readsDer;
     }
 
     @Override
@@ -85,11 +100,15 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
-        Fingerprint fingerprint = cacheCapacity > 0 ? fingerprint(chain[0].getEncoded()) : null;
+        byte[] der = chain[0].getEncoded();
+        Fingerprint fingerprint = cacheCapacity > 0 ? fingerprint(der) : null;
         Verified verified = fingerprint == null ? null : cache.get(fingerprint);
         boolean known = verified != null;
         if (verified == null) {
-            verified = verifyPath(chain, nowMillis);
+            verified = verifiedFromDer(der, nowMillis);
+            if (verified == null) {
+                verified = verifyPath(chain, nowMillis);
+            }
             if (fingerprint != null) {
                 remember(fingerprint, verified);
             }
@@ -109,6 +128,36 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     /** Entries in the cache of verified certificates. */
     int cached() {
         return cache.size();
+    }
+
+    /**
+     * The common case without the JDK's parse: a device certificate issued by a configured CA with a P-256 key, read
+     * from its DER ({@link CertificateDer#signed}), its issuer found by the bytes of its name, the same checks as
+     * {@link #verifyPath} (signature, dates, key usage, extended key usage, ECDSA only). It only ever accepts: on
+     * anything unexpected or failing it answers null and {@link #verifyPath} decides (and names the refusal), so a
+     * certificate is accepted here only if the full path would accept it too.
+     */
+    private Verified verifiedFromDer(byte[] der, long nowMillis) {
+        if (!readsDer) {
+            return null;
+        }
+        CertificateDer.Signed certificate = CertificateDer.signed(der);
+        if (certificate == null || !certificate.digitalSignature() || !certificate.clientAuth()
+                || nowMillis > certificate.notAfterMillis() || nowMillis < certificate.notBeforeMillis()) {
+            return null;
+        }
+        List<Authority> configured = authoritiesByDer.get(
+                ByteBuffer.wrap(der, certificate.issuerOffset(), certificate.issuerLength()));
+        if (configured == null) {
+            return null;
+        }
+        for (Authority authority : configured) {
+            if (authority.key().verifies(certificate)) {
+                return new Verified(certificate.notBeforeMillis(), certificate.notAfterMillis(),
+                        new X500Principal[] {authority.subject()}, new BigInteger[] {certificate.serial()});
+            }
+        }
+        return null;
     }
 
     private Verified verifyPath(X509Certificate[] chain, long nowMillis) throws CertificateException {
