@@ -21,7 +21,9 @@ import javax.security.auth.x500.X500Principal;
  * there is trusted, root or intermediate) or through at most {@value #MAX_SENT_INTERMEDIATES} CA certificates the
  * device sent; each signature is checked with the issuer's public key (cached for configured CAs), validity dates on
  * every certificate of the path, basic constraints on sent intermediates, key usage / extended key usage (clientAuth)
- * on the device certificate, no SHA-1. Revocation is a lookup of (issuer, serial) in the CRL index.
+ * on the device certificate, no SHA-1. Revocation is a lookup of (issuer, serial) in the CRL index. The common case, a
+ * device certificate issued directly by a configured P-256 CA, is read from its DER without the JDK's parse
+ * ({@link #verifiedFromDer}); every other certificate, and every refusal, goes through the parsed path.
  *
  * <p>A storm of known devices reconnecting costs no signature work: verified device certificates are remembered by
  * the SHA-256 of their DER (up to {@code cacheCapacity} entries) with their validity and the (issuer, serial) pairs of

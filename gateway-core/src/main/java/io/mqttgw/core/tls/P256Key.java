@@ -14,17 +14,17 @@ import org.bouncycastle.util.BigIntegers;
  * issued, without allocating.
  *
  * <p>Why not BouncyCastle's {@code ECDSASigner}: its points and field elements are immutable, so one signature check
- * allocates some 60 KB (a new array for every field multiplication), about 60 % of all the bytes a full device
- * handshake allocates, and the young collections that garbage causes were a tenth of the gateway's CPU in a ramp of new
- * devices (async-profiler allocation profile and per-thread CPU, issue 15). Here the field arithmetic is still
- * BouncyCastle's ({@link SecP256R1Field}, on caller-provided arrays); the points are Jacobian coordinates in per-thread
- * scratch arrays.
+ * allocates some 75 KB (a new array for every field multiplication), about 60 % of all the bytes a full device
+ * handshake allocated (async-profiler allocation profile, JMH {@code -prof gc}; issue 15). Here the field arithmetic
+ * is still BouncyCastle's ({@link SecP256R1Field}, on caller-provided arrays); the points are Jacobian coordinates in
+ * per-thread scratch arrays.
  *
  * <p>It also does less work. {@code u1·G + u2·Q} is computed with both bases known in advance: each scalar is
  * written in width-7 NAF and cut into 16 spans of 17 digits, and for the generator and the key the odd multiples
  * {@code 1..63} of {@code 2^(17j)·base} are kept in affine form (32 KiB per key). The spans of both scalars then share
- * 16 doublings instead of 256, and every addition is a mixed (affine) one. Fewer spans measured slower (4: 88 µs, 8:
- * 72 µs, 16: 61 µs per check, against 71-75 µs for BouncyCastle's; 32 spans gained 4 µs more for twice the table).
+ * 16 doublings instead of 256, and every addition is a mixed (affine) one: 52-53 µs per check against 71-72 µs for
+ * BouncyCastle's in the same process. Fewer spans measured slower (4: 88 µs, 8: 72 µs); 32 gained 4 µs for twice the
+ * table (BENCHMARKS.md, "A signature check that allocates nothing").
  *
  * <p>The result is compared with {@code r} without an inversion ({@code x = X/Z²}, so {@code r·Z² = X}, and also
  * {@code (r+n)·Z² = X} when {@code r+n < p}). Timing does not depend on secrets: everything here is public (the

@@ -104,7 +104,8 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * The device's certificate and what is read from it. After a full handshake the certificate is the object the
-     * verifier already parsed; after a resumed one (nothing verified) a private lazy one over its DER. Never the
+     * verifier was handed (parsed only if the verifier needed that); after a resumed one (nothing verified) a private
+     * lazy one over its DER. Never the
      * session's own: the OpenSSL engine's session hands out lazy wrappers that parse on first use and then keep the
      * parsed certificate (X.500 names, OIDs, extensions and their byte copies: about 3 KB of heap, measured) inside the
      * session, which lives as long as the connection. Either object is dropped once CONNECT is decided
@@ -113,7 +114,7 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
      */
     private Peer peer(ChannelHandlerContext ctx) throws CertificateException {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
-        // the verifier's own (already parsed) object; asking the engine again would build and parse a new one
+        // the verifier's own object; asking the engine again would build (and maybe parse) a new one
         X509Certificate certificate = VerifiedPeer.take(ssl.engine());
         byte[] der;
         if (certificate != null) {

@@ -8,7 +8,8 @@ import javax.net.ssl.SSLEngine;
 
 /**
  * Hands the device certificate the trust manager verified to {@link TlsHandshakeHandler}. The certificate object is
- * the one the verifier already parsed, so the identity is read without parsing the DER a second time. The hand-over
+ * the one the verifier was handed, so nothing is parsed a second time (and nothing at all when the verifier read it
+ * from its DER). The hand-over
  * is a per-event-loop map keyed by engine, not a value on the handshake's {@code SSLSession}: a value there makes the
  * OpenSSL session allocate its key-value table, which then stays with the connection for its whole life (about 100 B
  * per connection, measured in the class histogram). An entry lives from the trust manager's answer to the
