@@ -96,17 +96,8 @@ final class IssuerKey {
             if (digest == null) {
                 return jdkVerifies(certificate);
             }
-            BigInteger[] rs = strictSignature(certificate.getSignature());
-            if (rs == null) {
-                return false;
-            }
-            byte[] hash = MessageDigest.getInstance(digest).digest(certificate.getTBSCertificate());
-            if (p256 != null) {
-                return p256.verifies(hash, rs[0], rs[1]);
-            }
-            ECDSASigner signer = new ECDSASigner();
-            signer.init(false, perThread != null ? perThread.get() : decodePoint());
-            return signer.verifySignature(hash, rs[0], rs[1]);
+            byte[] tbs = certificate.getTBSCertificate();
+            return ecdsaVerifies(digest, certificate.getSignature(), tbs, 0, tbs.length);
         } catch (GeneralSecurityException | RuntimeException e) {
             return false;
         }
@@ -122,16 +113,29 @@ final class IssuerKey {
             return false;
         }
         try {
-            BigInteger[] rs = strictSignature(certificate.signature());
-            if (rs == null) {
-                return false;
-            }
-            MessageDigest digest = MessageDigest.getInstance(certificate.digest());
-            digest.update(certificate.der(), certificate.tbsOffset(), certificate.tbsLength());
-            return p256.verifies(digest.digest(), rs[0], rs[1]);
+            return ecdsaVerifies(certificate.digest(), certificate.signature(), certificate.der(),
+                    certificate.tbsOffset(), certificate.tbsLength());
         } catch (GeneralSecurityException | RuntimeException e) {
             return false;
         }
+    }
+
+    /** An ECDSA signature (strict DER) over {@code data[offset, offset + length)}, hashed with {@code digest}. */
+    private boolean ecdsaVerifies(String digest, byte[] signature, byte[] data, int offset, int length)
+            throws GeneralSecurityException {
+        BigInteger[] rs = strictSignature(signature);
+        if (rs == null) {
+            return false;
+        }
+        MessageDigest hasher = MessageDigest.getInstance(digest);
+        hasher.update(data, offset, length);
+        byte[] hash = hasher.digest();
+        if (p256 != null) {
+            return p256.verifies(hash, rs[0], rs[1]);
+        }
+        ECDSASigner signer = new ECDSASigner();
+        signer.init(false, perThread != null ? perThread.get() : decodePoint());
+        return signer.verifySignature(hash, rs[0], rs[1]);
     }
 
     private ECPublicKeyParameters decodePoint() {
