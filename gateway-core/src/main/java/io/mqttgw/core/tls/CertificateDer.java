@@ -16,8 +16,9 @@ import java.util.Arrays;
  *
  * <p>Only the simple shape is read: for the name, single-valued RDNs and a common name that is a UTF8String or
  * PrintableString of letters, digits and {@code - . _ : @}; for the verifier, a v3 certificate signed with ECDSA and
- * SHA-256/384/512, no unique identifiers, no extension twice. Anything else (a multi-valued RDN, another string type,
- * any other character, an empty value, DER this reader does not expect) answers null, and the caller reads the
+ * SHA-256/384/512, no unique identifiers, no extension twice, no critical extension the lean verifier does not
+ * evaluate. Anything else (a multi-valued RDN, another string type, any other character, an empty value, DER this
+ * reader does not expect) answers null, and the caller reads the
  * certificate through the JDK as before. That keeps the two readings from ever disagreeing: on the shapes read here
  * both give the same answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other
  * shape takes the JDK's.
@@ -58,6 +59,8 @@ final class CertificateDer {
     /** Key usage (2.5.29.15) and extended key usage (2.5.29.37), content bytes. */
     private static final byte[] KEY_USAGE = {0x55, 0x1d, 0x0f};
     private static final byte[] EXTENDED_KEY_USAGE = {0x55, 0x1d, 0x25};
+    private static final byte[] BASIC_CONSTRAINTS = {0x55, 0x1d, 0x13};
+    private static final byte[] SUBJECT_ALT_NAME = {0x55, 0x1d, 0x11};
     /** id-kp-clientAuth (1.3.6.1.5.5.7.3.2) and anyExtendedKeyUsage (2.5.29.37.0), content bytes. */
     private static final byte[] CLIENT_AUTH = {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02};
     private static final byte[] ANY_USAGE = {0x55, 0x1d, 0x25, 0x00};
@@ -134,12 +137,19 @@ final class CertificateDer {
                 int oidLength = length(OID);
                 int oid = at;
                 at += oidLength;
+                boolean critical = false;
                 if (peek() == BOOLEAN) {
-                    skip();
+                    if (length(BOOLEAN) != 1) {
+                        return null;
+                    }
+                    critical = der[at++] != 0;
                 }
                 int valueLength = length(OCTET_STRING);
                 if (at + valueLength != extensionEnd) {
                     return null;
+                }
+                if (critical && !understoodWhenCritical(oid, oidLength)) {
+                    return null;               // the parsed path refuses it and names the extension
                 }
                 if (is(oid, oidLength, KEY_USAGE)) {
                     if (sawKeyUsage) {
@@ -200,6 +210,12 @@ final class CertificateDer {
             case 4 -> "SHA-512";
             default -> null;
         };
+    }
+
+    /** {@link CertificatePolicy#UNDERSTOOD_CRITICAL}, by the content bytes of the OID. */
+    private boolean understoodWhenCritical(int oid, int oidLength) {
+        return is(oid, oidLength, KEY_USAGE) || is(oid, oidLength, EXTENDED_KEY_USAGE)
+                || is(oid, oidLength, BASIC_CONSTRAINTS) || is(oid, oidLength, SUBJECT_ALT_NAME);
     }
 
     /** KeyUsage ::= BIT STRING; digitalSignature is bit 0, the first byte's high bit. */

@@ -19,6 +19,11 @@ final class CertificatePolicy {
     private static final String ANY_USAGE = "2.5.29.37.0";
     private static final String KEY_USAGE = "2.5.29.15";
     private static final int DIGITAL_SIGNATURE = 0;
+    /**
+     * The critical extensions the lean verifier evaluates: key usage, extended key usage, basic constraints, and the
+     * subject alternative name (critical when the subject is empty; nothing in it restricts the certificate).
+     */
+    static final Set<String> UNDERSTOOD_CRITICAL = Set.of(KEY_USAGE, "2.5.29.37", "2.5.29.19", "2.5.29.17");
 
     private final RevocationLists crls;
     private final boolean crlHard;
@@ -58,6 +63,26 @@ final class CertificatePolicy {
         }
         if (extended != null && !extended.contains(CLIENT_AUTH) && !extended.contains(ANY_USAGE)) {
             throw CertificateRefusals.wrongUsage("device certificate extended key usage lacks clientAuth");
+        }
+    }
+
+    /**
+     * Refuses a certificate of the path (device or sent intermediate) with a critical extension outside
+     * {@link #UNDERSTOOD_CRITICAL}: the lean verifier does not evaluate name constraints, policies or anything else,
+     * so a critical one of those is refused rather than ignored (RFC 5280 4.2). The JDK's validator refuses the
+     * extensions it does not know in the same way.
+     */
+    static void requireUnderstoodCriticalExtensions(X509Certificate certificate) throws CertificateException {
+        Set<String> critical = certificate.getCriticalExtensionOIDs();
+        if (critical == null) {
+            return;
+        }
+        for (String oid : critical) {
+            if (!UNDERSTOOD_CRITICAL.contains(oid)) {
+                throw CertificateRefusals.unrecognisedCriticalExtension("certificate "
+                        + certificate.getSubjectX500Principal().getName() + " has the critical extension " + oid
+                        + ", which the lean verifier does not evaluate");
+            }
         }
     }
 

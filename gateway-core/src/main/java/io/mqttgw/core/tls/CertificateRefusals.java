@@ -69,6 +69,15 @@ public final class CertificateRefusals {
                 NATIVE ? CertificateVerifier.X509_V_ERR_INVALID_PURPOSE : 0);
     }
 
+    /**
+     * A critical extension the verifier does not process (RFC 5280 4.2: such a certificate must not be accepted):
+     * {@code certificate_unknown}, the alert BoringSSL sends for this code, as its own verifier would.
+     */
+    public static CertificateException unrecognisedCriticalExtension(String message) {
+        return refusal(message, PKIXReason.UNRECOGNIZED_CRIT_EXT,
+                NATIVE ? CertificateVerifier.X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION : 0);
+    }
+
     private static CertificateException refusal(String message, CertPathValidatorException.Reason reason, int code) {
         CertPathValidatorException cause = new CertPathValidatorException(message, null, null, -1, reason);
         return NATIVE ? new OpenSslCertificateException(message, cause, code) : new CertificateException(message, cause);

@@ -21,7 +21,8 @@ import javax.security.auth.x500.X500Principal;
  * there is trusted, root or intermediate) or through at most {@value #MAX_SENT_INTERMEDIATES} CA certificates the
  * device sent; each signature is checked with the issuer's public key (cached for configured CAs), validity dates on
  * every certificate of the path, basic constraints on sent intermediates, key usage / extended key usage (clientAuth)
- * on the device certificate, no SHA-1. Revocation is a lookup of (issuer, serial) in the CRL index. The common case, a
+ * on the device certificate, no SHA-1, and no critical extension other than those
+ * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical name constraint or policy is refused, not ignored). Revocation is a lookup of (issuer, serial) in the CRL index. The common case, a
  * device certificate issued directly by a configured P-256 CA, is read from its DER without the JDK's parse
  * ({@link #verifiedFromDer}); every other certificate, and every refusal, goes through the parsed path.
  *
@@ -171,6 +172,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         CertificatePolicy.requireClientUsage(current);
         for (int depth = 0; ; depth++) {
             CertificatePolicy.requireStrongSignature(current);
+            CertificatePolicy.requireUnderstoodCriticalExtensions(current);
             notBefore = Math.max(notBefore, current.getNotBefore().getTime());
             notAfter = Math.min(notAfter, current.getNotAfter().getTime());
             X500Principal issuer = current.getIssuerX500Principal();

@@ -108,6 +108,9 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         if (reason == BasicReason.ALGORITHM_CONSTRAINED) {
             return CertificateRefusals.weakAlgorithm(message);
         }
+        if (reason == PKIXReason.UNRECOGNIZED_CRIT_EXT) {
+            return CertificateRefusals.unrecognisedCriticalExtension(message);
+        }
         return CertificateRefusals.wrongUsage(message);
     }
 }

@@ -25,7 +25,10 @@ public enum TlsFailureReason {
     CERTIFICATE_UNKNOWN_CA,
     /** The issuer's CRL is missing or past its next-update and {@code listener.tls.crl-mode} is hard. */
     CRL_STALE,
-    /** The client certificate did not verify for another reason: bad signature, SHA-1, key usage. */
+    /**
+     * The client certificate did not verify for another reason: bad signature, SHA-1, key usage, a critical extension
+     * the verifier does not evaluate.
+     */
     CERTIFICATE_REJECTED,
     /** The peer closed the connection during the handshake. */
     PEER_CLOSED,

@@ -118,6 +118,23 @@ class TlsFrontDoorIT {
         }
     }
 
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesCertificateWithACriticalExtensionTheVerifierDoesNotEvaluate(String verifier, String engine)
+            throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        X509Bundle odd = pki.certificateBuilder().subject("CN=dev-odd").addExtendedKeyUsageClientAuth()
+                .addExtensionUtf8String("1.3.6.1.4.1.99999.7", true, "must be understood")
+                .notBefore(java.time.Instant.now().minusSeconds(3600))
+                .notAfter(java.time.Instant.now().plusSeconds(86_400)).buildIssuedBy(pki.ca());
+        try (Gateway gateway = start(pki, verifier, "listener.tls.engine", engine)) {
+            String alert = alertReceived(pki.clientContext(odd), gateway.tlsPort());
+            assertAlert("certificate_unknown", alert, engine);
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_REJECTED, 1);
+            CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
+        }
+    }
+
     @ParameterizedTest(name = "verifier {0}")
     @ValueSource(strings = {"lean", "pkix"})
     void refusesCertificateRevokedAfterItWasVerifiedOnce(String verifier) throws Exception {

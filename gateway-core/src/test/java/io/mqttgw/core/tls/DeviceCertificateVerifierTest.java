@@ -158,6 +158,39 @@ class DeviceCertificateVerifierTest {
                 System.currentTimeMillis()));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"lean", "pkix"})
+    void refusesDeviceCertificateWithACriticalExtensionItDoesNotKnow(String kind) throws Exception {
+        // RFC 5280 4.2: a critical extension the verifier does not understand means "do not accept"
+        X509Bundle odd = build(pki().certificateBuilder().subject("CN=odd").addExtendedKeyUsageClientAuth()
+                .addExtensionUtf8String("1.3.6.1.4.1.99999.1", true, "must be understood"), pki().ca());
+        DeviceCertificateVerifier verifier = verifier(kind);
+        assertEquals(PKIXReason.UNRECOGNIZED_CRIT_EXT, refusal(verifier, odd.getCertificate()));
+        CertificateException e = assertThrows(CertificateException.class, () -> verifier.verify(
+                new X509Certificate[] {odd.getCertificate()}, System.currentTimeMillis()));
+        assertEquals(TlsFailureReason.CERTIFICATE_REJECTED, TlsFailureReason.classify(e));
+        X509Bundle optional = build(pki().certificateBuilder().subject("CN=optional").addExtendedKeyUsageClientAuth()
+                .addExtensionUtf8String("1.3.6.1.4.1.99999.1", false, "may be ignored"), pki().ca());
+        assertDoesNotThrow(() -> verifier.verify(new X509Certificate[] {optional.getCertificate()},
+                System.currentTimeMillis()), "the same extension, not critical");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"lean", "pkix"})
+    void refusesADeviceThroughASentIntermediateWhoseNameConstraintsExcludeIt(String kind) throws Exception {
+        // a sub-CA limited to *.plant-a.example; lean does not evaluate name constraints, so it must not ignore them
+        byte[] onlyPlantA = new org.bouncycastle.asn1.x509.NameConstraints(new org.bouncycastle.asn1.x509.GeneralSubtree[] {
+                new org.bouncycastle.asn1.x509.GeneralSubtree(new org.bouncycastle.asn1.x509.GeneralName(
+                        org.bouncycastle.asn1.x509.GeneralName.dNSName, "plant-a.example"))}, null).getEncoded();
+        X509Bundle constrained = build(pki().certificateBuilder().subject("CN=Plant A CA").setIsCertificateAuthority(true)
+                .addExtensionOctetString("2.5.29.30", true, onlyPlantA), pki().ca());
+        X509Certificate outside = build(pki().certificateBuilder().subject("CN=intruder").addExtendedKeyUsageClientAuth()
+                .addSanDnsName("plant-b.example"), constrained).getCertificate();
+        CertificateException e = assertThrows(CertificateException.class, () -> verifier(kind).verify(
+                new X509Certificate[] {outside, constrained.getCertificate()}, System.currentTimeMillis()));
+        assertEquals(TlsFailureReason.CERTIFICATE_REJECTED, TlsFailureReason.classify(e), e.getMessage());
+    }
+
     @Test
     void refusesCertificateSignedByAnImpostorWithTheCaName() throws Exception {
         X509Bundle impostor = pki().certificateBuilder().subject("CN=Test Device CA").setIsCertificateAuthority(true)

@@ -87,6 +87,8 @@ class LeanVerifierDerTest {
         chains.put("RSA CA", chain(device("d12").buildIssuedBy(rsaCa)));
         chains.put("P-384 CA", chain(device("d13").buildIssuedBy(p384Ca)));
         chains.put("SAN and other extensions", chain(device("d14").addSanDnsName("d14.example")
+                .addExtensionUtf8String("1.3.6.1.4.1.99999.1", false, "x").buildIssuedBy(ca)));
+        chains.put("unknown critical extension", chain(device("d16").addSanDnsName("d16.example")
                 .addExtensionUtf8String("1.3.6.1.4.1.99999.1", true, "x").buildIssuedBy(ca)));
         X509Certificate good = device("d15").addExtendedKeyUsageClientAuth().buildIssuedBy(ca).getCertificate();
         chains.put("signature bit flipped", chain(changed(good, der -> flip(der, der.length - 3))));
