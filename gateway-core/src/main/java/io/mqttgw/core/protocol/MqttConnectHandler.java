@@ -136,7 +136,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 : ProtocolCapabilities.legacy(version);
         if (services.admission().refuseConnects()) {
             // overloaded: refuse, after a random delay so the devices' retries spread out
-            ctx.channel().config().setAutoRead(false);
+            pause(ctx);
             long max = services.config().admission().rejectDelay().toMillis();
             ctx.executor().schedule(() -> refuse(ctx, payload.clientIdentifier(),
                     ConnectRefusal.SERVER_BUSY, DisconnectReason.OVERLOADED),
@@ -213,7 +213,6 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         AuthRequest request = new AuthRequest(clientId, payload.userName(), payload.passwordInBytes(),
                 context.certificateIdentity(), context.certificate(), context.remoteAddress(),
                 context.listener());
-        ctx.channel().config().setAutoRead(false);
         CompletionStage<AuthResult> stage;
         try {
             stage = services.authenticator().authenticate(request);
@@ -236,13 +235,20 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             keepAliveSeconds = maxKeepAlive;
             serverKeepAlive = maxKeepAlive;
         }
+        CompletableFuture<AuthResult> answered = answeredNow(stage);
+        if (answered != null) {
+            // answered at once (the certificate is the identity, or a cached answer): decided in this read, without
+            // pausing reading or a timer, which cost two epoll_ctl calls and a timer per connection (issue 15)
+            decide(ctx, finalClientId, finalWill, answered.handle(MqttConnectHandler::orUnavailable).join());
+            return;
+        }
+        pause(ctx);
         Runnable onTimeout = () -> decide(ctx, finalClientId, finalWill,
                 AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE));
         authTimeout = ctx.executor().schedule(onTimeout, services.config().auth().timeout().toMillis(),
                 TimeUnit.MILLISECONDS);
         stage.whenComplete((result, error) -> {
-            AuthResult r = error != null || result == null
-                    ? AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE) : result;
+            AuthResult r = orUnavailable(result, error);
             Runnable decision = () -> decide(ctx, finalClientId, finalWill, r);
             if (ctx.executor().inEventLoop()) {
                 decision.run();
@@ -250,6 +256,28 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 ctx.executor().execute(decision);
             }
         });
+    }
+
+    /**
+     * The stage when it has its answer already, else null. Only a plain {@link CompletableFuture} is asked: a stage of
+     * another kind may not answer {@code isDone} (a minimal stage throws), and waiting for it is always correct.
+     */
+    @SuppressWarnings("unchecked")
+    private static <T> CompletableFuture<T> answeredNow(CompletionStage<T> stage) {
+        return stage != null && stage.getClass() == CompletableFuture.class
+                && ((CompletableFuture<T>) stage).isDone() ? (CompletableFuture<T>) stage : null;
+    }
+
+    private static AuthResult orUnavailable(AuthResult result, Throwable error) {
+        return error != null || result == null ? AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE) : result;
+    }
+
+    /**
+     * Stops reading while the decision waits for an answer (authentication, the route table, the stored session):
+     * nothing the device sends meanwhile may reach a handler before the decision. {@link #accept} resumes.
+     */
+    private static void pause(ChannelHandlerContext ctx) {
+        ctx.channel().config().setAutoRead(false);
     }
 
     /**
@@ -276,7 +304,9 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             return;
         }
         decided = true;
-        authTimeout.cancel(false);
+        if (authTimeout != null) {
+            authTimeout.cancel(false);
+        }
         Channel channel = ctx.channel();
         if (!channel.isActive()) {
             return;
@@ -357,6 +387,13 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             // table refuses it when another node holds the client id for a certificate-proven device, and it must
             // not publish a single message as that device meanwhile. Certificate connections (the hot path) do not
             // wait; a conflict found later closes them.
+            CompletableFuture<Void> answered = answeredNow(routed[0]);
+            if (answered != null) {
+                // a local table answers at once
+                afterRoute(ctx, clientId, persistent, stored[0], answered.handle((ignored, error) -> error).join());
+                return;
+            }
+            pause(ctx);
             ScheduledFuture<?> wait = ctx.executor().schedule(() -> afterRoute(ctx, clientId, persistent,
                     stored[0], null), services.config().session().openTimeout().toMillis(), TimeUnit.MILLISECONDS);
             routed[0].whenComplete((ignored, error) -> onLoop(ctx, () -> {
@@ -441,7 +478,14 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             accept(ctx, clientId, false);
             return;
         }
+        CompletableFuture<StoredSession> answered = answeredNow(stored);
+        if (answered != null) {
+            // an in-memory store answers at once: no pause, no timer
+            restore(ctx, answered.handle((session, error) -> error != null ? null : session).join());
+            return;
+        }
         // reading stays paused until the stored session is back (or the wait is over)
+        pause(ctx);
         ScheduledFuture<?> wait = ctx.executor().schedule(() -> restore(ctx, null),
                 services.config().session().openTimeout().toMillis(), TimeUnit.MILLISECONDS);
         stored.whenComplete((session, error) -> onLoop(ctx, () -> {

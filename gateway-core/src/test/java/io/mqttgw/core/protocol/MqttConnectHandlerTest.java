@@ -294,6 +294,75 @@ class MqttConnectHandlerTest {
     }
 
     @Test
+    void servesAnImmediateAnswerInTheSameReadWithoutPausingReading() {
+        ProtocolFixture f = ProtocolFixture.create(dir);
+        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        f.sink.immediate = m -> CompletableFuture.completedFuture(null);
+        int[] pauses = {0};
+        ch = new EmbeddedChannel(new DeviceChannelInitializer("tcp", f.services, null, null, false)) {
+            private io.netty.channel.DefaultChannelConfig config;
+
+            @Override
+            public io.netty.channel.ChannelConfig config() {
+                if (config == null) {
+                    config = new io.netty.channel.DefaultChannelConfig(this) {
+                        @Override
+                        public io.netty.channel.ChannelConfig setAutoRead(boolean autoRead) {
+                            pauses[0] += autoRead ? 0 : 1;
+                            return super.setAutoRead(autoRead);
+                        }
+                    };
+                }
+                return config;
+            }
+        };
+        // a certificate identity answers at once: no pause and resume (two epoll_ctl calls), and the packets that
+        // came with CONNECT still go, in order, to the session handlers installed by the acceptance
+        ch.writeInbound(encode(connect("dev-1"), pingreq(),
+                MqttMessageBuilders.subscribe().messageId(7).addSubscription(MqttQoS.AT_LEAST_ONCE, "cmd/#").build(),
+                publish("up/1", MqttQoS.AT_LEAST_ONCE, 9)));
+
+        List<MqttMessage> out = written(ch);
+        try {
+            assertEquals(List.of(MqttMessageType.CONNACK, MqttMessageType.PINGRESP, MqttMessageType.SUBACK,
+                    MqttMessageType.PUBACK), out.stream().map(m -> m.fixedHeader().messageType()).toList());
+        } finally {
+            release(out);
+        }
+        assertEquals(0, pauses[0], "reading was never paused");
+        assertTrue(ch.config().isAutoRead());
+        assertEquals("up/1", f.sink.next().message().topic());
+        assertNull(ch.pipeline().get(HandlerNames.CONNECT));
+    }
+
+    @Test
+    void waitsForAMinimalStageEvenWhenItIsCompleteAlready() {
+        // a minimal stage answers no isDone() (it throws): the handler must take the waiting path for it
+        ProtocolFixture f = ProtocolFixture.create(dir);
+        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED).minimalCompletionStage();
+        ch = f.deviceChannel();
+        send(ch, connect("dev-1"));
+        ch.runPendingTasks();
+
+        assertEquals(MqttConnectReturnCode.CONNECTION_ACCEPTED, onlyConnAck(ch));
+        assertTrue(ch.config().isAutoRead(), "reading resumes after CONNACK");
+        assertSame(ch, f.registry.find("dev-1"));
+    }
+
+    @Test
+    void refusesAnImmediateDenialAndPassesNothingAfterIt() {
+        ProtocolFixture f = ProtocolFixture.create(dir);
+        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.deny(AuthResult.Decision.NOT_AUTHORIZED));
+        ch = f.deviceChannel();
+        ch.writeInbound(encode(connect("dev-1"), publish("up/1", MqttQoS.AT_LEAST_ONCE, 9)));
+
+        assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED, onlyConnAck(ch));
+        assertFalse(ch.isActive());
+        assertEquals(0, f.sink.size(), "the PUBLISH behind a refused CONNECT reaches no sink");
+        assertNull(f.registry.find("dev-1"));
+    }
+
+    @Test
     void holdsEveryPacketSentBeforeConnackUntilAccepted() {
         ProtocolFixture f = ProtocolFixture.create(dir);
         f.sink.immediate = m -> CompletableFuture.completedFuture(null);
