@@ -10,15 +10,15 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
- * On one listener's server channel, before Netty hands an accepted socket to an event loop: asks
+ * On a listening socket, before Netty hands an accepted socket to its event loop: asks
  * {@link AdmissionControl} whether the node takes one more connection now. When it does not (rate, handshake
  * budget, busy or overloaded), the gate keeps that one socket aside and stops reading the server channel, so the
  * next devices wait in the kernel's listen backlog, which costs the node nothing; every {@link #RETRY_MILLIS} it asks
  * again, hands the kept socket on and reads the backlog again once there is room. A device is thus delayed, not
  * refused, and never reaches TLS before there is room for its handshake. A socket that still arrives while one is
  * kept (one the server channel had read in the same batch) is closed after a random delay up to
- * {@code admission.reject-delay}, without a pipeline, TLS engine or timer. One instance per listener; all state is
- * confined to the accept loop.
+ * {@code admission.reject-delay}, without a pipeline, TLS engine or timer. One instance per listening socket (a
+ * listener has one per I/O thread with {@code server.reuse-port}); all state is confined to that socket's loop.
  */
 public final class AdmissionGate extends ChannelInboundHandlerAdapter {
     /** How often a held gate asks again: the wait it adds is small next to a handshake's round trips. */

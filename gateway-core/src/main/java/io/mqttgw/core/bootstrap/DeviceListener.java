@@ -3,50 +3,69 @@ package io.mqttgw.core.bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
- * One listening socket for devices, which the overload reaction can close and bind again. The port it got at the
- * first bind is kept, so a re-bind reuses it even when the configuration said 0. Not thread-safe: the gateway calls
- * it from start, shutdown and the overload monitor's thread, under its own lock.
+ * The listening sockets for devices on one port, which the overload reaction can close and bind again: one socket and
+ * an accept thread, or one socket per event loop sharing the port (SO_REUSEPORT), each accepting for its own loop
+ * ({@code server.reuse-port}). The port the first socket got is kept, so the others and a re-bind use it even when
+ * the configuration said 0. Not thread-safe: the gateway calls it from start, shutdown and the overload monitor's
+ * thread, under its own lock.
  */
 final class DeviceListener {
     private final String name;
-    private final ServerBootstrap bootstrap;
+    private final List<ServerBootstrap> bootstraps;
     private final String host;
     private int port;
-    private Channel channel;
+    private final List<Channel> channels = new ArrayList<>();
 
-    DeviceListener(String name, ServerBootstrap bootstrap, String host, int port) {
+    DeviceListener(String name, List<ServerBootstrap> bootstraps, String host, int port) {
         this.name = name;
-        this.bootstrap = bootstrap;
+        this.bootstraps = List.copyOf(bootstraps);
         this.host = host;
         this.port = port;
     }
 
     void bind() throws InterruptedException {
-        if (channel == null) {
-            channel = bootstrap.bind(host, port).sync().channel();
-            port = ((InetSocketAddress) channel.localAddress()).getPort();
+        if (!channels.isEmpty()) {
+            return;
+        }
+        try {
+            for (ServerBootstrap bootstrap : bootstraps) {
+                Channel channel = bootstrap.bind(host, port).sync().channel();
+                channels.add(channel);
+                port = ((InetSocketAddress) channel.localAddress()).getPort();
+            }
+        } catch (InterruptedException | RuntimeException e) {
+            unbind();
+            throw e;
         }
     }
 
     void unbind() {
-        if (channel != null) {
+        for (Channel channel : channels) {
             channel.close().awaitUninterruptibly();
-            channel = null;
         }
+        channels.clear();
     }
 
     boolean bound() {
-        return channel != null;
+        return !channels.isEmpty();
     }
 
     int port() {
         return port;
     }
 
+    /** Listening sockets while bound: 1, or one per event loop. */
+    int sockets() {
+        return channels.size();
+    }
+
     @Override
     public String toString() {
-        return name + " " + host + ":" + port + (bound() ? "" : " (closed)");
+        return name + " " + host + ":" + port + (bound() ? "" : " (closed)")
+                + (bootstraps.size() > 1 ? " (" + bootstraps.size() + " sockets, SO_REUSEPORT)" : "");
     }
 }

@@ -47,12 +47,15 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -303,6 +306,12 @@ public final class Gateway implements AutoCloseable {
                 providers.openPrefixes(), environment, systemProperties).load(file));
     }
 
+    /*
+     * No TCP_NODELAY child option: Netty sets it on every accepted socket already (both transports, wherever the
+     * platform allows it), and asking again was one more setsockopt per connection (strace, issue 15).
+     * DeviceSocketOptionsIT holds it.
+     */
+
     /**
      * One read-size policy shared by every device channel. Netty's default gives each channel its own adaptive
      * allocator and a handle with a size calculator (about 130 B per idle device, issue 15); device packets and their
@@ -314,8 +323,7 @@ public final class Gateway implements AutoCloseable {
                                   DeviceChannelInitializer initializer, boolean tlsListener)
             throws InterruptedException {
         GatewayConfig.Server s = config.server();
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(acceptGroup, ioGroup)
+        ServerBootstrap template = new ServerBootstrap()
                 .channel(transport.serverChannel())
                 .option(ChannelOption.SO_BACKLOG, s.backlog())
                 .option(ChannelOption.SO_REUSEADDR, true)
@@ -324,12 +332,23 @@ public final class Gateway implements AutoCloseable {
                         config.admission().rejectDelay().toMillis()))
                 .childOption(ChannelOption.ALLOCATOR, allocator)
                 .childOption(ChannelOption.RCVBUF_ALLOCATOR, DEVICE_READS)
-                .childOption(ChannelOption.TCP_NODELAY, true)
                 .childOption(ChannelOption.SO_KEEPALIVE, true)
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
                         new WriteBufferWaterMark(s.writeBufferLowWaterMark(), s.writeBufferHighWaterMark()))
                 .childHandler(initializer);
-        DeviceListener listener = new DeviceListener(name, bootstrap, host, port);
+        List<ServerBootstrap> bootstraps = new ArrayList<>();
+        if (transport.reusePort() && s.reusePort()) {
+            // Each loop accepts on its own socket and serves what it accepted: no hand-over to another thread, which
+            // cost an eventfd write, a wake-up of the target loop and one of the accept thread per connection
+            // (strace, issue 15). The kernel spreads connections over the sockets by their addresses.
+            for (EventExecutor loop : ioGroup) {
+                bootstraps.add(template.clone().group((EventLoop) loop, (EventLoop) loop)
+                        .option(EpollChannelOption.SO_REUSEPORT, true));
+            }
+        } else {
+            bootstraps.add(template.clone().group(acceptGroup, ioGroup));
+        }
+        DeviceListener listener = new DeviceListener(name, bootstraps, host, port);
         listener.bind();
         listeners.add(listener);
         return listener;
@@ -406,6 +425,11 @@ public final class Gateway implements AutoCloseable {
 
     public int tlsPort() {
         return tlsListener == null ? -1 : tlsListener.port();
+    }
+
+    /** Listening sockets of the TLS and TCP listeners now: one each, or one per I/O thread with SO_REUSEPORT. */
+    int listeningSockets() {
+        return (tlsListener == null ? 0 : tlsListener.sockets()) + (tcpListener == null ? 0 : tcpListener.sockets());
     }
 
     public int tcpPort() {

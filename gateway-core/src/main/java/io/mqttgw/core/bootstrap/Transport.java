@@ -10,14 +10,19 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The socket transport: epoll where the native library loads, NIO otherwise (logged, since it costs more CPU). */
-record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel) {
+/**
+ * The socket transport: epoll where the native library loads, NIO otherwise (logged, since it costs more CPU).
+ * {@code reusePort}: whether listening sockets can share a port (SO_REUSEPORT), so that each event loop accepts on its
+ * own socket.
+ */
+record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends ServerChannel> serverChannel,
+                 boolean reusePort) {
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
 
     static Transport choose(String configured) {
         if (!"nio".equals(configured)) {
             if (Epoll.isAvailable()) {
-                return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class);
+                return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class, true);
             }
             if ("epoll".equals(configured)) {
                 throw new IllegalStateException("server.transport = epoll but epoll is unavailable: "
@@ -25,6 +30,6 @@ record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends
             }
             LOG.warn("epoll unavailable ({}); using NIO", String.valueOf(Epoll.unavailabilityCause()));
         }
-        return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class);
+        return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, false);
     }
 }

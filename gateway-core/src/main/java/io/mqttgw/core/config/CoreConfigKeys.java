@@ -33,6 +33,11 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Integer> SERVER_BACKLOG = new ConfigKey<>("server.backlog", "4096",
             "1 to 1048576", "Listen backlog of each listener (the kernel caps it at net.core.somaxconn).",
             intRange(1, 1 << 20));
+    public static final ConfigKey<Boolean> SERVER_REUSE_PORT = new ConfigKey<>("server.reuse-port", "true",
+            "true or false", "With epoll, each I/O thread listens on its own socket (SO_REUSEPORT) and accepts for "
+                    + "itself, so a new connection never passes between threads; false: one socket per listener and "
+                    + "an accept thread. Another process of the same user that binds the same port with SO_REUSEPORT "
+                    + "shares its connections. No effect with NIO.", bool());
     public static final ConfigKey<String> SERVER_ALLOCATOR = new ConfigKey<>("server.allocator", "pooled",
             "pooled or adaptive", "Netty buffer allocator.", oneOf("pooled", "adaptive"));
     public static final ConfigKey<Long> SERVER_WRITE_LOW = new ConfigKey<>("server.write-buffer-low-water-mark",
@@ -450,7 +455,7 @@ public final class CoreConfigKeys {
             oneOf("config", "trace", "debug", "info", "warn", "error"));
 
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
-            SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
+            SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_REUSE_PORT, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
             TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_TICKET_KEY_ROTATION,

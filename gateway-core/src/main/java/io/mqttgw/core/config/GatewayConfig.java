@@ -40,7 +40,7 @@ public record GatewayConfig(
         int lifecycleLogRate,
         ConfigValues values) {
 
-    public record Server(String transport, int ioThreads, int backlog, String allocator,
+    public record Server(String transport, int ioThreads, int backlog, boolean reusePort, String allocator,
                          int writeBufferLowWaterMark, int writeBufferHighWaterMark) {
         /** I/O threads to start: the configured count, or one per core. */
         public int effectiveIoThreads() {
@@ -170,7 +170,7 @@ public record GatewayConfig(
             throw v.invalid(SERVER_WRITE_HIGH, "is not above " + SERVER_WRITE_LOW.name() + " (" + low + " bytes)");
         }
         Server server = new Server(v.get(SERVER_TRANSPORT), v.get(SERVER_IO_THREADS), v.get(SERVER_BACKLOG),
-                v.get(SERVER_ALLOCATOR), (int) low, (int) high);
+                v.get(SERVER_REUSE_PORT), v.get(SERVER_ALLOCATOR), (int) low, (int) high);
 
         boolean tlsOn = v.get(TLS_ENABLED);
         String clientAuth = v.get(TLS_CLIENT_AUTH);
