@@ -31,7 +31,8 @@ public final class CoreConfigKeys {
             "0 to 1024; 0 means one per core", "Event-loop threads that do all per-connection work.",
             intRange(0, 1024));
     public static final ConfigKey<Integer> SERVER_BACKLOG = new ConfigKey<>("server.backlog", "4096",
-            "1 to 1048576", "Listen backlog of each listener (the kernel caps it at net.core.somaxconn).",
+            "1 to 1048576", "Listen backlog of each listening socket (one per I/O thread with server.reuse-port; the "
+                    + "kernel caps it at net.core.somaxconn).",
             intRange(1, 1 << 20));
     public static final ConfigKey<Boolean> SERVER_REUSE_PORT = new ConfigKey<>("server.reuse-port", "true",
             "true or false", "With epoll, each I/O thread listens on its own socket (SO_REUSEPORT) and accepts for "

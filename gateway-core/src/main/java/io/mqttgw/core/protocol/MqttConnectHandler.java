@@ -38,7 +38,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The CONNECT phase of one connection: waits a bounded time for CONNECT, binds the client id to the certificate
  * identity, refuses a final identity that breaks {@code IdentityRules} (identifier rejected), asks the
- * {@code Authenticator} (reading paused meanwhile, the answer bounded by {@code auth.timeout} and handed back to this
+ * {@code Authenticator} (an answer that is there at once, as a certificate identity's is, is decided in the same
+ * read; otherwise reading is paused meanwhile, the answer bounded by {@code auth.timeout} and handed back to this
  * event loop), registers the session (closing an older channel with the same client id and
  * proof kind; refusing with identifier rejected when the holder proved its identity the other way),
  * queues the route write, sends CONNACK and then replaces itself with the session handlers. An MQTT 5.0 CONNECT
@@ -122,8 +123,9 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             }
             return;
         }
-        // reading is paused until the decision, so nothing should arrive here; a pipeline change that breaks this
-        // must not let packets bypass authentication
+        // reading is paused until the decision and an acceptance replaces this handler, so what arrives here came
+        // in the same read behind a CONNECT refused at once (or a pipeline change broke this): it must not bypass
+        // authentication; a refusal's reason, decided first, is the one counted
         ReferenceCountUtil.release(msg);
         DeviceDisconnector.close(ctx.channel(), DisconnectReason.PROTOCOL_VIOLATION);
     }

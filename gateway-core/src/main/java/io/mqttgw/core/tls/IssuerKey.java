@@ -1,17 +1,12 @@
 package io.mqttgw.core.tls;
 
-import java.io.IOException;
-import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.util.Arrays;
-import org.bouncycastle.asn1.ASN1Encoding;
-import org.bouncycastle.asn1.ASN1Integer;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
-import org.bouncycastle.asn1.ASN1Sequence;
 import org.bouncycastle.asn1.x509.SubjectPublicKeyInfo;
 import org.bouncycastle.asn1.x9.X9ECParameters;
 import org.bouncycastle.crypto.ec.CustomNamedCurves;
@@ -123,7 +118,7 @@ final class IssuerKey {
     /** An ECDSA signature (strict DER) over {@code data[offset, offset + length)}, hashed with {@code digest}. */
     private boolean ecdsaVerifies(String digest, byte[] signature, byte[] data, int offset, int length)
             throws GeneralSecurityException {
-        BigInteger[] rs = strictSignature(signature);
+        EcdsaSignature rs = EcdsaSignature.strictDer(signature);
         if (rs == null) {
             return false;
         }
@@ -131,11 +126,11 @@ final class IssuerKey {
         hasher.update(data, offset, length);
         byte[] hash = hasher.digest();
         if (p256 != null) {
-            return p256.verifies(hash, rs[0], rs[1]);
+            return p256.verifies(hash, rs.r(), rs.s());
         }
         ECDSASigner signer = new ECDSASigner();
         signer.init(false, perThread != null ? perThread.get() : decodePoint());
-        return signer.verifySignature(hash, rs[0], rs[1]);
+        return signer.verifySignature(hash, rs.r(), rs.s());
     }
 
     private ECPublicKeyParameters decodePoint() {
@@ -166,20 +161,5 @@ final class IssuerKey {
             case ECDSA_WITH_SHA512 -> "SHA-512";
             default -> null;
         };
-    }
-
-    /** (r, s) of a DER ECDSA signature; null unless it is exactly two positive INTEGERs in canonical DER. */
-    private static BigInteger[] strictSignature(byte[] der) {
-        try {
-            ASN1Sequence sequence = ASN1Sequence.getInstance(der);
-            if (sequence.size() != 2 || !Arrays.equals(sequence.getEncoded(ASN1Encoding.DER), der)) {
-                return null;
-            }
-            BigInteger r = ASN1Integer.getInstance(sequence.getObjectAt(0)).getValue();
-            BigInteger s = ASN1Integer.getInstance(sequence.getObjectAt(1)).getValue();
-            return new BigInteger[] {r, s};
-        } catch (IOException | IllegalArgumentException e) {
-            return null;
-        }
     }
 }
