@@ -309,7 +309,7 @@ public final class Gateway implements AutoCloseable {
     /*
      * No TCP_NODELAY child option: Netty sets it on every accepted socket already (both transports, wherever the
      * platform allows it), and asking again was one more setsockopt per connection (strace, issue 15).
-     * DeviceSocketOptionsIT holds it.
+     * DeviceListenerIT holds it.
      */
 
     /**
