@@ -59,8 +59,9 @@ final class CertificateDer {
     /** Key usage (2.5.29.15) and extended key usage (2.5.29.37), content bytes. */
     private static final byte[] KEY_USAGE = {0x55, 0x1d, 0x0f};
     private static final byte[] EXTENDED_KEY_USAGE = {0x55, 0x1d, 0x25};
-    private static final byte[] BASIC_CONSTRAINTS = {0x55, 0x1d, 0x13};
-    private static final byte[] SUBJECT_ALT_NAME = {0x55, 0x1d, 0x11};
+    /** {@link CertificatePolicy#UNDERSTOOD_CRITICAL} as OID content bytes: one list for both readings. */
+    private static final byte[][] UNDERSTOOD_CRITICAL = CertificatePolicy.UNDERSTOOD_CRITICAL.stream()
+            .map(CertificateDer::oidContent).toArray(byte[][]::new);
     /** id-kp-clientAuth (1.3.6.1.5.5.7.3.2) and anyExtendedKeyUsage (2.5.29.37.0), content bytes. */
     private static final byte[] CLIENT_AUTH = {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02};
     private static final byte[] ANY_USAGE = {0x55, 0x1d, 0x25, 0x00};
@@ -212,10 +213,28 @@ final class CertificateDer {
         };
     }
 
-    /** {@link CertificatePolicy#UNDERSTOOD_CRITICAL}, by the content bytes of the OID. */
+    /** Whether the OID at {@code oid} is one of {@link CertificatePolicy#UNDERSTOOD_CRITICAL}. */
     private boolean understoodWhenCritical(int oid, int oidLength) {
-        return is(oid, oidLength, KEY_USAGE) || is(oid, oidLength, EXTENDED_KEY_USAGE)
-                || is(oid, oidLength, BASIC_CONSTRAINTS) || is(oid, oidLength, SUBJECT_ALT_NAME);
+        for (byte[] understood : UNDERSTOOD_CRITICAL) {
+            if (is(oid, oidLength, understood)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The DER content bytes of a dotted OID: the first two arcs as 40 x a + b, every arc base 128, high bit = more. */
+    static byte[] oidContent(String dotted) {
+        String[] arcs = dotted.split("\\.");
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        for (int i = 1; i < arcs.length; i++) {
+            long arc = i == 1 ? 40L * Long.parseLong(arcs[0]) + Long.parseLong(arcs[1]) : Long.parseLong(arcs[i]);
+            int groups = Math.max(1, (64 - Long.numberOfLeadingZeros(arc) + 6) / 7);
+            for (int g = groups - 1; g >= 0; g--) {
+                out.write((int) (arc >>> (7 * g) & 0x7f) | (g > 0 ? 0x80 : 0));
+            }
+        }
+        return out.toByteArray();
     }
 
     /** KeyUsage ::= BIT STRING; digitalSignature is bit 0, the first byte's high bit. */

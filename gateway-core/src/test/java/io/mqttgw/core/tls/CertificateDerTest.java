@@ -36,6 +36,16 @@ class CertificateDerTest {
     }
 
     @Test
+    void encodesOidsAsTheirDerContentLikeBouncyCastle() throws Exception {
+        for (String oid : List.of("2.5.29.15", "2.5.29.17", "2.5.29.19", "2.5.29.37", "1.3.6.1.5.5.7.3.2",
+                "1.2.840.10045.4.3.2", "2.999.1", "0.0")) {
+            byte[] expected = new org.bouncycastle.asn1.ASN1ObjectIdentifier(oid).getEncoded();
+            assertEquals(Arrays.toString(Arrays.copyOfRange(expected, 2, expected.length)),
+                    Arrays.toString(CertificateDer.oidContent(oid)), oid);
+        }
+    }
+
+    @Test
     void readsTheCommonShapeExactlyAsTheJdkDoes() throws Exception {
         List<String> subjects = List.of("CN=dev-1", "CN=again-12345", "CN=dev-7, OU=Fleet, O=Acme, C=DE",
                 "CN=dev-leaf, CN=fleet-group, O=Acme", "O=Acme, CN=dev-last", "CN=Device_0001.sensor:eu@plant",
