@@ -67,7 +67,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.outbound = new OutboundPacketHandler(new WritabilityWatch(services.metrics(),
                 services.config().mqtt().writeStallTimeout().toMillis(), services.config().mqtt().maxPendingOutbound()));
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
-                new CertificateIdentities(services.config().identity().source()), services.metrics(),
+                new CertificateIdentities(services.config().identity().source()), tls::verifier, services.metrics(),
                 services.events());
         this.packetLimits = new MqttPacketDecoder.Limits(services.config().mqtt().maxPacketSize(),
                 services.config().mqtt().maxClientIdLength());

@@ -57,6 +57,8 @@ public final class SslContextStore {
     private final MeterRegistry meters;
     private final Set<X500Principal> crlIssuersMetered = ConcurrentHashMap.newKeySet();
     private volatile RevocationLists crls = RevocationLists.NONE;
+    /** The verifier of {@link #current}; null without a CA file. */
+    private volatile DeviceCertificateVerifier verifier;
     private volatile List<X500Principal> caNames = List.of();
     private List<String> lastStale = List.of();
     private volatile SslContext current;
@@ -98,6 +100,14 @@ public final class SslContextStore {
     /** The context for new connections. */
     public SslContext current() {
         return current;
+    }
+
+    /**
+     * The verifier of the context new connections get now, or null without {@code listener.tls.ca-file}: a resumed
+     * session is verified again with it ({@link TlsHandshakeHandler}).
+     */
+    public DeviceCertificateVerifier verifier() {
+        return verifier;
     }
 
     public SslProvider provider() {
@@ -181,12 +191,13 @@ public final class SslContextStore {
                     .sessionCacheSize(config.sessionCacheSize())
                     .sessionTimeout(config.sessionTimeout().toSeconds());
             RevocationLists lists = RevocationLists.NONE;
+            DeviceCertificateVerifier verifier = null;
             if (config.caFile() != null) {
                 List<X509Certificate> cas = TlsFiles.certificates("listener.tls.ca-file", config.caFile());
                 if (config.crlFile() != null) {
                     lists = RevocationLists.of(TlsFiles.crls("listener.tls.crl-file", config.crlFile()), cas);
                 }
-                DeviceCertificateVerifier verifier = "pkix".equals(config.verifier())
+                verifier = "pkix".equals(config.verifier())
                         ? DeviceCertificateVerifier.pkix(cas, lists, config.crlHard())
                         : DeviceCertificateVerifier.lean(cas, lists, config.crlHard(), VERIFIED_CACHE_CAPACITY);
                 X509Certificate[] listed = config.sendCaNames() ? cas.toArray(new X509Certificate[0])
@@ -195,6 +206,7 @@ public final class SslContextStore {
             }
             SslContext context = builder.build();
             crls = lists;
+            this.verifier = verifier;
             caNames = config.caFile() == null ? List.of() : TlsFiles.certificates("listener.tls.ca-file",
                     config.caFile()).stream().map(X509Certificate::getSubjectX500Principal).toList();
             registerCrlMeters(lists);

@@ -20,22 +20,38 @@ import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
+import java.util.function.Supplier;
 import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
  * Ends the TLS phase: on success records the verified client certificate and its identity in the
- * {@link ConnectionContext} and removes itself; on failure counts the reason, logs it (rate-limited) and closes. Stateless, shared by all
- * channels of a listener; runs on each channel's event loop.
+ * {@link ConnectionContext} and removes itself; on failure counts the reason, logs it (rate-limited) and closes.
+ *
+ * <p>A handshake that verified no certificate but has one (a resumed session: TLS 1.3 ticket or session ID) has its
+ * certificate verified again by the current TLS context's verifier. The session was verified when it began, maybe an
+ * hour ago, maybe on another node, and the CA file and CRLs may have changed since: without this a revoked device, one
+ * whose certificate has expired, or one of a CA taken out of {@code listener.tls.ca-file} would resume until the
+ * session timeout. For a device this node verified before, the lean verifier answers from its cache (dates and CRLs
+ * again, no signature). A refusal is counted and logged with its reason like a refused handshake, and the connection
+ * is closed before any MQTT packet is read. Stateless, shared by all channels of a listener; runs on each channel's
+ * event loop.
  */
 @Sharable
 public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
     private final CertificateIdentities identities;
+    private final Supplier<DeviceCertificateVerifier> currentVerifier;
     private final GatewayMetrics metrics;
     private final EventLog events;
 
-    public TlsHandshakeHandler(CertificateIdentities identities, GatewayMetrics metrics, EventLog events) {
+    /**
+     * @param currentVerifier the verifier of the TLS context new connections get now (null without
+     *                        {@code listener.tls.ca-file}), for resumed sessions
+     */
+    public TlsHandshakeHandler(CertificateIdentities identities, Supplier<DeviceCertificateVerifier> currentVerifier,
+                               GatewayMetrics metrics, EventLog events) {
         this.identities = identities;
+        this.currentVerifier = currentVerifier;
         this.metrics = metrics;
         this.events = events;
     }
@@ -44,17 +60,21 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof SslHandshakeCompletionEvent done) {
             if (done.isSuccess()) {
-                metrics.tlsHandshakeSucceeded(resumed(ctx));
                 Peer peer;
                 try {
                     peer = peer(ctx);
                 } catch (CertificateException e) {
-                    // the engine verified this very encoding; one the JDK cannot parse must not pass as no certificate
-                    metrics.tlsHandshakeFailed(TlsFailureReason.classify(e));
+                    // a resumed session the current verifier refuses, or a certificate the JDK cannot parse (the
+                    // engine verified this very encoding; it must not pass as no certificate)
+                    TlsFailureReason reason = TlsFailureReason.classify(e);
+                    metrics.tlsHandshakeFailed(reason);
+                    events.tlsRefused(ConnectionContext.of(ctx.channel()).remoteAddress(), reason.label(),
+                            (resumed(ctx) ? "resumed session: " : "") + detail(e));
                     DeviceDisconnector.close(ctx.channel(), DisconnectReason.TLS_HANDSHAKE_FAILED);
                     ctx.fireUserEventTriggered(evt);
                     return;
                 }
+                metrics.tlsHandshakeSucceeded(resumed(ctx));
                 if (peer != null) {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer.certificate(), peer.identity(),
                             peer.notAfterMillis(), peer.sha256());
@@ -104,8 +124,8 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * The device's certificate and what is read from it. After a full handshake the certificate is the object the
-     * verifier was handed (parsed only if the verifier needed that); after a resumed one (nothing verified) a private
-     * lazy one over its DER. Never the
+     * verifier was handed (parsed only if the verifier needed that); after a resumed one (nothing verified in this
+     * handshake) a private lazy one over its DER, verified again ({@link #verifyResumed}). Never the
      * session's own: the OpenSSL engine's session hands out lazy wrappers that parse on first use and then keep the
      * parsed certificate (X.500 names, OIDs, extensions and their byte copies: about 3 KB of heap, measured) inside the
      * session, which lives as long as the connection. Either object is dropped once CONNECT is decided
@@ -116,31 +136,47 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         // the verifier's own object; asking the engine again would build (and maybe parse) a new one
         X509Certificate certificate = VerifiedPeer.take(ssl.engine());
-        byte[] der;
-        if (certificate != null) {
-            der = certificate.getEncoded();
-        } else {
+        boolean verifiersOwn = certificate != null;
+        if (certificate == null) {
+            Certificate[] chain;
             try {
-                Certificate[] chain = ssl.engine().getSession().getPeerCertificates();
-                if (chain.length == 0 || !(chain[0] instanceof X509Certificate)) {
-                    return null;
-                }
-                der = chain[0].getEncoded();
+                chain = ssl.engine().getSession().getPeerCertificates();
             } catch (SSLPeerUnverifiedException e) {
                 // client-auth optional or none, and the device sent no certificate
                 return null;
             }
+            if (chain.length == 0 || !(chain[0] instanceof X509Certificate)) {
+                return null;
+            }
+            certificate = verifyResumed(chain);
         }
+        byte[] der = certificate.getEncoded();
         byte[] sha256 = sha256(der);
         CertificateDer.Facts facts = identities.fromCommonName() ? CertificateDer.read(der) : null;
         if (facts != null) {
-            return new Peer(certificate != null ? certificate : new LazyX509Certificate(der), facts.commonName(),
-                    facts.notAfterMillis(), sha256);
+            return new Peer(certificate, facts.commonName(), facts.notAfterMillis(), sha256);
         }
-        if (certificate == null) {
+        if (!verifiersOwn) {
+            // with this loop's factory, not the lazy copy's, which all threads share
             certificate = (X509Certificate) X509.get().generateCertificate(new ByteArrayInputStream(der));
         }
         return new Peer(certificate, identities.identityOf(certificate), certificate.getNotAfter().getTime(), sha256);
+    }
+
+    /**
+     * Verifies the chain of a resumed session with the current verifier, on private lazy copies of its DER (the
+     * session's own certificates would keep their parse for the connection's life). Returns the device's copy.
+     */
+    private X509Certificate verifyResumed(Certificate[] session) throws CertificateException {
+        X509Certificate[] chain = new X509Certificate[session.length];
+        for (int i = 0; i < session.length; i++) {
+            chain[i] = new LazyX509Certificate(session[i].getEncoded());
+        }
+        DeviceCertificateVerifier verifier = currentVerifier.get();
+        if (verifier != null) {
+            verifier.verify(chain, System.currentTimeMillis());
+        }
+        return chain[0];
     }
 
     private static byte[] sha256(byte[] der) {

@@ -38,9 +38,13 @@ final class VerifiedPeer {
         }
     }
 
-    /** Whether this handshake's certificate was known to the verifier; takes nothing. */
+    /**
+     * Whether this handshake's certificate was known to the verifier. Takes nothing: {@link #take} comes after it
+     * at the same completion event, and a certificate not handed over would be read again from the session (and,
+     * as nothing verified it in this handshake, verified again).
+     */
     static boolean fromCache(SSLEngine engine) {
-        Verified verified = IN_FLIGHT.get().remove(engine);
+        Verified verified = IN_FLIGHT.get().get(engine);
         return verified != null && verified.fromCache();
     }
 

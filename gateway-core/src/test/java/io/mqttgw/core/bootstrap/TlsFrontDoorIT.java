@@ -150,6 +150,81 @@ class TlsFrontDoorIT {
         }
     }
 
+    /**
+     * Connects twice with one client context: the first connection leaves a session ticket in it (TLS 1.3 sends it
+     * after the handshake; the CONNACK's round trip makes sure it arrived), the second resumes with it. With the
+     * OpenSSL engine the gateway counts the resumption, which shows that this client's next attempt resumes too.
+     */
+    private static SSLContext holdingASession(TestPki pki, X509Bundle device, String clientId, Gateway gateway,
+                                              String engine) throws IOException {
+        SSLContext context = pki.clientContext(device);
+        CertificateRevocationIT.connects(context, gateway.tlsPort(), clientId);
+        double resumed = gateway.metrics().tlsHandshakes(true);
+        CertificateRevocationIT.connects(context, gateway.tlsPort(), clientId);
+        if (!"jdk".equals(engine)) {
+            assertEquals(resumed + 1, gateway.metrics().tlsHandshakes(true), "the second connection resumed");
+        }
+        return context;
+    }
+
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void aDeviceRevokedAfterItsSessionBeganCannotResumeIt(String verifier, String engine) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        X509Bundle stolen = pki.device("dev-stolen");
+        Path crl = pki.writeCrl(dir.resolve("devices.crl"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.crl-file", crl.toString(),
+                "listener.tls.engine", engine)) {
+            SSLContext session = holdingASession(pki, stolen, "dev-stolen", gateway, engine);
+            pki.writeCrl(crl, stolen);
+            assertTrue(gateway.reloadTls(), "the changed CRL file makes a new context");
+            double before = gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_REVOKED);
+            CertificateRevocationIT.refused(session, gateway.tlsPort(), "dev-stolen");
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_REVOKED, before + 1);
+            CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void aDeviceOfACaTakenOutOfTheCaFileCannotResumeItsSession(String verifier, String engine) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.engine", engine)) {
+            SSLContext session = holdingASession(pki, pki.device("dev-old-ca"), "dev-old-ca", gateway, engine);
+            // the CA is replaced (a compromised CA, a migration): only the other CA's devices are trusted now
+            Path next = java.nio.file.Files.writeString(dir.resolve("ca.pem.tmp"), pki.otherCa().getCertificatePEM());
+            java.nio.file.Files.move(next, pki.caFile(), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            assertTrue(gateway.reloadTls(), "the changed CA file makes a new context");
+            double before = gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_UNKNOWN_CA);
+            CertificateRevocationIT.refused(session, gateway.tlsPort(), "dev-old-ca");
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_UNKNOWN_CA, before + 1);
+            CertificateRevocationIT.connects(pki.clientContext(pki.untrustedDevice("dev-new-ca")), gateway.tlsPort(),
+                    "dev-new-ca");
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void aDeviceWhoseCertificateExpiredAfterItsSessionBeganCannotResumeIt(String verifier, String engine)
+            throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = start(pki, verifier, "listener.tls.engine", engine)) {
+            // X.509 times are whole seconds: the certificate ends 4 to 5 s from now, time for two connections
+            java.time.Instant end = java.time.Instant.now().plusSeconds(5)
+                    .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+            X509Bundle brief = pki.certificateBuilder().subject("CN=dev-brief").addExtendedKeyUsageClientAuth()
+                    .notBefore(java.time.Instant.now().minusSeconds(3600)).notAfter(end).buildIssuedBy(pki.ca());
+            SSLContext session = holdingASession(pki, brief, "dev-brief", gateway, engine);
+            long wait = end.toEpochMilli() + 1_100 - System.currentTimeMillis();
+            if (wait > 0) {
+                Thread.sleep(wait);
+            }
+            double before = gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_EXPIRED);
+            CertificateRevocationIT.refused(session, gateway.tlsPort(), "dev-brief");
+            awaitCount(gateway, TlsFailureReason.CERTIFICATE_EXPIRED, before + 1);
+        }
+    }
+
     @ParameterizedTest(name = "verifier {0}, RSA {1}")
     @CsvSource({"lean,false", "lean,true", "pkix,false", "pkix,true"})
     void refusesCertificateSignedWithSha1(String verifier, boolean rsa) throws Exception {

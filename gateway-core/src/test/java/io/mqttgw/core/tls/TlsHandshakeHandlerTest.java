@@ -75,7 +75,7 @@ class TlsHandshakeHandlerTest {
         GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.attr(ConnectionContext.KEY).set(new ConnectionContext("tls"));
-        channel.pipeline().addLast(new TlsHandshakeHandler(new CertificateIdentities("cn"), metrics, new EventLog(10)));
+        channel.pipeline().addLast(new TlsHandshakeHandler(new CertificateIdentities("cn"), () -> null, metrics, new EventLog(10)));
 
         channel.pipeline().fireUserEventTriggered(failed(CertificateRefusals.unknownCa(
                 "no CA issued CN=evil\nforged line")));
@@ -92,7 +92,7 @@ class TlsHandshakeHandlerTest {
     @Test
     void logsNoMoreThanTheEventBudgetInAStorm() throws InterruptedException {
         GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
-        TlsHandshakeHandler handler = new TlsHandshakeHandler(new CertificateIdentities("cn"), metrics,
+        TlsHandshakeHandler handler = new TlsHandshakeHandler(new CertificateIdentities("cn"), () -> null, metrics,
                 new EventLog(3));
         for (int i = 0; i < 50; i++) {
             EmbeddedChannel channel = new EmbeddedChannel();
