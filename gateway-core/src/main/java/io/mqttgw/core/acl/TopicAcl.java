@@ -37,15 +37,56 @@ public final class TopicAcl {
         return filters.stream().map(f -> f.split("/", -1)).toArray(String[][]::new);
     }
 
-    /** Whether {@code clientId} may publish to {@code topic} (a topic name, no wildcards). */
+    /**
+     * Whether {@code clientId} may publish to {@code topic} (a topic name, no wildcards). Runs for every uplink
+     * message, so the topic is walked in place rather than split into levels (an array and a string per level).
+     */
     public boolean mayPublish(String clientId, String topic) {
-        String[] levels = topic.split("/", -1);
         for (String[] filter : publish) {
-            if (covers(filter, levels, clientId)) {
+            if (coversTopic(filter, topic, clientId)) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * {@link #covers} for a topic name given as one string: the same answer as {@code covers(allowed,
+     * topic.split("/", -1), clientId)} ({@code TopicAclTest} holds them to each other), without the split.
+     */
+    static boolean coversTopic(String[] allowed, String topic, String clientId) {
+        int start = 0;                     // where the topic's current level begins; -1 once past its last level
+        for (int i = 0; i < allowed.length; i++) {
+            String a = allowed[i];
+            if ("#".equals(a)) {
+                return i > 0 || !topic.startsWith("$");
+            }
+            if (start < 0) {
+                return false;
+            }
+            int end = topic.indexOf('/', start);
+            if (end < 0) {
+                end = topic.length();
+            }
+            if (levelIs(topic, start, end, "#")) {
+                return false;
+            }
+            if ("+".equals(a)) {
+                if (i == 0 && topic.startsWith("$")) {
+                    return false;
+                }
+            } else if (CLIENT_ID.equals(a)
+                    ? clientId.isEmpty() || levelIs(topic, start, end, "+") || !levelIs(topic, start, end, clientId)
+                    : !levelIs(topic, start, end, a)) {
+                return false;
+            }
+            start = end < topic.length() ? end + 1 : -1;
+        }
+        return start < 0;
+    }
+
+    private static boolean levelIs(String topic, int start, int end, String level) {
+        return end - start == level.length() && topic.regionMatches(start, level, 0, level.length());
     }
 
     /** Whether every topic {@code filter} can match is one {@code clientId} may subscribe to. */

@@ -79,6 +79,35 @@ class TopicAclTest {
         assertEquals(allowed, own.mayPublish(identity, topic));
     }
 
+    /**
+     * The in-place walk of a topic name gives the answer of the level-split match on every topic and filter built
+     * from a small alphabet of levels: empty levels, {@code $} levels, wildcards in either, identities with a
+     * separator or a wildcard, and topics that are prefixes of filters and the other way round.
+     */
+    @org.junit.jupiter.api.Test
+    void walkingATopicInPlaceAnswersAsSplittingItIntoLevels() {
+        String[] levels = {"", "a", "b", "dev-1", "+", "#", "$SYS", "{client-id}", "devices"};
+        String[] identities = {"dev-1", "a", "", "+", "#", "a/b", "devices"};
+        java.util.Random random = new java.util.Random(15);
+        for (int n = 0; n < 200_000; n++) {
+            String filter = randomPath(random, levels);
+            String topic = randomPath(random, levels).replace("{client-id}", "x");
+            String identity = identities[random.nextInt(identities.length)];
+            String[] allowed = filter.split("/", -1);
+            assertEquals(TopicAcl.covers(allowed, topic.split("/", -1), identity),
+                    TopicAcl.coversTopic(allowed, topic, identity),
+                    "filter " + filter + ", topic " + topic + ", identity " + identity);
+        }
+    }
+
+    private static String randomPath(java.util.Random random, String[] levels) {
+        StringBuilder path = new StringBuilder(levels[random.nextInt(levels.length)]);
+        for (int more = random.nextInt(4); more > 0; more--) {
+            path.append('/').append(levels[random.nextInt(levels.length)]);
+        }
+        return path.toString();
+    }
+
     @org.junit.jupiter.api.Test
     void emptyIdentityGrantsNothingUnderItsPlaceholder() {
         assertEquals(false, own.maySubscribe("", "devices//commands"));
