@@ -87,6 +87,7 @@ public final class Gateway implements AutoCloseable {
     private final PrometheusMeterRegistry meters;
     private final GatewayMetrics metrics;
     private final ChannelRegistry registry;
+    /** The accept thread's loop; null when each I/O loop accepts on a socket of its own (server.reuse-port). */
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup ioGroup;
     private final ScheduledExecutorService background;
@@ -138,8 +139,9 @@ public final class Gateway implements AutoCloseable {
                 config.admission().handshakeCost().toNanos() / 1000, config.server().effectiveIoThreads());
         this.admission = new AdmissionControl(budget, meters);
         try {
-            this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
-                    transport.ioHandlerFactory());
+            // not made at all when unused: an idle loop still holds an epoll, an eventfd and a timerfd
+            this.acceptGroup = socketPerLoop(transport) ? null : new MultiThreadIoEventLoopGroup(1,
+                    new DefaultThreadFactory("mqtt-accept", true), transport.ioHandlerFactory());
             this.ioGroup = new MultiThreadIoEventLoopGroup(config.server().effectiveIoThreads(),
                     new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
             this.background = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -319,6 +321,11 @@ public final class Gateway implements AutoCloseable {
      */
     private static final RecvByteBufAllocator DEVICE_READS = new FixedRecvByteBufAllocator(2048);
 
+    /** Whether every I/O loop listens on a socket of its own (SO_REUSEPORT) instead of one accept thread. */
+    private boolean socketPerLoop(Transport transport) {
+        return transport.reusePort() && config.server().reusePort();
+    }
+
     private DeviceListener listen(String name, Transport transport, ByteBufAllocator allocator, String host, int port,
                                   DeviceChannelInitializer initializer, boolean tlsListener)
             throws InterruptedException {
@@ -337,7 +344,7 @@ public final class Gateway implements AutoCloseable {
                         new WriteBufferWaterMark(s.writeBufferLowWaterMark(), s.writeBufferHighWaterMark()))
                 .childHandler(initializer);
         List<ServerBootstrap> bootstraps = new ArrayList<>();
-        if (transport.reusePort() && s.reusePort()) {
+        if (socketPerLoop(transport)) {
             // Each loop accepts on its own socket and serves what it accepted: no hand-over to another thread, which
             // cost an eventfd write, a wake-up of the target loop and one of the accept thread per connection
             // (strace, issue 15). The kernel spreads connections over the sockets by their addresses.
