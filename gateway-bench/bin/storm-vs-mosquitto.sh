@@ -18,7 +18,7 @@
 # MOSQ_PORT [18884], RAMP_RATE [800], MAX_HANDSHAKES [400] (the client's totals over its workers), PER_WORKER
 # [9000], DROP [0.5], RECONNECT_AFTER [0s] (storms: the dropped devices wait this long, e.g. 6s, so the
 # server's CPU per reconnect, column reconnect_cpu_ms, is read without the closes; storm_s is then timed from the end
-# of the wait), GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
+# of the wait; client_reconnect_cpu_ms is the bench's own CPU per reconnect over the same window), GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
 # GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"], MQTT_VERSION [3.1.1] (or 5: the devices'
 # protocol; each run's summary.json and report say which).
@@ -127,7 +127,7 @@ ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attemp
           ([.ramp.failures | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0)]
          | @tsv' "$1"
 }
-printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\treconnect_cpu_ms\tuptime\n' \
+printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\treconnect_cpu_ms\tclient_reconnect_cpu_ms\tuptime\n' \
   > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for sc in $SCENARIOS; do
@@ -207,6 +207,7 @@ for round in $(seq 1 "$ROUNDS"); do
           (if .storm.dropped > 0 then ((cpu("storm-end") - cpu("storm-start")) / .storm.dropped * 1e5 | round / 100)
            else "" end)),
          (.storm.gatewayCpuMillisPerReconnect // "" | if type == "number" then . * 100 | round / 100 else . end),
+         (.storm.clientCpuMillisPerReconnect // "" | if type == "number" then . * 100 | round / 100 else . end),
          $up] | @tsv' "$s" >> "$OUT/results.tsv"
     else
       printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$server" "$resume" "$utc" "$dir/bench.out" >> "$OUT/results.tsv"

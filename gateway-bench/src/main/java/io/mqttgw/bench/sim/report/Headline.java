@@ -52,6 +52,7 @@ final class Headline {
         row(rows, summaries, "Failures by reason", Headline::failures);
         row(rows, summaries, "Gateway CPU per handshake (ms)", Headline::cpuPerHandshake);
         row(rows, summaries, "Gateway CPU per message (µs)", Headline::cpuPerMessage);
+        row(rows, summaries, "Bench client CPU per connect (ms)", Headline::clientCpuPerConnect);
         row(rows, summaries, "Gateway RSS / heap / direct per connection (KiB)", Headline::memory);
         row(rows, summaries, "Overload episodes (gateway shed load)", Headline::overload);
         return rows;
@@ -102,6 +103,14 @@ final class Headline {
         String ramp = connected > 0 ? fixed((after - before) / connected * 1e3, 2) + " (ramp)" : "n/a (no ramp)";
         double storm = num(map(s, "storm").get("gatewayCpuMillisPerHandshake"));
         return Double.isNaN(storm) ? ramp : ramp + ", " + fixed(storm, 2) + " (storm)";
+    }
+
+    /** The client's own CPU: on a machine shared with the server it competes for the same cores. */
+    private static String clientCpuPerConnect(Map<String, Object> s) {
+        double ramp = num(map(s, "ramp").get("clientCpuMillisPerConnect"));
+        double storm = num(map(s, "storm").get("clientCpuMillisPerReconnect"));
+        String text = Double.isNaN(ramp) ? "n/a" : fixed(ramp, 2) + " (ramp)";
+        return Double.isNaN(storm) ? text : text + ", " + fixed(storm, 2) + " (reconnect)";
     }
 
     private static String cpuPerMessage(Map<String, Object> s) {

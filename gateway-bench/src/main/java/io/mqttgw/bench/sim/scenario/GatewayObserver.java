@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
  * coordinator thread.
  */
 final class GatewayObserver {
-    private static final double CLOCK_TICKS = 100.0;
 
     private static final long PAGE_SIZE = 4096;
 
@@ -154,17 +153,7 @@ final class GatewayObserver {
 
     /** CPU seconds (user + system) of the gateway from /proc, or NaN. */
     double procCpuSeconds() {
-        if (!target.hasPid()) {
-            return Double.NaN;
-        }
-        try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(target.pid()), "stat"));
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            // fields after the command: state(3) ... utime(14) stime(15); index 0 here is field 3
-            return (Long.parseLong(f[11]) + Long.parseLong(f[12])) / CLOCK_TICKS;
-        } catch (IOException | RuntimeException e) {
-            return Double.NaN;
-        }
+        return target.hasPid() ? ProcessCpu.seconds(target.pid()) : Double.NaN;
     }
 
     /**

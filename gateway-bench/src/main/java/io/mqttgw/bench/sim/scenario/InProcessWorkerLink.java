@@ -36,6 +36,11 @@ final class InProcessWorkerLink implements WorkerLink {
     }
 
     @Override
+    public double cpuSeconds() {
+        return 0;
+    }
+
+    @Override
     public boolean awaitReady(Duration timeout) throws InterruptedException {
         try {
             building.get(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -51,6 +51,11 @@ final class ProcessWorkerLink implements WorkerLink {
         reader.start();
     }
 
+    @Override
+    public double cpuSeconds() {
+        return ProcessCpu.seconds(process.pid());
+    }
+
     private void read(Consumer<WorkerReport> sink) {
         try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {

@@ -135,6 +135,7 @@ public final class ScenarioRunner {
 
     private boolean ramp(int devices) throws InterruptedException, ScenarioException {
         timeline.phase("ramp");
+        double clientCpu = clientCpuSeconds();
         links.forEach(l -> l.send(WorkerCommand.start()));
         long start = System.nanoTime();
         long deadline = start + options.run().rampTimeout().toNanos();
@@ -157,6 +158,9 @@ public final class ScenarioRunner {
         ramp.put("connectLatencyMs", percentiles(connect));
         ramp.put("clientRssBytes", t.clientRssBytes());
         ramp.put("clientRssBytesPerDevice", t.clientRssBytes() / (double) Math.max(1, t.connected()));
+        clientCpu = clientCpuSeconds() - clientCpu;
+        ramp.put("clientCpuSeconds", clientCpu);
+        ramp.put("clientCpuMillisPerConnect", clientCpu / Math.max(1, t.connected()) * 1e3);
         summary.put("ramp", ramp);
         if (refusal != null) {
             problems.add("the server refused every device with " + refusal + " and none has connected; ramp "
@@ -277,6 +281,8 @@ public final class ScenarioRunner {
         Timeline.Totals before = timeline.totals();
         GatewaySnapshot first = gateway.snapshot("storm-start", timeline.seconds(), false);
         snapshots.add(first);
+        double clientFirst = clientCpuSeconds();
+        double clientQuiet = Double.NaN;
         timeline.phase("storm");
         long start = System.nanoTime();
         links.forEach(l -> l.send(WorkerCommand.drop(options.run().dropFraction())));
@@ -297,6 +303,7 @@ public final class ScenarioRunner {
             }
             quiet = gateway.snapshot("storm-dropped", timeline.seconds(), false);
             snapshots.add(quiet);
+            clientQuiet = clientCpuSeconds();
             long left = start + reconnectAfter - System.nanoTime();
             if (left > 0) {
                 Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
@@ -315,6 +322,7 @@ public final class ScenarioRunner {
         sleepTicking(Duration.ofSeconds(2), devices);
         GatewaySnapshot last = gateway.snapshot("storm-end", timeline.seconds(), false);
         snapshots.add(last);
+        double clientLast = clientCpuSeconds();
         Timeline.Totals after = timeline.totals();
         Map<String, Object> s = new LinkedHashMap<>();
         s.put("dropFraction", options.run().dropFraction());
@@ -336,6 +344,7 @@ public final class ScenarioRunner {
         s.put("gatewayCpuSeconds", cpu);
         s.put("gatewayCpuMillisPerHandshake", newHs + resumedHs > 0 ? cpu / (newHs + resumedHs) * 1e3 : Double.NaN);
         s.put("handshakesPerSecond", (newHs + resumedHs) / Math.max(seconds, 1e-3));
+        s.put("clientCpuSeconds", clientLast - clientFirst);
         if (quiet != null) {
             // only the reconnects (accept, TLS, CONNECT, SUBSCRIBE, and any failed attempt): the closes were done
             // when the server was read at storm-dropped; per dropped device, so a server without metrics has it too
@@ -343,6 +352,10 @@ public final class ScenarioRunner {
             s.put("connectionsOpenWhileDropped", quiet.connectionsOpen());
             s.put("gatewayCpuMillisPerReconnect", reconnects > 0
                     ? (last.cpuSeconds() - quiet.cpuSeconds()) / reconnects * 1e3 : Double.NaN);
+            // the client's share of the same window: on one machine the two compete for the cores, so a recovery
+            // time can be bounded by the client (gateway + client CPU over the cores is the floor)
+            s.put("clientCpuMillisPerReconnect", reconnects > 0 ? (clientLast - clientQuiet) / reconnects * 1e3
+                    : Double.NaN);
         }
         s.put("connectLatencyMs", percentiles(timeline.phaseConnectLatency()));
         summary.put("storm", s);
@@ -350,6 +363,15 @@ public final class ScenarioRunner {
             problems.add("storm: only " + t.connected() + " of " + before.connected() + " back after "
                     + options.run().recoverTimeout().toSeconds() + " s");
         }
+    }
+
+    /** CPU seconds of the bench so far: this coordinator's process and every worker process. */
+    private double clientCpuSeconds() {
+        double cpu = ProcessCpu.seconds(ProcessHandle.current().pid());
+        for (WorkerLink link : links) {
+            cpu += link.cpuSeconds();
+        }
+        return cpu;
     }
 
     /** The problem that makes the verdict "not met" when the gateway shed load, with the episodes' times; or null. */

@@ -10,6 +10,12 @@ interface WorkerLink extends AutoCloseable {
 
     void send(WorkerCommand command);
 
+    /**
+     * CPU seconds the worker's process has used (NaN when unreadable); 0 for devices inside the coordinator's JVM,
+     * whose CPU is the coordinator's.
+     */
+    double cpuSeconds();
+
     /** The worker's last error message, or null. */
     String error();
 

@@ -29,10 +29,10 @@ class HtmlReportTest {
         s.put("devices", 200);
         s.put("mqttVersion", "5");
         s.put("ramp", Map.of("connected", connected, "connectsPerSecond", 187.4,
-                "failures", Map.of("connect_refused", 3),
+                "failures", Map.of("connect_refused", 3), "clientCpuMillisPerConnect", 3.125,
                 "connectLatencyMs", Map.of("count", 200, "p50", 12.5, "p99", 40.25, "p999", 61.0)));
         s.put("storm", Map.of("failedAttempts", Map.of("connect_refused", 2, "disconnect_server_busy", 1),
-                "gatewayCpuMillisPerHandshake", 1.25));
+                "gatewayCpuMillisPerHandshake", 1.25, "clientCpuMillisPerReconnect", 1.04));
         s.put("hold", Map.of("failures", Map.of(), "ackLatencyMs", Map.of("count", 10, "p50", 1.0, "p99", 2.0,
                 "p999", 3.0), "gatewayCpuMicrosPerMessage", 35.5));
         s.put("memoryPerConnection", Map.of("connections", connected, "rssBytes", 10_752.0,
@@ -97,6 +97,7 @@ class HtmlReportTest {
         assertEquals("connect_refused 5, disconnect_server_busy 1", h.get("Failures by reason"));
         assertEquals("2.50 (ramp), 1.25 (storm)", h.get("Gateway CPU per handshake (ms)"));
         assertEquals("35.5", h.get("Gateway CPU per message (µs)"));
+        assertEquals("3.13 (ramp), 1.04 (reconnect)", h.get("Bench client CPU per connect (ms)"));
         String memory = h.get("Gateway RSS / heap / direct per connection (KiB)");
         assertTrue(memory.startsWith("10.5 / 5.0 / 0.5 (over 200 connections)"), memory);
         assertTrue(memory.contains("caveat: fewer than 5,000 connections"), memory);
