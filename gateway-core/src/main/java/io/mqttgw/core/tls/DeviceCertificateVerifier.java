@@ -29,7 +29,16 @@ public interface DeviceCertificateVerifier {
      */
     static DeviceCertificateVerifier lean(List<X509Certificate> cas, RevocationLists crls, boolean crlHard,
                                           int cacheCapacity) {
-        return new LeanVerifier(cas, new CertificatePolicy(crls, crlHard), cacheCapacity);
+        return lean(cas, crls, crlHard, cacheCapacity, null);
+    }
+
+    /**
+     * The lean verifier for reloaded TLS files: as {@link #lean(List, RevocationLists, boolean, int)}, keeping the
+     * cache of verified certificates of {@code previous} (the verifier it replaces, or null) when the CAs are the same.
+     */
+    static DeviceCertificateVerifier lean(List<X509Certificate> cas, RevocationLists crls, boolean crlHard,
+                                          int cacheCapacity, DeviceCertificateVerifier previous) {
+        return LeanVerifier.reloaded(cas, new CertificatePolicy(crls, crlHard), cacheCapacity, previous);
     }
 
     /** The JDK PKIX verifier ({@code listener.tls.verifier: pkix}), with the same policy on top. */

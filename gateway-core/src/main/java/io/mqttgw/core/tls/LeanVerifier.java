@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import javax.security.auth.x500.X500Principal;
 
@@ -29,8 +30,10 @@ import javax.security.auth.x500.X500Principal;
  * <p>A storm of known devices reconnecting costs no signature work: verified device certificates are remembered by
  * the SHA-256 of their DER (up to {@code cacheCapacity} entries) with their validity and the (issuer, serial) pairs of
  * their path. A hit checks the dates and the CRLs again (a device revoked after it was cached is still refused) and
- * needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. The cache belongs to one
- * TLS context; a reload (new CAs or CRLs) starts a new one. When full, about an eighth of it is dropped (arbitrary
+ * needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. What the cache says (a
+ * signature checked with a configured CA's key, the path's dates, serials and issuers) depends on the CA file only:
+ * a reload that keeps the same CAs (a new CRL, server certificate or key) hands the cache on to the new verifier
+ * ({@link #reloaded}), whose CRLs every hit is checked against; a changed CA file starts a new one. When full, about an eighth of it is dropped (arbitrary
  * entries) by the thread that inserts; the cost is bounded by the capacity and amortised over many inserts.
  * Thread-safe; called concurrently by all event loops.
  */
@@ -67,13 +70,15 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         }
     }
 
+    /** The configured CAs, to tell whether a reloaded verifier may take this one's cache. */
+    private final Set<X509Certificate> cas;
     private final Map<X500Principal, List<Authority>> authorities;
     /** The same authorities by the DER of their subject name, for certificates read without the JDK's parse. */
     private final Map<ByteBuffer, List<Authority>> authoritiesByDer;
     private final CertificatePolicy policy;
     private final int cacheCapacity;
     private final boolean readsDer;
-    private final ConcurrentHashMap<Fingerprint, Verified> cache = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Fingerprint, Verified> cache;
 
     LeanVerifier(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity) {
         this(cas, policy, cacheCapacity, true);
@@ -81,6 +86,27 @@ final class LeanVerifier implements DeviceCertificateVerifier {
 
     /** @param readsDer whether the common case is read from the DER ({@link #verifiedFromDer}); tests turn it off */
     LeanVerifier(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity, boolean readsDer) {
+        this(cas, policy, cacheCapacity, readsDer, new ConcurrentHashMap<>());
+    }
+
+    /**
+     * The verifier of reloaded files: it shares {@code previous}'s cache of verified certificates when that is a
+     * lean verifier of the same CAs and capacity (so a CRL update does not make the next reconnect storm pay a
+     * signature per device), and starts an empty one otherwise. Entries the previous verifier adds later, for
+     * handshakes of its context still in flight, are as valid for this one.
+     */
+    static LeanVerifier reloaded(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity,
+                                 DeviceCertificateVerifier previous) {
+        boolean same = previous instanceof LeanVerifier lean && lean.cacheCapacity == cacheCapacity
+                && lean.readsDer && lean.cas.equals(Set.copyOf(cas));
+        return new LeanVerifier(cas, policy, cacheCapacity, true,
+                same ? ((LeanVerifier) previous).cache : new ConcurrentHashMap<>());
+    }
+
+    private LeanVerifier(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity, boolean readsDer,
+                         ConcurrentHashMap<Fingerprint, Verified> cache) {
+        this.cas = Set.copyOf(cas);
+        this.cache = cache;
         Map<X500Principal, List<Authority>> byName = new HashMap<>();
         Map<ByteBuffer, List<Authority>> byDer = new HashMap<>();
         for (X509Certificate ca : cas) {

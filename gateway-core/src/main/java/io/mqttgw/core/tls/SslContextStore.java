@@ -199,7 +199,8 @@ public final class SslContextStore {
                 }
                 verifier = "pkix".equals(config.verifier())
                         ? DeviceCertificateVerifier.pkix(cas, lists, config.crlHard())
-                        : DeviceCertificateVerifier.lean(cas, lists, config.crlHard(), VERIFIED_CACHE_CAPACITY);
+                        : DeviceCertificateVerifier.lean(cas, lists, config.crlHard(), VERIFIED_CACHE_CAPACITY,
+                                this.verifier);
                 X509Certificate[] listed = config.sendCaNames() ? cas.toArray(new X509Certificate[0])
                         : new X509Certificate[0];
                 builder.trustManager(new DeviceTrustManager(verifier, listed, System::currentTimeMillis));

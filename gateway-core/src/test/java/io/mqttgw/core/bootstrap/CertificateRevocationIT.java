@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import io.mqttgw.core.tls.HandshakeKind;
 import io.mqttgw.core.tls.TlsFailureReason;
 import io.netty.pkitesting.X509Bundle;
 import java.io.IOException;
@@ -55,6 +56,23 @@ class CertificateRevocationIT {
             }
             assertEquals(before + 1, gateway.metrics().tlsFailures(TlsFailureReason.CERTIFICATE_REVOKED));
             connects(pki.clientContext(good), gateway.tlsPort(), "dev-good");
+        }
+    }
+
+    @Test
+    void aCrlUpdateLeavesTheDevicesItDoesNotRevokeKnown() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Path crl = pki.writeCrl(dir.resolve("devices.crl"));
+        X509Bundle kept = pki.device("dev-kept");
+        try (Gateway gateway = TestGateway.tls(pki, dir).with("listener.tls.crl-file", crl.toString()).start()) {
+            connects(pki.clientContext(kept), gateway.tlsPort(), "dev-kept");
+            pki.writeCrl(crl, pki.device("dev-other"));
+            assertTrue(gateway.reloadTls(), "the changed CRL file makes a new context");
+            double known = gateway.admission().handshakesCompleted(HandshakeKind.KNOWN_DEVICE);
+            // a new client context: a full handshake, no resumption
+            connects(pki.clientContext(kept), gateway.tlsPort(), "dev-kept");
+            assertEquals(known + 1, gateway.admission().handshakesCompleted(HandshakeKind.KNOWN_DEVICE),
+                    "the certificate verified before the CRL update needs no signature check after it");
         }
     }
 

@@ -2,6 +2,7 @@ package io.mqttgw.core.tls;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -301,6 +302,38 @@ class DeviceCertificateVerifierTest {
             lean.verify(new X509Certificate[] {pki().device("d" + i).getCertificate()}, System.currentTimeMillis());
             assertTrue(lean.cached() <= 8, "cached " + lean.cached());
         }
+    }
+
+    @Test
+    void aCrlReloadKeepsTheKnownDevicesAndRefusesTheOneItRevokes() throws Exception {
+        List<X509Certificate> cas = List.of(pki().ca().getCertificate());
+        X509Certificate kept = pki().device("kept").getCertificate();
+        X509Bundle stolenBundle = pki().device("stolen");
+        X509Certificate stolen = stolenBundle.getCertificate();
+        long now = System.currentTimeMillis();
+        DeviceCertificateVerifier before = DeviceCertificateVerifier.lean(cas, RevocationLists.NONE, false, 100, null);
+        assertFalse(before.verify(new X509Certificate[] {kept}, now), "new to the first verifier");
+        before.verify(new X509Certificate[] {stolen}, now);
+
+        RevocationLists crl = RevocationLists.of(TlsFiles.crls("crl", pki().writeCrl(dir.resolve("c.crl"),
+                stolenBundle)), cas);
+        DeviceCertificateVerifier after = DeviceCertificateVerifier.lean(cas, crl, false, 100, before);
+        assertTrue(after.verify(new X509Certificate[] {kept}, now), "known after a reload of the CRL alone");
+        CertificateException e = assertThrows(CertificateException.class,
+                () -> after.verify(new X509Certificate[] {stolen}, now));
+        assertEquals(TlsFailureReason.CERTIFICATE_REVOKED, TlsFailureReason.classify(e));
+    }
+
+    @Test
+    void aChangedCaFileStartsWithNoKnownDevice() throws Exception {
+        X509Certificate device = pki().device("dev").getCertificate();
+        long now = System.currentTimeMillis();
+        DeviceCertificateVerifier before = DeviceCertificateVerifier.lean(List.of(pki().ca().getCertificate()),
+                RevocationLists.NONE, false, 100, null);
+        before.verify(new X509Certificate[] {device}, now);
+        DeviceCertificateVerifier after = DeviceCertificateVerifier.lean(List.of(pki().ca().getCertificate(),
+                pki().otherCa().getCertificate()), RevocationLists.NONE, false, 100, before);
+        assertFalse(after.verify(new X509Certificate[] {device}, now), "verified again under the new CA file");
     }
 
     @Test
