@@ -8,6 +8,7 @@ import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
+import io.netty.util.ReferenceCountUtil;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.List;
@@ -23,9 +24,13 @@ import javax.net.ssl.SSLException;
  * session cache is keyed by host and port: one entry per device, so a reconnecting device resumes its own session
  * (with its own identity), never another device's. Since the peer host is then not the gateway's name, host name
  * verification is off; the server's chain is still verified against the CA. SNI carries the client id. The cache
- * holds {@code sessionCacheSize} sessions; with resumption off it is disabled. Thread-safe (netty contexts are).
+ * holds {@code sessionCacheSize} sessions; with resumption off it is disabled. The OpenSSL engines are Netty's
+ * reference-counted ones, released by their {@code SslHandler} when the connection closes: the plain ones register a
+ * finalizer each, so the native state of every closed connection waited for a garbage collection and the finalizer
+ * thread (the gateway made the same choice, issue 15). {@link #close} gives up the context once the devices
+ * are gone. Thread-safe (netty contexts are).
  */
-public final class ClientTls {
+public final class ClientTls implements AutoCloseable {
     private final SslContext context;
     private final int port;
 
@@ -44,7 +49,7 @@ public final class ClientTls {
             throw new SSLException(e.getMessage(), e);
         }
         SslContext context = SslContextBuilder.forClient()
-                .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK)
+                .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL_REFCNT : SslProvider.JDK)
                 .protocols("TLSv1.3", "TLSv1.2")
                 .keyManager(new DeviceKeyManager(credentials, certificateRequested))
                 .trustManager(cas)
@@ -56,6 +61,12 @@ public final class ClientTls {
             sessions.setSessionCacheEnabled(false);
         }
         return new ClientTls(context, port);
+    }
+
+    /** Gives up the context (native with OpenSSL); engines still open keep it until they close. */
+    @Override
+    public void close() {
+        ReferenceCountUtil.release(context);
     }
 
     /** A handler for {@code clientId}'s connection; offers the device's cached session when resumption is on. */

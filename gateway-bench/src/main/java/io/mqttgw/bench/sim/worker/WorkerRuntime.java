@@ -18,6 +18,7 @@ public final class WorkerRuntime implements AutoCloseable {
     private final int index;
     private final int first;
     private final int count;
+    private final ClientTls tls;
     private final DeviceFleet fleet;
 
     public WorkerRuntime(BenchOptions options, int index, int workers, IntConsumer credentialProgress)
@@ -36,6 +37,7 @@ public final class WorkerRuntime implements AutoCloseable {
                 f.certificateRequested(credentials.localIndex(clientId));
             }
         }, options.target().port(), options.fleet().resume(), sessionCacheSize(count));
+        this.tls = tls;
         this.fleet = new DeviceFleet(options.fleet().forWorker(index, workers), options.profile(), options.run(),
                 options.target(), tls, first, count);
         fleetRef.set(fleet);
@@ -86,5 +88,6 @@ public final class WorkerRuntime implements AutoCloseable {
     @Override
     public void close() {
         fleet.close();
+        tls.close();
     }
 }
