@@ -33,8 +33,9 @@ import javax.security.auth.x500.X500Principal;
  * needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. What the cache says (a
  * signature checked with a configured CA's key, the path's dates, serials and issuers) depends on the CA file only:
  * a reload that keeps the same CAs (a new CRL, server certificate or key) hands the cache on to the new verifier
- * ({@link #reloaded}), whose CRLs every hit is checked against; a changed CA file starts a new one. When full, about an eighth of it is dropped (arbitrary
- * entries) by the thread that inserts; the cost is bounded by the capacity and amortised over many inserts.
+ * ({@link #reloaded}), whose CRLs every hit is checked against; a changed CA file starts a new one. When full, about
+ * an eighth of it is dropped (arbitrary entries) by the thread that inserts; the cost is bounded by the capacity and
+ * amortised over many inserts.
  * Thread-safe; called concurrently by all event loops.
  */
 final class LeanVerifier implements DeviceCertificateVerifier {

@@ -192,8 +192,9 @@ public final class SslContextStore {
                     .sessionTimeout(config.sessionTimeout().toSeconds());
             RevocationLists lists = RevocationLists.NONE;
             DeviceCertificateVerifier verifier = null;
+            List<X509Certificate> cas = List.of();
             if (config.caFile() != null) {
-                List<X509Certificate> cas = TlsFiles.certificates("listener.tls.ca-file", config.caFile());
+                cas = TlsFiles.certificates("listener.tls.ca-file", config.caFile());
                 if (config.crlFile() != null) {
                     lists = RevocationLists.of(TlsFiles.crls("listener.tls.crl-file", config.crlFile()), cas);
                 }
@@ -208,8 +209,7 @@ public final class SslContextStore {
             SslContext context = builder.build();
             crls = lists;
             this.verifier = verifier;
-            caNames = config.caFile() == null ? List.of() : TlsFiles.certificates("listener.tls.ca-file",
-                    config.caFile()).stream().map(X509Certificate::getSubjectX500Principal).toList();
+            caNames = cas.stream().map(X509Certificate::getSubjectX500Principal).toList();
             registerCrlMeters(lists);
             return context;
         } catch (SSLException | IllegalArgumentException | GeneralSecurityException e) {
