@@ -9,6 +9,7 @@ import static io.mqttgw.core.config.ValueParsers.nonEmpty;
 import static io.mqttgw.core.config.ValueParsers.oneOf;
 import static io.mqttgw.core.config.ValueParsers.size;
 import static io.mqttgw.core.config.ValueParsers.string;
+import static io.mqttgw.core.config.ValueParsers.subsetOf;
 
 import java.time.Duration;
 import java.util.List;
@@ -83,13 +84,14 @@ public final class CoreConfigKeys {
             oneOf("require", "optional", "none"));
     public static final ConfigKey<List<String>> TLS_PROTOCOLS = new ConfigKey<>("listener.tls.protocols",
             "TLSv1.3,TLSv1.2", "a comma-separated subset of TLSv1.3 and TLSv1.2", "TLS versions offered.",
-            s -> {
-                List<String> v = list().apply(s);
-                if (v.isEmpty() || !List.of("TLSv1.3", "TLSv1.2").containsAll(v)) {
-                    throw new IllegalArgumentException("not a subset of TLSv1.3,TLSv1.2");
-                }
-                return v;
-            });
+            subsetOf("TLSv1.3", "TLSv1.2"));
+    public static final ConfigKey<List<String>> TLS_GROUPS = new ConfigKey<>("listener.tls.groups",
+            "X25519MLKEM768,x25519,secp256r1,secp384r1,secp521r1",
+            "a comma-separated subset of X25519MLKEM768, x25519, secp256r1, secp384r1 and secp521r1",
+            "Key-exchange groups accepted (openssl engine; the jdk engine follows jdk.tls.namedGroups). The device's "
+                    + "order decides among them: X25519MLKEM768 (post-quantum hybrid) is used only with a device that "
+                    + "offers it first, and costs more CPU per handshake than x25519 (BENCHMARKS.md).",
+            subsetOf("X25519MLKEM768", "x25519", "secp256r1", "secp384r1", "secp521r1"));
     public static final ConfigKey<String> TLS_ENGINE = new ConfigKey<>("listener.tls.engine", "openssl",
             "openssl or jdk", "TLS engine; openssl is BoringSSL from netty-tcnative (falls back to jdk, logged).",
             oneOf("openssl", "jdk"));
@@ -458,7 +460,7 @@ public final class CoreConfigKeys {
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_REUSE_PORT, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
-            TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS,
+            TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS, TLS_GROUPS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_TICKET_KEY_ROTATION,
             TLS_TICKET_KEY_SOURCE, TLS_RELOAD_INTERVAL,
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,

@@ -49,7 +49,8 @@ public record GatewayConfig(
     }
 
     public record TlsListener(boolean enabled, String bind, int port, Path certFile, Path keyFile, Path caFile,
-                              Path crlFile, String clientAuth, List<String> protocols, String engine, Duration handshakeTimeout,
+                              Path crlFile, String clientAuth, List<String> protocols, List<String> groups,
+                              String engine, Duration handshakeTimeout,
                               int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval,
                               boolean proxyProtocol, String crlMode, boolean sendCaNames, String verifier,
                               Duration ticketKeyRotation, String ticketKeySource) {
@@ -180,7 +181,7 @@ public record GatewayConfig(
                 tlsOn && !"none".equals(clientAuth) ? requiredPath(v, TLS_CA_FILE)
                         : v.find(TLS_CA_FILE).map(x -> v.path(TLS_CA_FILE)).orElse(null),
                 v.find(TLS_CRL_FILE).map(x -> v.path(TLS_CRL_FILE)).orElse(null),
-                clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
+                clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_GROUPS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
                 v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL),
                 v.get(TLS_PROXY_PROTOCOL), v.get(TLS_CRL_MODE), v.get(TLS_SEND_CA_NAMES), v.get(TLS_VERIFIER),
                 v.get(TLS_TICKET_KEY_ROTATION), v.get(TLS_TICKET_KEY_SOURCE));

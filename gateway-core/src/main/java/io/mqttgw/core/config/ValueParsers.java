@@ -65,6 +65,18 @@ public final class ValueParsers {
         return s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
     }
 
+    /** A non-empty comma-separated list, in the caller's order, of words among {@code allowed} (exact spelling). */
+    public static Function<String, List<String>> subsetOf(String... allowed) {
+        List<String> known = List.of(allowed);
+        return s -> {
+            List<String> v = list().apply(s);
+            if (v.isEmpty() || !known.containsAll(v)) {
+                throw new IllegalArgumentException("not a subset of " + String.join(",", known));
+            }
+            return v;
+        };
+    }
+
     /** One of the given words, case-insensitive, returned in lower case. */
     public static Function<String, String> oneOf(String... words) {
         return s -> {

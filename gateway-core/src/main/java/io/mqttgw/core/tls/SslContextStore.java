@@ -16,6 +16,7 @@ import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.OpenSslSessionTicketKey;
 import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.util.ReferenceCountUtil;
@@ -78,8 +79,10 @@ public final class SslContextStore {
         // build first: it names the key and the path of a file it cannot read
         this.current = build();
         this.checksum = checksumOfFiles();
-        LOG.info("TLS listener context built: engine {}, protocols {}, client auth {}, verifier {}, crl-mode {}, "
-                        + "CA names {}", provider, config.protocols(), config.clientAuth(), config.verifier(),
+        LOG.info("TLS listener context built: engine {}, protocols {}, groups {}, client auth {}, verifier {}, "
+                        + "crl-mode {}, CA names {}", provider, config.protocols(),
+                provider == SslProvider.JDK ? "of jdk.tls.namedGroups" : config.groups(), config.clientAuth(),
+                config.verifier(),
                 config.crlMode(), config.sendCaNames() ? "listed" : "not listed");
         checkCrlFreshness();
     }
@@ -190,6 +193,9 @@ public final class SslContextStore {
                     .clientAuth(clientAuth(config.clientAuth()))
                     .sessionCacheSize(config.sessionCacheSize())
                     .sessionTimeout(config.sessionTimeout().toSeconds());
+            if (provider != SslProvider.JDK) {
+                builder.option(OpenSslContextOption.GROUPS, config.groups().toArray(String[]::new));
+            }
             RevocationLists lists = RevocationLists.NONE;
             DeviceCertificateVerifier verifier = null;
             List<X509Certificate> cas = List.of();

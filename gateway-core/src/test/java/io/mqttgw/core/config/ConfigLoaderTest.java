@@ -87,6 +87,8 @@ class ConfigLoaderTest {
                 .getMessage().contains("allowed: require, optional or none"));
         assertTrue(assertThrows(ConfigException.class, () -> load(TLS_FILES + "listener.tls.protocols: TLSv1.1\n"))
                 .getMessage().contains("listener.tls.protocols"));
+        assertTrue(assertThrows(ConfigException.class, () -> load(TLS_FILES + "listener.tls.groups: x448\n"))
+                .getMessage().contains("listener.tls.groups"));
         assertTrue(assertThrows(ConfigException.class, () -> load(TLS_FILES + "admin.enabled: sure\n"))
                 .getMessage().contains("not true or false"));
     }
