@@ -21,7 +21,8 @@
 # of the wait; client_reconnect_cpu_ms is the bench's own CPU per reconnect over the same window), GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
 # GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"], MQTT_VERSION [3.1.1] (or 5: the devices'
-# protocol; each run's summary.json and report say which).
+# protocol; each run's summary.json and report say which), WORKER_JVM [the bench's --worker-jvm default] (the JVM
+# options of the bench's worker processes).
 # Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto (apt-get install -y mosquitto), jq.
 # Mosquitto is never signalled by the bench: it reads a non-JVM server's CPU and RSS from /proc only.
 set -euo pipefail
@@ -56,6 +57,8 @@ DROP="${DROP:-0.5}"
 RECONNECT_AFTER="${RECONNECT_AFTER:-0s}"
 SCENARIOS="${SCENARIOS:-gateway:false gateway:true mosquitto:false mosquitto:true}"
 MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
+WORKER_ARGS=()
+[[ -n "${WORKER_JVM:-}" ]] && WORKER_ARGS=(--worker-jvm "$WORKER_JVM")
 
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
 command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
@@ -154,7 +157,7 @@ for round in $(seq 1 "$ROUNDS"); do
       for prefix in dev- again-; do
         "$BENCH" connect --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
           --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
-          --max-handshakes "$MAX_HANDSHAKES" --client-prefix "$prefix" --hold 1s --settle 5s --mqtt-version "$MQTT_VERSION" \
+          --max-handshakes "$MAX_HANDSHAKES" --client-prefix "$prefix" --hold 1s --settle 5s --mqtt-version "$MQTT_VERSION" "${WORKER_ARGS[@]}" \
           --out "$dir/$prefix" > "$dir/$prefix.out" 2>&1 || echo "bench exited $? (see $dir/$prefix.out)"
       done
       stop_server
@@ -170,7 +173,7 @@ for round in $(seq 1 "$ROUNDS"); do
         --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" --ramp-rate "$RAMP_RATE" \
         --max-handshakes "$MAX_HANDSHAKES" --drop "$DROP" --resume "$resume" --backoff-base 1s --backoff-max 30s \
         --reconnect-after "$RECONNECT_AFTER" \
-        --settle 5s --mqtt-version "$MQTT_VERSION" --out "$dir/$1" > "$dir/$1.out" 2>&1 \
+        --settle 5s --mqtt-version "$MQTT_VERSION" "${WORKER_ARGS[@]}" --out "$dir/$1" > "$dir/$1.out" 2>&1 \
         || echo "bench exited $? (see $dir/$1.out)"
     }
     if [[ -n "$warm" ]]; then

@@ -112,6 +112,12 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Option(names = "--resume", arity = "1", defaultValue = "true", completionCandidates = Converters.Booleans.class,
             description = "offer TLS session resumption on reconnect (default ${DEFAULT-VALUE})")
     boolean resume;
+    // what devices offer: mbedTLS, wolfSSL and most device SDKs offer x25519 and P-256, not the post-quantum hybrid
+    // that Netty's BoringSSL client puts first by default (Mosquitto's OpenSSL 3.0 cannot negotiate it either)
+    @Option(names = "--tls-groups", defaultValue = "x25519,secp256r1", paramLabel = "GROUPS",
+            description = "key-exchange groups the devices offer, in their order of preference, e.g. "
+                    + "X25519MLKEM768,x25519 (default ${DEFAULT-VALUE})")
+    String tlsGroups;
     @Option(names = "--io-threads", defaultValue = "1", paramLabel = "N",
             description = "client event loops per process (default ${DEFAULT-VALUE})")
     int ioThreads;
@@ -184,7 +190,9 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "DIR",
             description = "report directory (default bench-results/<scenario>-<time>)")
     Path out;
-    @Option(names = "--worker-jvm", defaultValue = "-Xmx1g -XX:+UseG1GC", paramLabel = "FLAGS",
+    // C1 only: a worker lives for one run and repeats a few short paths, and in a storm C2's compilations of the
+    // resumption path were half of its CPU (BENCHMARKS.md, issue 15): CPU taken from the server on a shared machine
+    @Option(names = "--worker-jvm", defaultValue = "-Xmx1g -XX:+UseG1GC -XX:TieredStopAtLevel=1", paramLabel = "FLAGS",
             description = "JVM options of worker processes, space separated (default ${DEFAULT-VALUE})")
     String workerJvm;
     @Option(names = "--worker-index", hidden = true, defaultValue = "0", description = "internal: this worker's index")
@@ -230,7 +238,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         }
         FleetOptions fleet = new FleetOptions(devices, perWorker, workerProcesses, clientPrefix, rampRate,
                 maxHandshakes, source, connectTimeout, pkiDir, algorithm, certs, certPool,
-                serverCa == null ? pkiDir.resolve("ca.pem") : serverCa, resume, ioThreads,
+                serverCa == null ? pkiDir.resolve("ca.pem") : serverCa, resume, groups(tlsGroups), ioThreads,
                 new ProtocolOptions(mqttVersion, sessionExpiry, receiveMaximum));
 
         String chosenProfile = profile == null ? (scenario == Scenario.SOAK ? "field" : "idle") : profile;
@@ -326,6 +334,19 @@ public final class ScenarioCommand implements Callable<Integer> {
             }
         }
         return m;
+    }
+
+    private static final List<String> GROUPS = List.of("X25519MLKEM768", "x25519", "secp256r1", "secp384r1",
+            "secp521r1");
+
+    /** {@code --tls-groups}: a non-empty list of the groups BoringSSL knows by these names. */
+    private static List<String> groups(String value) {
+        List<String> groups = Arrays.stream(value.split(",")).map(String::trim).filter(g -> !g.isEmpty()).toList();
+        if (groups.isEmpty() || !GROUPS.containsAll(groups)) {
+            throw new BadArgumentException("--tls-groups = '" + value + "'; allowed: a comma-separated list of "
+                    + String.join(", ", GROUPS));
+        }
+        return groups;
     }
 
     private static void within(String option, long value, long min, long max) {

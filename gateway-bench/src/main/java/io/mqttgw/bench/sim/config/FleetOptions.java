@@ -2,6 +2,7 @@ package io.mqttgw.bench.sim.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * How many devices, how they connect and with which credentials. {@code workers} 0 runs every device inside the
@@ -11,7 +12,7 @@ import java.time.Duration;
 public record FleetOptions(int devices, int perWorker, int workers, String clientIdPrefix, int rampRate,
                            int maxHandshakes, SourceAddresses sources, Duration connectTimeout, Path pkiDir,
                            KeyAlgorithm algorithm, CertMode certMode, int certPool, Path serverCa, boolean resume,
-                           int ioThreads, ProtocolOptions protocol) {
+                           List<String> tlsGroups, int ioThreads, ProtocolOptions protocol) {
 
     /**
      * This run's options as worker {@code index} of {@code workers} applies them: its slice of the source addresses
@@ -20,7 +21,7 @@ public record FleetOptions(int devices, int perWorker, int workers, String clien
     public FleetOptions forWorker(int index, int workers) {
         return new FleetOptions(devices, perWorker, this.workers, clientIdPrefix, share(rampRate, index, workers),
                 share(maxHandshakes, index, workers), sources.slice(index, workers), connectTimeout, pkiDir,
-                algorithm, certMode, certPool, serverCa, resume, ioThreads, protocol);
+                algorithm, certMode, certPool, serverCa, resume, tlsGroups, ioThreads, protocol);
     }
 
     /** Worker {@code index}'s part of {@code total}: the parts add up to the total, and none is below 1. */

@@ -231,8 +231,7 @@ public final class DeviceFleet implements AutoCloseable {
         d.everConnected = true;
         stats.connecting.decrementAndGet();
         stats.connected.incrementAndGet();
-        stats.connacks.increment();
-        stats.connectLatencyNanos(System.nanoTime() - d.connectStartNanos);
+        stats.connack(System.nanoTime() - d.connectStartNanos);
         Channel ch = d.channel;
         ch.writeAndFlush(MqttMessageBuilders.subscribe().messageId(d.nextPacketId())
                 .addSubscription(MqttQoS.AT_LEAST_ONCE, "devices/" + d.clientId + "/commands").build(),

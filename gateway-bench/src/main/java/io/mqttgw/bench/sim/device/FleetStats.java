@@ -4,6 +4,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
@@ -22,6 +23,8 @@ public final class FleetStats {
     final LongAdder handshakesFull = new LongAdder();
     final LongAdder handshakesResumed = new LongAdder();
     final LongAdder connacks = new LongAdder();
+    /** Wall-clock time (epoch ms) of the latest CONNACK: a storm's recovery ends there, not at the next report. */
+    final AtomicLong lastConnackMillis = new AtomicLong();
     final LongAdder published = new LongAdder();
     final LongAdder publishedQos1 = new LongAdder();
     final LongAdder acked = new LongAdder();
@@ -37,12 +40,14 @@ public final class FleetStats {
         failures.computeIfAbsent(reason, r -> new LongAdder()).increment();
     }
 
-    void ackLatencyNanos(long nanos) {
-        ackLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
+    void connack(long nanosSinceConnectStart) {
+        connacks.increment();
+        lastConnackMillis.accumulateAndGet(System.currentTimeMillis(), Math::max);
+        connectLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanosSinceConnectStart / 1000)));
     }
 
-    void connectLatencyNanos(long nanos) {
-        connectLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
+    void ackLatencyNanos(long nanos) {
+        ackLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
     }
 
     public int connected() {
@@ -58,14 +63,14 @@ public final class FleetStats {
         Map<String, Long> f = new TreeMap<>();
         failures.forEach((k, v) -> f.put(k, v.sum()));
         return new Snapshot(connected.get(), connecting.get(), handshakesFull.sum(), handshakesResumed.sum(),
-                connacks.sum(), f, published.sum(), publishedQos1.sum(), acked.sum(), pings.sum(), dropped.sum(),
+                connacks.sum(), lastConnackMillis.get(), f, published.sum(), publishedQos1.sum(), acked.sum(), pings.sum(), dropped.sum(),
                 unexpectedDisconnects.sum(), subscribed.sum(), ackLatency.getIntervalHistogram(),
                 connectLatency.getIntervalHistogram());
     }
 
     /** A point-in-time reading; counters are cumulative, the histograms cover the last interval. */
     public record Snapshot(int connected, int connecting, long handshakesFull, long handshakesResumed, long connacks,
-                           Map<String, Long> failures, long published, long publishedQos1, long acked, long pings,
+                           long lastConnackMillis, Map<String, Long> failures, long published, long publishedQos1, long acked, long pings,
                            long dropped, long unexpectedDisconnects, long subscribed, Histogram ackLatency,
                            Histogram connectLatency) {
     }

@@ -3,6 +3,7 @@ package io.mqttgw.bench.sim.pki;
 import io.mqttgw.core.tls.TlsFiles;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.OpenSslContextOption;
 import io.netty.handler.ssl.OpenSslSessionContext;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
@@ -24,7 +25,8 @@ import javax.net.ssl.SSLException;
  * session cache is keyed by host and port: one entry per device, so a reconnecting device resumes its own session
  * (with its own identity), never another device's. Since the peer host is then not the gateway's name, host name
  * verification is off; the server's chain is still verified against the CA. SNI carries the client id. The cache
- * holds {@code sessionCacheSize} sessions; with resumption off it is disabled. The OpenSSL engines are Netty's
+ * holds {@code sessionCacheSize} sessions; with resumption off it is disabled. The devices offer {@code groups} for
+ * the key exchange, in that order (the JDK engine, without OpenSSL, uses the JDK's). The OpenSSL engines are Netty's
  * reference-counted ones, released by their {@code SslHandler} when the connection closes: the plain ones register a
  * finalizer each, so the native state of every closed connection waited for a garbage collection and the finalizer
  * thread (the gateway made the same choice, issue 15). {@link #close} gives up the context once the devices
@@ -41,22 +43,26 @@ public final class ClientTls implements AutoCloseable {
 
     public static ClientTls create(Path serverCa, Function<String, DeviceCredential> credentials,
                                    Consumer<String> certificateRequested, int port, boolean resume,
-                                   int sessionCacheSize) throws SSLException {
+                                   List<String> groups, int sessionCacheSize) throws SSLException {
         List<X509Certificate> cas;
         try {
             cas = TlsFiles.certificates("--server-ca", serverCa);
         } catch (IllegalStateException e) {
             throw new SSLException(e.getMessage(), e);
         }
-        SslContext context = SslContextBuilder.forClient()
-                .sslProvider(OpenSsl.isAvailable() ? SslProvider.OPENSSL_REFCNT : SslProvider.JDK)
+        boolean openSsl = OpenSsl.isAvailable();
+        SslContextBuilder builder = SslContextBuilder.forClient()
+                .sslProvider(openSsl ? SslProvider.OPENSSL_REFCNT : SslProvider.JDK)
                 .protocols("TLSv1.3", "TLSv1.2")
                 .keyManager(new DeviceKeyManager(credentials, certificateRequested))
                 .trustManager(cas)
                 .endpointIdentificationAlgorithm(null)
                 .sessionCacheSize(sessionCacheSize)
-                .sessionTimeout(3600)
-                .build();
+                .sessionTimeout(3600);
+        if (openSsl) {
+            builder.option(OpenSslContextOption.GROUPS, groups.toArray(String[]::new));
+        }
+        SslContext context = builder.build();
         if (!resume && context.sessionContext() instanceof OpenSslSessionContext sessions) {
             sessions.setSessionCacheEnabled(false);
         }

@@ -71,7 +71,8 @@ public final class ScenarioRunner {
                 "tls", io.netty.handler.ssl.OpenSsl.isAvailable() ? io.netty.handler.ssl.OpenSsl.versionString() : "jdk",
                 "certificates", options.fleet().certMode().name().toLowerCase() + "/"
                         + options.fleet().algorithm().name().toLowerCase(),
-                "resume", options.fleet().resume()));
+                "resume", options.fleet().resume(),
+                "tlsGroups", String.join(",", options.fleet().tlsGroups())));
         snapshots.add(gateway.snapshot("before", timeline.seconds(), true));
         try {
             startWorkers();
@@ -138,6 +139,7 @@ public final class ScenarioRunner {
         double clientCpu = clientCpuSeconds();
         links.forEach(l -> l.send(WorkerCommand.start()));
         long start = System.nanoTime();
+        long startMillis = System.currentTimeMillis();
         long deadline = start + options.run().rampTimeout().toNanos();
         Timeline.Totals t = timeline.totals();
         String refusal = null;
@@ -146,7 +148,7 @@ public final class ScenarioRunner {
             t = timeline.totals();
             refusal = refusedOutright(t, devices);
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        double seconds = untilLastConnack(t.connected() >= devices, t, startMillis, start);
         Histogram connect = timeline.phaseConnectLatency();
         Map<String, Object> ramp = new LinkedHashMap<>();
         ramp.put("seconds", seconds);
@@ -285,6 +287,7 @@ public final class ScenarioRunner {
         double clientQuiet = Double.NaN;
         timeline.phase("storm");
         long start = System.nanoTime();
+        long startMillis = System.currentTimeMillis();
         links.forEach(l -> l.send(WorkerCommand.drop(options.run().dropFraction())));
         long deadline = start + options.run().recoverTimeout().toNanos();
         Timeline.Totals t = before;
@@ -309,6 +312,7 @@ public final class ScenarioRunner {
                 Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
             }
             start += reconnectAfter;
+            startMillis += options.run().reconnectAfter().toMillis();
             deadline += reconnectAfter;
         }
         // back = every dropped device got a new CONNACK and the count is whole again; the count alone can read
@@ -318,7 +322,9 @@ public final class ScenarioRunner {
             tick(devices);
             t = timeline.totals();
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
+        double polled = (System.nanoTime() - start) / 1e9;
+        double seconds = untilLastConnack(t.connected() >= before.connected()
+                && t.connacks() - before.connacks() >= t.dropped() - before.dropped(), t, startMillis, start);
         sleepTicking(Duration.ofSeconds(2), devices);
         GatewaySnapshot last = gateway.snapshot("storm-end", timeline.seconds(), false);
         snapshots.add(last);
@@ -331,6 +337,7 @@ public final class ScenarioRunner {
         s.put("reconnectAfterSeconds", options.run().reconnectAfter().toMillis() / 1e3);
         s.put("recovered", t.connected() >= before.connected());
         s.put("secondsToRecover", seconds);
+        s.put("secondsToRecoverPolled", polled);
         s.put("collateralDisconnects", after.unexpectedDisconnects() - before.unexpectedDisconnects());
         s.put("failedAttempts", diff(after.failures(), before.failures()));
         s.put("clientHandshakesFull", after.handshakesFull() - before.handshakesFull());
@@ -451,6 +458,16 @@ public final class ScenarioRunner {
     }
 
     /** Waits for the next whole second of the run's clock, then samples and prints the live line; fails if a worker died. */
+    /**
+     * Seconds from {@code startNanos} to the end of a phase: when it is {@code done}, the latest CONNACK's own time
+     * (the workers report once a second, so the poll that sees the end is up to a second late), else until now.
+     */
+    private static double untilLastConnack(boolean done, Timeline.Totals t, long startMillis, long startNanos) {
+        double polled = (System.nanoTime() - startNanos) / 1e9;
+        return done && t.lastConnackMillis() > startMillis
+                ? Math.min(polled, (t.lastConnackMillis() - startMillis) / 1e3) : polled;
+    }
+
     private void tick(int devices) throws InterruptedException, ScenarioException {
         long now = System.nanoTime();
         if (nextTick == 0 || nextTick - now > 2_000_000_000L || now - nextTick > 2_000_000_000L) {

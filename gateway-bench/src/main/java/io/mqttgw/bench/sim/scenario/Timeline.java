@@ -127,9 +127,9 @@ final class Timeline {
 
     /** Cumulative counters summed over workers. */
     record Totals(int devices, int connected, int connecting, long handshakesFull, long handshakesResumed,
-                  long connacks, Map<String, Long> failures, long published, long publishedQos1, long acked,
+                  long connacks, long lastConnackMillis, Map<String, Long> failures, long published, long publishedQos1, long acked,
                   long pings, long dropped, long unexpectedDisconnects, long subscribed, long clientRssBytes) {
-        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0);
+        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0);
 
         static Totals sum(Iterable<WorkerReport> reports) {
             int devices = 0;
@@ -138,6 +138,7 @@ final class Timeline {
             long full = 0;
             long resumed = 0;
             long connacks = 0;
+            long lastConnack = 0;
             long published = 0;
             long qos1 = 0;
             long acked = 0;
@@ -154,6 +155,7 @@ final class Timeline {
                 full += r.handshakesFull();
                 resumed += r.handshakesResumed();
                 connacks += r.connacks();
+                lastConnack = Math.max(lastConnack, r.lastConnackMillis());
                 published += r.published();
                 qos1 += r.publishedQos1();
                 acked += r.acked();
@@ -164,7 +166,7 @@ final class Timeline {
                 rss += Math.max(0, r.rssBytes());
                 r.failures().forEach((k, v) -> failures.merge(k, v, Long::sum));
             }
-            return new Totals(devices, connected, connecting, full, resumed, connacks, failures, published, qos1,
+            return new Totals(devices, connected, connecting, full, resumed, connacks, lastConnack, failures, published, qos1,
                     acked, pings, dropped, unexpected, subscribed, rss);
         }
 

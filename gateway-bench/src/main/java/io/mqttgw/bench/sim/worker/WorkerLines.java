@@ -62,6 +62,7 @@ public final class WorkerLines {
             g.writeNumberField("handshakesFull", r.handshakesFull());
             g.writeNumberField("handshakesResumed", r.handshakesResumed());
             g.writeNumberField("connacks", r.connacks());
+            g.writeNumberField("lastConnackMillis", r.lastConnackMillis());
             g.writeObjectFieldStart("failures");
             for (Map.Entry<String, Long> e : r.failures().entrySet()) {
                 g.writeNumberField(e.getKey(), e.getValue());
@@ -124,7 +125,8 @@ public final class WorkerLines {
             WorkerReport stats = !type.equals("stats") ? null : new WorkerReport(worker, n[Field.T.ordinal()],
                     (int) n[Field.DEVICES.ordinal()], (int) n[Field.CONNECTED.ordinal()],
                     (int) n[Field.CONNECTING.ordinal()], n[Field.HANDSHAKES_FULL.ordinal()],
-                    n[Field.HANDSHAKES_RESUMED.ordinal()], n[Field.CONNACKS.ordinal()], failures,
+                    n[Field.HANDSHAKES_RESUMED.ordinal()], n[Field.CONNACKS.ordinal()],
+                    n[Field.LAST_CONNACK_MILLIS.ordinal()], failures,
                     n[Field.PUBLISHED.ordinal()], n[Field.PUBLISHED_QOS1.ordinal()], n[Field.ACKED.ordinal()],
                     n[Field.PINGS.ordinal()], n[Field.DROPPED.ordinal()], n[Field.UNEXPECTED_DISCONNECTS.ordinal()],
                     n[Field.SUBSCRIBED.ordinal()], n[Field.RSS_BYTES.ordinal()],
@@ -139,6 +141,7 @@ public final class WorkerLines {
     private enum Field {
         WORKER("worker"), T("t"), DEVICES("devices"), CONNECTED("connected"), CONNECTING("connecting"),
         HANDSHAKES_FULL("handshakesFull"), HANDSHAKES_RESUMED("handshakesResumed"), CONNACKS("connacks"),
+        LAST_CONNACK_MILLIS("lastConnackMillis"),
         PUBLISHED("published"), PUBLISHED_QOS1("publishedQos1"), ACKED("acked"), PINGS("pings"),
         DROPPED("dropped"), UNEXPECTED_DISCONNECTS("unexpectedDisconnects"), SUBSCRIBED("subscribed"),
         RSS_BYTES("rssBytes"), COUNT("count");

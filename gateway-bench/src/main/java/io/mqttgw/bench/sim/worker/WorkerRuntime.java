@@ -36,7 +36,7 @@ public final class WorkerRuntime implements AutoCloseable {
             if (f != null) {
                 f.certificateRequested(credentials.localIndex(clientId));
             }
-        }, options.target().port(), options.fleet().resume(), sessionCacheSize(count));
+        }, options.target().port(), options.fleet().resume(), options.fleet().tlsGroups(), sessionCacheSize(count));
         this.tls = tls;
         this.fleet = new DeviceFleet(options.fleet().forWorker(index, workers), options.profile(), options.run(),
                 options.target(), tls, first, count);

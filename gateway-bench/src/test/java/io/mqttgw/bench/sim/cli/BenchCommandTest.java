@@ -126,7 +126,8 @@ class BenchCommandTest {
         assertEquals(Duration.ofSeconds(600), o.run().rampTimeout());
         assertEquals(Duration.ofSeconds(5), o.run().settle());
         assertTrue(o.run().outDir().toString().startsWith("bench-results/connect-"), o.run().outDir().toString());
-        assertEquals(List.of("-Xmx1g", "-XX:+UseG1GC"), o.run().workerJvmOptions());
+        assertEquals(List.of("-Xmx1g", "-XX:+UseG1GC", "-XX:TieredStopAtLevel=1"), o.run().workerJvmOptions());
+        assertEquals(List.of("x25519", "secp256r1"), o.fleet().tlsGroups());
         assertFalse(o.isWorker());
     }
 
@@ -153,6 +154,16 @@ class BenchCommandTest {
     void acceptsYesNoOnOffForBooleans() {
         assertFalse(parse(Scenario.STORM, "--devices", "1", "--resume", "no").fleet().resume());
         assertTrue(parse(Scenario.STORM, "--devices", "1", "--resume", "on").fleet().resume());
+    }
+
+    @Test
+    void offersTheKeyExchangeGroupsGivenInTheirOrderAndRejectsUnknownOnes() {
+        assertEquals(List.of("X25519MLKEM768", "x25519"), parse(Scenario.STORM, "--devices", "1", "--tls-groups",
+                "X25519MLKEM768, x25519").fleet().tlsGroups());
+        BadArgumentException e = assertThrows(BadArgumentException.class,
+                () -> parse(Scenario.CONNECT, "--devices", "1", "--tls-groups", "x448"));
+        assertTrue(e.getMessage().contains("--tls-groups") && e.getMessage().contains("X25519MLKEM768"),
+                e.getMessage());
     }
 
     @Test

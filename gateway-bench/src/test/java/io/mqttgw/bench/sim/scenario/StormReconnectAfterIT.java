@@ -42,6 +42,10 @@ class StormReconnectAfterIT {
             assertEquals(20L, ((Number) storm.get("clientHandshakesResumed")).longValue(),
                     "the dropped half resumed its sessions: " + storm);
             assertTrue(result.gateway().stream().anyMatch(g -> g.label().equals("storm-dropped")));
+            // the recovery time is the last CONNACK's own time, not the once-a-second poll that saw it
+            double seconds = ((Number) storm.get("secondsToRecover")).doubleValue();
+            double polled = ((Number) storm.get("secondsToRecoverPolled")).doubleValue();
+            assertTrue(seconds > 0 && seconds < polled, "recovery " + seconds + " s, polled " + polled + " s");
             // the client's own CPU over the storm (20 TLS handshakes and the coordinator's ticks) is read too
             assertTrue(((Number) storm.get("clientCpuSeconds")).doubleValue() > 0, "client CPU: " + storm);
             assertTrue(Double.isFinite(((Number) storm.get("clientCpuMillisPerReconnect")).doubleValue()),
