@@ -25,9 +25,14 @@ public enum HandshakeKind {
      * Resumption is read from BoringSSL ({@code SSL_session_reused}); the JDK engine reports every handshake as full.
      */
     public static HandshakeKind of(SSLEngine engine) {
-        if (engine instanceof ReferenceCountedOpenSslEngine openSsl && SSL.isSessionReused(openSsl.sslPointer())) {
+        if (resumed(engine)) {
             return RESUMED;
         }
         return VerifiedPeer.fromCache(engine) ? KNOWN_DEVICE : FULL;
+    }
+
+    /** Whether the handshake completed on {@code engine} resumed a session; always false on the JDK engine. */
+    static boolean resumed(SSLEngine engine) {
+        return engine instanceof ReferenceCountedOpenSslEngine openSsl && SSL.isSessionReused(openSsl.sslPointer());
     }
 }

@@ -8,9 +8,7 @@ import io.mqttgw.core.protocol.DisconnectReason;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
-import io.netty.internal.tcnative.SSL;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.util.LazyX509Certificate;
 import java.io.ByteArrayInputStream;
@@ -21,7 +19,6 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -111,11 +108,7 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
 
     /** Whether the handshake resumed a session (cheaper: no certificate verification, no key exchange signature). */
     private static boolean resumed(ChannelHandlerContext ctx) {
-        SSLEngine engine = ctx.pipeline().get(SslHandler.class).engine();
-        if (engine instanceof ReferenceCountedOpenSslEngine openSsl) {
-            return SSL.isSessionReused(openSsl.sslPointer());
-        }
-        return false;
+        return HandshakeKind.resumed(ctx.pipeline().get(SslHandler.class).engine());
     }
 
     /** What the connection keeps of the device's certificate. */
