@@ -373,18 +373,19 @@ public final class CoreConfigKeys {
                     + "overload.event-loop-lag / (4 x admission.handshake-cost), so a loop's queue of admitted "
                     + "handshakes stays under a quarter of the lag threshold.", intRangeOrAuto(0, 1_000_000));
     public static final ConfigKey<Duration> ADMISSION_HANDSHAKE_COST = new ConfigKey<>("admission.handshake-cost",
-            "2ms", "1us to 1s", "CPU time of one full TLS handshake with CONNECT on one core (measured for ECDSA P-256 "
-                    + "mutual TLS: 1.7-1.8 ms with the JIT cold, 1.0-1.2 ms warm, BENCHMARKS.md); the auto values of admission.connection-rate and "
-                    + "admission.max-handshakes are derived from it.",
+            "1200us", "1us to 1s", "CPU time of one full TLS handshake with CONNECT on one core (measured for ECDSA "
+                    + "P-256 mutual TLS with x25519: 1.0-1.2 ms with the JIT cold, 0.7 ms warm, BENCHMARKS.md; an RSA "
+                    + "server key or devices asking for X25519MLKEM768 cost more); the auto values of "
+                    + "admission.connection-rate and admission.max-handshakes are derived from it.",
             duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST = new ConfigKey<>(
-            "admission.known-device-handshake-cost", "1ms", "1us to 1s, at most admission.handshake-cost",
+            "admission.known-device-handshake-cost", "600us", "1us to 1s, at most admission.handshake-cost",
             "CPU time of a full handshake with CONNECT whose device certificate the lean verifier already knew (its "
-                    + "cache answered: no certificate signature; measured ~1 ms, BENCHMARKS.md); admission gives the "
+                    + "cache answered: no certificate signature; measured 0.45-0.5 ms, BENCHMARKS.md); admission gives the "
                     + "rest of a full handshake's charge back.", duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_RESUMED_HANDSHAKE_COST = new ConfigKey<>(
-            "admission.resumed-handshake-cost", "700us", "1us to 1s, at most admission.handshake-cost",
-            "CPU time of a resumed TLS handshake with CONNECT (no certificate, no signature; measured 0.67-0.93 ms, "
+            "admission.resumed-handshake-cost", "400us", "1us to 1s, at most admission.handshake-cost",
+            "CPU time of a resumed TLS handshake with CONNECT (no certificate, no signature; measured 0.29-0.31 ms, "
                     + "BENCHMARKS.md); admission gives the rest of a full handshake's charge back.",
             duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_REJECT_DELAY = new ConfigKey<>("admission.reject-delay", "1s",
