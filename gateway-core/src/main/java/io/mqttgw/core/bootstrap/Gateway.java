@@ -39,7 +39,6 @@ import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.tls.CertificateExpiryMeter;
 import io.mqttgw.core.spi.TicketKeySource;
-import io.mqttgw.core.tls.HandshakeWarmUp;
 import io.mqttgw.core.tls.SslContextStore;
 import io.mqttgw.core.tls.TicketKeyRotation;
 import io.netty.bootstrap.ServerBootstrap;
@@ -184,9 +183,6 @@ public final class Gateway implements AutoCloseable {
                 startTicketKeys(providers, context);
             }
             if (tls != null) {
-                if (config.tls().warmUpHandshakes() > 0) {
-                    HandshakeWarmUp.run(config.tls(), config.tls().warmUpHandshakes());
-                }
                 tlsListener = listen("tls", transport, allocator, config.tls().bind(), config.tls().port(),
                         new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
                                 config.tls().proxyProtocol()), true);

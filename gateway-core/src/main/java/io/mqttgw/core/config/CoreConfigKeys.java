@@ -92,11 +92,6 @@ public final class CoreConfigKeys {
                     + "order decides among them: X25519MLKEM768 (post-quantum hybrid) is used only with a device that "
                     + "offers it first, and costs more CPU per handshake than x25519 (BENCHMARKS.md).",
             subsetOf("X25519MLKEM768", "x25519", "secp256r1", "secp384r1", "secp521r1"));
-    public static final ConfigKey<Integer> TLS_WARM_UP_HANDSHAKES = new ConfigKey<>(
-            "listener.tls.warm-up-handshakes", "2000", "0 (off) to 100000",
-            "TLS handshakes between in-memory engines with throwaway certificates before the listener opens, so the "
-                    + "devices that reconnect right after a restart meet compiled code; takes a few seconds of startup.",
-            intRange(0, 100_000));
     public static final ConfigKey<String> TLS_ENGINE = new ConfigKey<>("listener.tls.engine", "openssl",
             "openssl or jdk", "TLS engine; openssl is BoringSSL from netty-tcnative (falls back to jdk, logged).",
             oneOf("openssl", "jdk"));
@@ -466,7 +461,7 @@ public final class CoreConfigKeys {
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_REUSE_PORT, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
-            TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS, TLS_GROUPS, TLS_WARM_UP_HANDSHAKES,
+            TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS, TLS_GROUPS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_TICKET_KEY_ROTATION,
             TLS_TICKET_KEY_SOURCE, TLS_RELOAD_INTERVAL,
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,

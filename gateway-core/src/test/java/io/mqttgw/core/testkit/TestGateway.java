@@ -29,8 +29,6 @@ public final class TestGateway {
                 .with("listener.tls.key-file", pki.keyFile().toString())
                 .with("listener.tls.ca-file", pki.caFile().toString())
                 .with("listener.tls.reload-interval", "0s")
-                // seconds of startup a test does not need; HandshakeWarmUpTest and TlsWarmUpIT cover it
-                .with("listener.tls.warm-up-handshakes", "0")
                 .with("listener.tcp.bind", "127.0.0.1")
                 .with("listener.tcp.port", "0")
                 .with("admin.bind", "127.0.0.1")

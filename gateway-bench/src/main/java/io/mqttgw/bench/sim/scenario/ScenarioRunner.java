@@ -457,7 +457,6 @@ public final class ScenarioRunner {
         }
     }
 
-    /** Waits for the next whole second of the run's clock, then samples and prints the live line; fails if a worker died. */
     /**
      * Seconds from {@code startNanos} to the end of a phase: when it is {@code done}, the latest CONNACK's own time
      * (the workers report once a second, so the poll that sees the end is up to a second late), else until now.
@@ -468,6 +467,7 @@ public final class ScenarioRunner {
                 ? Math.min(polled, (t.lastConnackMillis() - startMillis) / 1e3) : polled;
     }
 
+    /** Waits for the next whole second of the run's clock, then samples and prints the live line; fails if a worker died. */
     private void tick(int devices) throws InterruptedException, ScenarioException {
         long now = System.nanoTime();
         if (nextTick == 0 || nextTick - now > 2_000_000_000L || now - nextTick > 2_000_000_000L) {

@@ -127,8 +127,9 @@ final class Timeline {
 
     /** Cumulative counters summed over workers. */
     record Totals(int devices, int connected, int connecting, long handshakesFull, long handshakesResumed,
-                  long connacks, long lastConnackMillis, Map<String, Long> failures, long published, long publishedQos1, long acked,
-                  long pings, long dropped, long unexpectedDisconnects, long subscribed, long clientRssBytes) {
+                  long connacks, long lastConnackMillis, Map<String, Long> failures, long published,
+                  long publishedQos1, long acked, long pings, long dropped, long unexpectedDisconnects,
+                  long subscribed, long clientRssBytes) {
         static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0);
 
         static Totals sum(Iterable<WorkerReport> reports) {
@@ -166,8 +167,8 @@ final class Timeline {
                 rss += Math.max(0, r.rssBytes());
                 r.failures().forEach((k, v) -> failures.merge(k, v, Long::sum));
             }
-            return new Totals(devices, connected, connecting, full, resumed, connacks, lastConnack, failures, published, qos1,
-                    acked, pings, dropped, unexpected, subscribed, rss);
+            return new Totals(devices, connected, connecting, full, resumed, connacks, lastConnack, failures,
+                    published, qos1, acked, pings, dropped, unexpected, subscribed, rss);
         }
 
         long failureCount() {

@@ -20,9 +20,9 @@ public record WorkerReport(int worker, long timeMillis, int devices, int connect
 
     public static WorkerReport of(int worker, int devices, FleetStats.Snapshot s) {
         return new WorkerReport(worker, System.currentTimeMillis(), devices, s.connected(), s.connecting(),
-                s.handshakesFull(), s.handshakesResumed(), s.connacks(), s.lastConnackMillis(), s.failures(), s.published(),
-                s.publishedQos1(), s.acked(), s.pings(), s.dropped(), s.unexpectedDisconnects(), s.subscribed(),
-                residentBytes(), s.ackLatency(), s.connectLatency());
+                s.handshakesFull(), s.handshakesResumed(), s.connacks(), s.lastConnackMillis(), s.failures(),
+                s.published(), s.publishedQos1(), s.acked(), s.pings(), s.dropped(), s.unexpectedDisconnects(),
+                s.subscribed(), residentBytes(), s.ackLatency(), s.connectLatency());
     }
 
     /** This process's resident set size from /proc/self/statm (4 KiB pages), or -1 where there is none. */
