@@ -85,13 +85,16 @@ public final class CoreConfigKeys {
     public static final ConfigKey<List<String>> TLS_PROTOCOLS = new ConfigKey<>("listener.tls.protocols",
             "TLSv1.3,TLSv1.2", "a comma-separated subset of TLSv1.3 and TLSv1.2", "TLS versions offered.",
             subsetOf("TLSv1.3", "TLSv1.2"));
+    /** The key-exchange groups BoringSSL knows by these names (the listener's and the bench's devices' choices). */
+    public static final List<String> TLS_GROUP_NAMES = List.of("X25519MLKEM768", "x25519", "secp256r1", "secp384r1",
+            "secp521r1");
     public static final ConfigKey<List<String>> TLS_GROUPS = new ConfigKey<>("listener.tls.groups",
             "X25519MLKEM768,x25519,secp256r1,secp384r1,secp521r1",
             "a comma-separated subset of X25519MLKEM768, x25519, secp256r1, secp384r1 and secp521r1",
             "Key-exchange groups accepted (openssl engine; the jdk engine follows jdk.tls.namedGroups). The device's "
                     + "order decides among them: X25519MLKEM768 (post-quantum hybrid) is used only with a device that "
                     + "offers it first, and costs more CPU per handshake than x25519 (BENCHMARKS.md).",
-            subsetOf("X25519MLKEM768", "x25519", "secp256r1", "secp384r1", "secp521r1"));
+            subsetOf(TLS_GROUP_NAMES.toArray(String[]::new)));
     public static final ConfigKey<String> TLS_ENGINE = new ConfigKey<>("listener.tls.engine", "openssl",
             "openssl or jdk", "TLS engine; openssl is BoringSSL from netty-tcnative (falls back to jdk, logged).",
             oneOf("openssl", "jdk"));
@@ -376,11 +379,11 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Duration> ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST = new ConfigKey<>(
             "admission.known-device-handshake-cost", "600us", "1us to 1s, at most admission.handshake-cost",
             "CPU time of a full handshake with CONNECT whose device certificate the lean verifier already knew (its "
-                    + "cache answered: no certificate signature; measured 0.45-0.5 ms, BENCHMARKS.md); admission gives the "
+                    + "cache answered: no certificate signature; measured 0.42-0.49 ms, BENCHMARKS.md); admission gives the "
                     + "rest of a full handshake's charge back.", duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_RESUMED_HANDSHAKE_COST = new ConfigKey<>(
             "admission.resumed-handshake-cost", "400us", "1us to 1s, at most admission.handshake-cost",
-            "CPU time of a resumed TLS handshake with CONNECT (no certificate, no signature; measured 0.29-0.31 ms, "
+            "CPU time of a resumed TLS handshake with CONNECT (no certificate, no signature; measured 0.26-0.31 ms, "
                     + "BENCHMARKS.md); admission gives the rest of a full handshake's charge back.",
             duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_REJECT_DELAY = new ConfigKey<>("admission.reject-delay", "1s",

@@ -13,6 +13,8 @@ import io.mqttgw.bench.sim.config.Scenario;
 import io.mqttgw.bench.sim.config.ScenarioOptions;
 import io.mqttgw.bench.sim.config.SourceAddresses;
 import io.mqttgw.bench.sim.config.TrafficProfile;
+import io.mqttgw.core.config.CoreConfigKeys;
+import io.mqttgw.core.config.ValueParsers;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -336,17 +338,14 @@ public final class ScenarioCommand implements Callable<Integer> {
         return m;
     }
 
-    private static final List<String> GROUPS = List.of("X25519MLKEM768", "x25519", "secp256r1", "secp384r1",
-            "secp521r1");
-
-    /** {@code --tls-groups}: a non-empty list of the groups BoringSSL knows by these names. */
+    /** {@code --tls-groups}: a non-empty list of the groups the gateway's {@code listener.tls.groups} knows. */
     private static List<String> groups(String value) {
-        List<String> groups = Arrays.stream(value.split(",")).map(String::trim).filter(g -> !g.isEmpty()).toList();
-        if (groups.isEmpty() || !GROUPS.containsAll(groups)) {
+        try {
+            return ValueParsers.subsetOf(CoreConfigKeys.TLS_GROUP_NAMES.toArray(String[]::new)).apply(value);
+        } catch (IllegalArgumentException e) {
             throw new BadArgumentException("--tls-groups = '" + value + "'; allowed: a comma-separated list of "
-                    + String.join(", ", GROUPS));
+                    + String.join(", ", CoreConfigKeys.TLS_GROUP_NAMES));
         }
-        return groups;
     }
 
     private static void within(String option, long value, long min, long max) {
