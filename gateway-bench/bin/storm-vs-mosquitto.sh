@@ -122,15 +122,16 @@ CONF
   wait_port "$MOSQ_PORT"
 }
 
-printf 'round\tserver\tutc\tload1\tramp1_s\tramp1_cpu_ms\tramp1_failed\tramp2_s\tramp2_cpu_ms\tramp2_failed\n' > "$OUT/ramps.tsv"
-ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attempts
+printf 'round\tserver\tutc\tload1\tramp1_s\tramp1_cpu_ms\tramp1_failed\tramp1_missed\tramp2_s\tramp2_cpu_ms\tramp2_failed\tramp2_missed\n' > "$OUT/ramps.tsv"
+ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attempts, starts the client missed
   jq -r '[(.ramp.seconds | . * 10 | round / 10),
           (((.gateway[] | select(.label == "after-ramp") | .cpuSeconds) - (.gateway[] | select(.label == "before")
             | .cpuSeconds)) / .devices * 1e5 | round / 100),
-          ([.ramp.failures | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0)]
+          ([.ramp.failures | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0),
+          (.ramp.startsMissed // 0)]
          | @tsv' "$1"
 }
-printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\treconnect_cpu_ms\tclient_reconnect_cpu_ms\tuptime\n' \
+printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tramp_missed\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\treconnect_cpu_ms\tclient_reconnect_cpu_ms\tuptime\n' \
   > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for sc in $SCENARIOS; do
@@ -163,8 +164,8 @@ for round in $(seq 1 "$ROUNDS"); do
       stop_server
       printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$server" "$utc" \
         "$(echo "$load" | sed 's/.*load average: \([0-9.]*\),.*/\1/')" \
-        "$(ramp_figures "$dir/dev-/summary.json" 2>/dev/null || printf 'no summary\t\t')" \
-        "$(ramp_figures "$dir/again-/summary.json" 2>/dev/null || printf 'no summary\t\t')" >> "$OUT/ramps.tsv"
+        "$(ramp_figures "$dir/dev-/summary.json" 2>/dev/null || printf 'no summary\t\t\t')" \
+        "$(ramp_figures "$dir/again-/summary.json" 2>/dev/null || printf 'no summary\t\t\t')" >> "$OUT/ramps.tsv"
       tail -n 1 "$OUT/ramps.tsv"
       continue
     fi
@@ -201,6 +202,7 @@ for round in $(seq 1 "$ROUNDS"); do
         [$round, $server, $resume, $utc, $load,
          (.ramp.seconds | . * 10 | round / 10), attempts(.ramp.failures), (.ramp.failures.connect_refused // 0),
          (.ramp.failures.tls_handshake_timeout // 0), (.ramp.failures.devices_failed_more_than_once // 0),
+         (.ramp.startsMissed // 0),
          (.storm.secondsToRecover | . * 10 | round / 10), attempts(.storm.failedAttempts),
          (.storm.failedAttempts.connect_refused // 0), (.storm.failedAttempts.tls_handshake_timeout // 0),
          (.storm.failedAttempts.devices_failed_more_than_once // 0), .storm.collateralDisconnects,

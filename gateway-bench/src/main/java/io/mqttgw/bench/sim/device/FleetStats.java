@@ -25,6 +25,12 @@ public final class FleetStats {
     final LongAdder connacks = new LongAdder();
     /** Wall-clock time (epoch ms) of the latest CONNACK: a storm's recovery ends there, not at the next report. */
     final AtomicLong lastConnackMillis = new AtomicLong();
+    /**
+     * First connections the ramp's schedule called for that the connector could not start: its tick came later than
+     * its bucket holds (the client was short of CPU) or the in-flight cap held them. Not zero means the offered rate
+     * was lower than asked.
+     */
+    final LongAdder startsMissed = new LongAdder();
     final LongAdder published = new LongAdder();
     final LongAdder publishedQos1 = new LongAdder();
     final LongAdder acked = new LongAdder();
@@ -63,14 +69,14 @@ public final class FleetStats {
         Map<String, Long> f = new TreeMap<>();
         failures.forEach((k, v) -> f.put(k, v.sum()));
         return new Snapshot(connected.get(), connecting.get(), handshakesFull.sum(), handshakesResumed.sum(),
-                connacks.sum(), lastConnackMillis.get(), f, published.sum(), publishedQos1.sum(), acked.sum(),
+                connacks.sum(), lastConnackMillis.get(), startsMissed.sum(), f, published.sum(), publishedQos1.sum(), acked.sum(),
                 pings.sum(), dropped.sum(), unexpectedDisconnects.sum(), subscribed.sum(),
                 ackLatency.getIntervalHistogram(), connectLatency.getIntervalHistogram());
     }
 
     /** A point-in-time reading; counters are cumulative, the histograms cover the last interval. */
     public record Snapshot(int connected, int connecting, long handshakesFull, long handshakesResumed, long connacks,
-                           long lastConnackMillis, Map<String, Long> failures, long published, long publishedQos1,
+                           long lastConnackMillis, long startsMissed, Map<String, Long> failures, long published, long publishedQos1,
                            long acked, long pings, long dropped, long unexpectedDisconnects, long subscribed,
                            Histogram ackLatency, Histogram connectLatency) {
     }

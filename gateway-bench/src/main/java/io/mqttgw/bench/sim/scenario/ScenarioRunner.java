@@ -156,6 +156,12 @@ public final class ScenarioRunner {
         ramp.put("handshakesFull", t.handshakesFull());
         ramp.put("handshakesResumed", t.handshakesResumed());
         ramp.put("failures", t.failures());
+        ramp.put("startsMissed", t.startsMissed());
+        if (t.startsMissed() > 0) {
+            out.println("note: " + t.startsMissed() + " first connections started later than --ramp-rate "
+                    + options.fleet().rampRate() + "/s called for (the client was short of CPU for over a second, or "
+                    + "--max-handshakes held them): the ramp offered less than its rate");
+        }
         ramp.put("connectsPerSecond", t.connected() / Math.max(seconds, 1e-3));
         ramp.put("connectLatencyMs", percentiles(connect));
         ramp.put("clientRssBytes", t.clientRssBytes());

@@ -127,10 +127,10 @@ final class Timeline {
 
     /** Cumulative counters summed over workers. */
     record Totals(int devices, int connected, int connecting, long handshakesFull, long handshakesResumed,
-                  long connacks, long lastConnackMillis, Map<String, Long> failures, long published,
+                  long connacks, long lastConnackMillis, long startsMissed, Map<String, Long> failures, long published,
                   long publishedQos1, long acked, long pings, long dropped, long unexpectedDisconnects,
                   long subscribed, long clientRssBytes) {
-        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0);
+        static final Totals ZERO = new Totals(0, 0, 0, 0, 0, 0, 0, 0, Map.of(), 0, 0, 0, 0, 0, 0, 0, 0);
 
         static Totals sum(Iterable<WorkerReport> reports) {
             int devices = 0;
@@ -140,6 +140,7 @@ final class Timeline {
             long resumed = 0;
             long connacks = 0;
             long lastConnack = 0;
+            long startsMissed = 0;
             long published = 0;
             long qos1 = 0;
             long acked = 0;
@@ -157,6 +158,7 @@ final class Timeline {
                 resumed += r.handshakesResumed();
                 connacks += r.connacks();
                 lastConnack = Math.max(lastConnack, r.lastConnackMillis());
+                startsMissed += r.startsMissed();
                 published += r.published();
                 qos1 += r.publishedQos1();
                 acked += r.acked();
@@ -167,7 +169,7 @@ final class Timeline {
                 rss += Math.max(0, r.rssBytes());
                 r.failures().forEach((k, v) -> failures.merge(k, v, Long::sum));
             }
-            return new Totals(devices, connected, connecting, full, resumed, connacks, lastConnack, failures,
+            return new Totals(devices, connected, connecting, full, resumed, connacks, lastConnack, startsMissed, failures,
                     published, qos1, acked, pings, dropped, unexpected, subscribed, rss);
         }
 

@@ -63,6 +63,7 @@ public final class WorkerLines {
             g.writeNumberField("handshakesResumed", r.handshakesResumed());
             g.writeNumberField("connacks", r.connacks());
             g.writeNumberField("lastConnackMillis", r.lastConnackMillis());
+            g.writeNumberField("startsMissed", r.startsMissed());
             g.writeObjectFieldStart("failures");
             for (Map.Entry<String, Long> e : r.failures().entrySet()) {
                 g.writeNumberField(e.getKey(), e.getValue());
@@ -126,7 +127,7 @@ public final class WorkerLines {
                     (int) n[Field.DEVICES.ordinal()], (int) n[Field.CONNECTED.ordinal()],
                     (int) n[Field.CONNECTING.ordinal()], n[Field.HANDSHAKES_FULL.ordinal()],
                     n[Field.HANDSHAKES_RESUMED.ordinal()], n[Field.CONNACKS.ordinal()],
-                    n[Field.LAST_CONNACK_MILLIS.ordinal()], failures,
+                    n[Field.LAST_CONNACK_MILLIS.ordinal()], n[Field.STARTS_MISSED.ordinal()], failures,
                     n[Field.PUBLISHED.ordinal()], n[Field.PUBLISHED_QOS1.ordinal()], n[Field.ACKED.ordinal()],
                     n[Field.PINGS.ordinal()], n[Field.DROPPED.ordinal()], n[Field.UNEXPECTED_DISCONNECTS.ordinal()],
                     n[Field.SUBSCRIBED.ordinal()], n[Field.RSS_BYTES.ordinal()],
@@ -141,7 +142,7 @@ public final class WorkerLines {
     private enum Field {
         WORKER("worker"), T("t"), DEVICES("devices"), CONNECTED("connected"), CONNECTING("connecting"),
         HANDSHAKES_FULL("handshakesFull"), HANDSHAKES_RESUMED("handshakesResumed"), CONNACKS("connacks"),
-        LAST_CONNACK_MILLIS("lastConnackMillis"),
+        LAST_CONNACK_MILLIS("lastConnackMillis"), STARTS_MISSED("startsMissed"),
         PUBLISHED("published"), PUBLISHED_QOS1("publishedQos1"), ACKED("acked"), PINGS("pings"),
         DROPPED("dropped"), UNEXPECTED_DISCONNECTS("unexpectedDisconnects"), SUBSCRIBED("subscribed"),
         RSS_BYTES("rssBytes"), COUNT("count");

@@ -12,6 +12,7 @@ import org.HdrHistogram.Histogram;
  */
 public record WorkerReport(int worker, long timeMillis, int devices, int connected, int connecting,
                            long handshakesFull, long handshakesResumed, long connacks, long lastConnackMillis,
+                           long startsMissed,
                            Map<String, Long> failures,
                            long published, long publishedQos1, long acked, long pings, long dropped,
                            long unexpectedDisconnects, long subscribed, long rssBytes, Histogram ackLatency,
@@ -20,7 +21,8 @@ public record WorkerReport(int worker, long timeMillis, int devices, int connect
 
     public static WorkerReport of(int worker, int devices, FleetStats.Snapshot s) {
         return new WorkerReport(worker, System.currentTimeMillis(), devices, s.connected(), s.connecting(),
-                s.handshakesFull(), s.handshakesResumed(), s.connacks(), s.lastConnackMillis(), s.failures(),
+                s.handshakesFull(), s.handshakesResumed(), s.connacks(), s.lastConnackMillis(), s.startsMissed(),
+                s.failures(),
                 s.published(), s.publishedQos1(), s.acked(), s.pings(), s.dropped(), s.unexpectedDisconnects(),
                 s.subscribed(), residentBytes(), s.ackLatency(), s.connectLatency());
     }

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class RefusedOutrightTest {
 
     private static Timeline.Totals totals(long connacks, Map<String, Long> failures) {
-        return new Timeline.Totals(200, 0, 0, 0, 0, connacks, 0, failures, 0, 0, 0, 0, 0, 0, 0, 0);
+        return new Timeline.Totals(200, 0, 0, 0, 0, connacks, 0, 0, failures, 0, 0, 0, 0, 0, 0, 0, 0);
     }
 
     @Test

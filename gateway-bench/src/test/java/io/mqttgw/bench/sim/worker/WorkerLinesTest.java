@@ -18,7 +18,7 @@ class WorkerLinesTest {
         ack.recordValue(90_000);
         Histogram connect = new Histogram(3);
         connect.recordValue(7_000_000);
-        WorkerReport r = new WorkerReport(2, 1234L, 100, 90, 5, 80, 10, 88, 1_764_050_000_123L,
+        WorkerReport r = new WorkerReport(2, 1234L, 100, 90, 5, 80, 10, 88, 1_764_050_000_123L, 17,
                 Map.of("connect_refused", 3L, "tls_handshake_timeout", 1L), 500, 400, 399, 7, 2, 1, 90, 1L << 33,
                 ack, connect);
         String line = WorkerLines.stats(r);
@@ -34,6 +34,7 @@ class WorkerLinesTest {
         assertEquals(r.handshakesResumed(), back.handshakesResumed());
         assertEquals(r.connacks(), back.connacks());
         assertEquals(r.lastConnackMillis(), back.lastConnackMillis());
+        assertEquals(17, back.startsMissed());
         assertEquals(r.failures(), back.failures());
         assertEquals(r.published(), back.published());
         assertEquals(r.publishedQos1(), back.publishedQos1());
