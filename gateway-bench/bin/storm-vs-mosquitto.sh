@@ -8,17 +8,22 @@
 # A scenario `<server>:ramps` instead runs two `bench connect` ramps against the same server, the second with new
 # client ids and certificates (prefix `again-`): its CPU per connection is a full handshake with the JIT warm and the
 # certificate unknown to any cache (issue 15's "JIT warm" figure). Those go to OUT/ramps.tsv.
-# A scenario `<server>:warm-true` (or `warm-false`) runs the same storm twice against one server and reports the
-# second: the JIT is warm and the devices' certificates are known, as after a first storm in production (the
-# warm-up run's report is in <run>/warmup).
+# A scenario `<server>:warm-true` (or `warm-false`) runs the same storm WARM_UPS + 1 times against one server and
+# reports the last: the JIT is warm and the devices' certificates are known, as after a first storm in production
+# (the warm-up runs' reports are in <run>/warmup, <run>/warmup2, ...). With one warm-up the gateway's C2 compiler still
+# worked through the measured reconnects (0.006-0.02 ms of its CPU per reconnect, BENCHMARKS.md).
 #
 #   gateway-bench/bin/storm-vs-mosquitto.sh [--devices 18000] [--rounds 1] [--out DIR] [--pki-dir DIR]
 #
 # Environment (defaults in brackets): SOURCE [127.0.1.2-127.0.1.250], GW_PORT [18883], GW_ADMIN_PORT [18090],
 # MOSQ_PORT [18884], RAMP_RATE [800], MAX_HANDSHAKES [400] (the client's totals over its workers), PER_WORKER
-# [9000], DROP [0.5], RECONNECT_AFTER [0s] (storms: the dropped devices wait this long, e.g. 6s, so the
-# server's CPU per reconnect, column reconnect_cpu_ms, is read without the closes; storm_s is then timed from the end
-# of the wait; client_reconnect_cpu_ms is the bench's own CPU per reconnect over the same window), GATEWAY_OPTS (extra -D options for the gateway JVM, e.g. -Dmqttgw.admission.max-handshakes=1000),
+# [9000], DROP [0.5], WARM_UPS [1] (storms before the measured one in a warm-* scenario), RECONNECT_AFTER [0s]
+# (storms: the dropped devices wait this long, e.g. 6s, so the server's CPU per reconnect, column reconnect_cpu_ms,
+# is read without the closes; storm_s is then timed from the end of the wait; client_reconnect_cpu_ms is the bench's
+# own CPU per reconnect over the same window;
+# reconnect_user_ms, reconnect_sys_ms, reconnect_jit_ms and reconnect_gc_ms split the server's figure by thread:
+# user and system time of its own threads, then its JIT compiler and GC threads), GATEWAY_OPTS (extra JVM options
+# for the gateway, e.g. -Dmqttgw.admission.max-handshakes=1000),
 # GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"], MQTT_VERSION [3.1.1] (or 5: the devices'
 # protocol; each run's summary.json and report say which), WORKER_JVM [the bench's --worker-jvm default] (the JVM
@@ -55,6 +60,8 @@ MAX_HANDSHAKES="${MAX_HANDSHAKES:-400}"
 PER_WORKER="${PER_WORKER:-9000}"
 DROP="${DROP:-0.5}"
 RECONNECT_AFTER="${RECONNECT_AFTER:-0s}"
+WARM_UPS="${WARM_UPS:-1}"
+[[ "$WARM_UPS" =~ ^[1-9][0-9]*$ ]] || { echo "WARM_UPS must be a whole number of storms from 1, e.g. 2" >&2; exit 2; }
 SCENARIOS="${SCENARIOS:-gateway:false gateway:true mosquitto:false mosquitto:true}"
 MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 WORKER_ARGS=()
@@ -131,7 +138,7 @@ ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attemp
           (.ramp.startsMissed // 0)]
          | @tsv' "$1"
 }
-printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tramp_missed\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\treconnect_cpu_ms\tclient_reconnect_cpu_ms\tuptime\n' \
+printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tramp_hs_timeouts\tramp_devices_failed_twice\tramp_missed\tstorm_s\tstorm_failed\tstorm_refused\tstorm_hs_timeouts\tstorm_devices_failed_twice\tcollateral\tlistener_closes\tbusy_changes\tgw_held\tgw_rejected\tgw_hs_timeouts\tramp_cpu_ms\tstorm_cpu_ms\treconnect_cpu_ms\tclient_reconnect_cpu_ms\treconnect_user_ms\treconnect_sys_ms\treconnect_jit_ms\treconnect_gc_ms\tuptime\n' \
   > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for sc in $SCENARIOS; do
@@ -178,8 +185,10 @@ for round in $(seq 1 "$ROUNDS"); do
         || echo "bench exited $? (see $dir/$1.out)"
     }
     if [[ -n "$warm" ]]; then
-      storm warmup
-      sleep 5
+      for w in $(seq 1 "$WARM_UPS"); do
+        storm "warmup$( ((w > 1)) && echo "$w")"
+        sleep 5
+      done
     fi
     storm bench
     closes=0; busy=0; held=0; rejected=0; gwto=0
@@ -213,6 +222,8 @@ for round in $(seq 1 "$ROUNDS"); do
            else "" end)),
          (.storm.gatewayCpuMillisPerReconnect // "" | if type == "number" then . * 100 | round / 100 else . end),
          (.storm.clientCpuMillisPerReconnect // "" | if type == "number" then . * 100 | round / 100 else . end),
+         (.storm.gatewayCpuSplitMillisPerReconnect // {} | .user, .system, .jit, .gc
+          | if type == "number" then . * 1000 | round / 1000 else "" end),
          $up] | @tsv' "$s" >> "$OUT/results.tsv"
     else
       printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$server" "$resume" "$utc" "$dir/bench.out" >> "$OUT/results.tsv"

@@ -26,9 +26,9 @@ public final class FleetStats {
     /** Wall-clock time (epoch ms) of the latest CONNACK: a storm's recovery ends there, not at the next report. */
     final AtomicLong lastConnackMillis = new AtomicLong();
     /**
-     * First connections the ramp's schedule called for that the connector could not start: its tick came later than
-     * its bucket holds (the client was short of CPU) or the in-flight cap held them. Not zero means the offered rate
-     * was lower than asked.
+     * First connections the ramp's schedule called for that the connector could not start because its tick came
+     * later than its bucket holds (the client was short of CPU), not because the in-flight cap held them. Not zero
+     * means the client offered less than the rate it was asked for.
      */
     final LongAdder startsMissed = new LongAdder();
     final LongAdder published = new LongAdder();

@@ -46,6 +46,8 @@ final class Headline {
                 + whole(num(map(s, "ramp").get("connected"))));
         row(rows, summaries, "Handshake rate (connections/s, ramp)",
                 s -> fixed(num(map(s, "ramp").get("connectsPerSecond")), 0));
+        row(rows, summaries, "Ramp starts the client missed (short of CPU)",
+                s -> whole(num(map(s, "ramp").get("startsMissed"))));
         row(rows, summaries, "CONNACK latency p50 / p99 / p99.9 (ms)",
                 s -> percentiles(map(map(s, "ramp"), "connectLatencyMs")));
         row(rows, summaries, "PUBACK latency p50 / p99 / p99.9 (ms)", s -> percentiles(ackLatency(s)));

@@ -151,6 +151,11 @@ final class GatewayObserver {
         }
     }
 
+    /** The gateway's CPU by kind of thread from /proc ({@link ProcessCpu#split}), or null. */
+    ProcessCpu.Split cpuSplit() {
+        return target.hasPid() ? ProcessCpu.split(target.pid()) : null;
+    }
+
     /** CPU seconds (user + system) of the gateway from /proc, or NaN. */
     double procCpuSeconds() {
         return target.hasPid() ? ProcessCpu.seconds(target.pid()) : Double.NaN;

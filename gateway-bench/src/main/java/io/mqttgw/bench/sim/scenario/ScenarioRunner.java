@@ -158,9 +158,9 @@ public final class ScenarioRunner {
         ramp.put("failures", t.failures());
         ramp.put("startsMissed", t.startsMissed());
         if (t.startsMissed() > 0) {
-            out.println("note: " + t.startsMissed() + " first connections started later than --ramp-rate "
-                    + options.fleet().rampRate() + "/s called for (the client was short of CPU for over a second, or "
-                    + "--max-handshakes held them): the ramp offered less than its rate");
+            out.println("note: the client started " + t.startsMissed() + " first connections over a second later "
+                    + "than --ramp-rate " + options.fleet().rampRate() + "/s called for (it was short of CPU): the "
+                    + "ramp offered less than its rate");
         }
         ramp.put("connectsPerSecond", t.connected() / Math.max(seconds, 1e-3));
         ramp.put("connectLatencyMs", percentiles(connect));
@@ -305,12 +305,14 @@ public final class ScenarioRunner {
         // --reconnect-after: the dropped devices wait; read the server just before they return, so the CPU from
         // here to storm-end is the reconnects' alone (accept, TLS, CONNECT, SUBSCRIBE), not the closes too
         GatewaySnapshot quiet = null;
+        ProcessCpu.Split splitQuiet = null;
         long reconnectAfter = options.run().reconnectAfter().toNanos();
         if (reconnectAfter > 0) {
             while (System.nanoTime() < start + reconnectAfter - 1_500_000_000L) {
                 tick(devices);
             }
             quiet = gateway.snapshot("storm-dropped", timeline.seconds(), false);
+            splitQuiet = gateway.cpuSplit();
             snapshots.add(quiet);
             clientQuiet = clientCpuSeconds();
             long left = start + reconnectAfter - System.nanoTime();
@@ -333,6 +335,7 @@ public final class ScenarioRunner {
                 && t.connacks() - before.connacks() >= t.dropped() - before.dropped(), t, startMillis, start);
         sleepTicking(Duration.ofSeconds(2), devices);
         GatewaySnapshot last = gateway.snapshot("storm-end", timeline.seconds(), false);
+        ProcessCpu.Split splitLast = gateway.cpuSplit();
         snapshots.add(last);
         double clientLast = clientCpuSeconds();
         Timeline.Totals after = timeline.totals();
@@ -369,6 +372,11 @@ public final class ScenarioRunner {
             // time can be bounded by the client (gateway + client CPU over the cores is the floor)
             s.put("clientCpuMillisPerReconnect", reconnects > 0 ? (clientLast - clientQuiet) / reconnects * 1e3
                     : Double.NaN);
+            // the same CPU by kind of thread: on one machine the system time moves most between rounds (loopback
+            // runs a packet's receive path in whichever process it can), and JIT time says how warm "warm" was
+            if (reconnects > 0 && splitQuiet != null && splitLast != null) {
+                s.put("gatewayCpuSplitMillisPerReconnect", splitLast.minus(splitQuiet).millisPer(reconnects));
+            }
         }
         s.put("connectLatencyMs", percentiles(timeline.phaseConnectLatency()));
         summary.put("storm", s);

@@ -39,6 +39,18 @@ class ConnectorTest {
     }
 
     @Test
+    void doesNotCountStartsTheInFlightCapHoldsBackAsMissed() throws Exception {
+        Connector connector = new Connector(stats, 1_000, 10, d -> started.incrementAndGet());
+        for (int i = 0; i < 5_000; i++) {
+            connector.enqueue(device(i));
+        }
+        stats.connecting.set(10);
+        stallLoopThenTick(connector, 1_600);
+        assertEquals(0, started.get());
+        assertEquals(0, stats.startsMissed.sum());
+    }
+
+    @Test
     void doesNotCountReconnectsOrAnEmptyQueueAsMissed() throws Exception {
         Connector connector = new Connector(stats, 1_000, 100_000, d -> started.incrementAndGet());
         Device reconnecting = device(0);

@@ -29,7 +29,7 @@ class HtmlReportTest {
         s.put("devices", 200);
         s.put("mqttVersion", "5");
         s.put("ramp", Map.of("connected", connected, "connectsPerSecond", 187.4,
-                "failures", Map.of("connect_refused", 3), "clientCpuMillisPerConnect", 3.125,
+                "failures", Map.of("connect_refused", 3), "clientCpuMillisPerConnect", 3.125, "startsMissed", 12,
                 "connectLatencyMs", Map.of("count", 200, "p50", 12.5, "p99", 40.25, "p999", 61.0)));
         s.put("storm", Map.of("failedAttempts", Map.of("connect_refused", 2, "disconnect_server_busy", 1),
                 "gatewayCpuMillisPerHandshake", 1.25, "clientCpuMillisPerReconnect", 1.04));
@@ -92,6 +92,7 @@ class HtmlReportTest {
         assertEquals("5", h.get("MQTT version"));
         assertEquals("200 / 200", h.get("Devices asked / reached"));
         assertEquals("187", h.get("Handshake rate (connections/s, ramp)"));
+        assertEquals("12", h.get("Ramp starts the client missed (short of CPU)"));
         assertEquals("12.50 / 40.25 / 61.00", h.get("CONNACK latency p50 / p99 / p99.9 (ms)"));
         assertEquals("1.00 / 2.00 / 3.00", h.get("PUBACK latency p50 / p99 / p99.9 (ms)"));
         assertEquals("connect_refused 5, disconnect_server_busy 1", h.get("Failures by reason"));
