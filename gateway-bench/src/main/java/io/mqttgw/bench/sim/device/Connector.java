@@ -16,9 +16,8 @@ import java.util.function.Consumer;
  * <p>The bucket holds a second of starts. A fleet's arrivals do not wait for the client: when a tick comes late
  * because the client is short of CPU (on a machine it shares with the server, the server's start-up takes that
  * CPU), the devices whose time has come start at once. With a bucket of one tick's worth the late time was lost
- * for good, so a ramp measured the client's CPU rather than the server's (BENCHMARKS.md, issue 15). What even a
- * second cannot hold, while the in-flight cap is not what holds the starts back, is counted in
- * {@link FleetStats#startsMissed}.
+ * for good, so a ramp measured the client's CPU rather than the server's (BENCHMARKS.md, issue 15). A tick more than a
+ * second late still loses the starts beyond the bucket; those are counted in {@link FleetStats#startsMissed}.
  */
 final class Connector {
     private static final long TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -60,15 +59,16 @@ final class Connector {
     private void tick() {
         long now = System.nanoTime();
         double burst = Math.max(1.0, ratePerSecond);
-        double earned = tokens + ratePerSecond * (now - lastTick) / 1e9;
+        double owed = ratePerSecond * (now - lastTick) / 1e9;
         lastTick = now;
-        tokens = Math.min(burst, earned);
+        tokens = Math.min(burst, tokens + owed);
         Device head = queue.peek();
-        // only what the client's own lateness lost: when the in-flight cap holds starts back, the overflow is the
-        // server's pace (the cap's purpose), and the in-flight gauge shows it
-        if (earned > burst && head != null && !head.everConnected && stats.connecting.get() < maxInFlight) {
+        // Missed: what a gap between two ticks owed beyond the bucket, i.e. the client's own lateness. While the
+        // in-flight cap holds starts back the bucket stays full and overflows every tick, but that is the server's
+        // pace (the cap's purpose, shown by the in-flight gauge), not a start the client failed to make.
+        if (owed > burst && head != null && !head.everConnected) {
             long before = (long) missed;
-            missed += earned - burst;
+            missed += owed - burst;
             stats.startsMissed.add((long) missed - before);
         }
         for (int started = 0; started < MAX_STARTS_PER_TICK && stats.connecting.get() < maxInFlight; started++) {
