@@ -32,7 +32,9 @@ class HtmlReportTest {
                 "failures", Map.of("connect_refused", 3), "clientCpuMillisPerConnect", 3.125, "startsMissed", 12,
                 "connectLatencyMs", Map.of("count", 200, "p50", 12.5, "p99", 40.25, "p999", 61.0)));
         s.put("storm", Map.of("failedAttempts", Map.of("connect_refused", 2, "disconnect_server_busy", 1),
-                "gatewayCpuMillisPerHandshake", 1.25, "clientCpuMillisPerReconnect", 1.04));
+                "gatewayCpuMillisPerHandshake", 1.25, "clientCpuMillisPerReconnect", 1.04,
+                "gatewayCpuMillisPerReconnect", 0.2744, "gatewayCpuSplitMillisPerReconnect",
+                Map.of("user", 0.1933, "system", 0.05, "jit", 0.0033, "gc", 0.0267)));
         s.put("hold", Map.of("failures", Map.of(), "ackLatencyMs", Map.of("count", 10, "p50", 1.0, "p99", 2.0,
                 "p999", 3.0), "gatewayCpuMicrosPerMessage", 35.5));
         s.put("memoryPerConnection", Map.of("connections", connected, "rssBytes", 10_752.0,
@@ -96,7 +98,8 @@ class HtmlReportTest {
         assertEquals("12.50 / 40.25 / 61.00", h.get("CONNACK latency p50 / p99 / p99.9 (ms)"));
         assertEquals("1.00 / 2.00 / 3.00", h.get("PUBACK latency p50 / p99 / p99.9 (ms)"));
         assertEquals("connect_refused 5, disconnect_server_busy 1", h.get("Failures by reason"));
-        assertEquals("2.50 (ramp), 1.25 (storm)", h.get("Gateway CPU per handshake (ms)"));
+        assertEquals("2.50 (ramp), 1.25 (storm), 0.274 (reconnect: user 0.193, system 0.050, JIT 0.003, GC 0.027)",
+                h.get("Gateway CPU per handshake (ms)"));
         assertEquals("35.5", h.get("Gateway CPU per message (µs)"));
         assertEquals("3.13 (ramp), 1.04 (reconnect)", h.get("Bench client CPU per connect (ms)"));
         String memory = h.get("Gateway RSS / heap / direct per connection (KiB)");
