@@ -69,15 +69,15 @@ public final class FleetStats {
         Map<String, Long> f = new TreeMap<>();
         failures.forEach((k, v) -> f.put(k, v.sum()));
         return new Snapshot(connected.get(), connecting.get(), handshakesFull.sum(), handshakesResumed.sum(),
-                connacks.sum(), lastConnackMillis.get(), startsMissed.sum(), f, published.sum(), publishedQos1.sum(), acked.sum(),
-                pings.sum(), dropped.sum(), unexpectedDisconnects.sum(), subscribed.sum(),
+                connacks.sum(), lastConnackMillis.get(), startsMissed.sum(), f, published.sum(), publishedQos1.sum(),
+                acked.sum(), pings.sum(), dropped.sum(), unexpectedDisconnects.sum(), subscribed.sum(),
                 ackLatency.getIntervalHistogram(), connectLatency.getIntervalHistogram());
     }
 
     /** A point-in-time reading; counters are cumulative, the histograms cover the last interval. */
     public record Snapshot(int connected, int connecting, long handshakesFull, long handshakesResumed, long connacks,
-                           long lastConnackMillis, long startsMissed, Map<String, Long> failures, long published, long publishedQos1,
-                           long acked, long pings, long dropped, long unexpectedDisconnects, long subscribed,
-                           Histogram ackLatency, Histogram connectLatency) {
+                           long lastConnackMillis, long startsMissed, Map<String, Long> failures, long published,
+                           long publishedQos1, long acked, long pings, long dropped, long unexpectedDisconnects,
+                           long subscribed, Histogram ackLatency, Histogram connectLatency) {
     }
 }

@@ -169,8 +169,8 @@ final class Timeline {
                 rss += Math.max(0, r.rssBytes());
                 r.failures().forEach((k, v) -> failures.merge(k, v, Long::sum));
             }
-            return new Totals(devices, connected, connecting, full, resumed, connacks, lastConnack, startsMissed, failures,
-                    published, qos1, acked, pings, dropped, unexpected, subscribed, rss);
+            return new Totals(devices, connected, connecting, full, resumed, connacks, lastConnack, startsMissed,
+                    failures, published, qos1, acked, pings, dropped, unexpected, subscribed, rss);
         }
 
         long failureCount() {

@@ -35,7 +35,8 @@ class ProcessCpuTest {
         ProcessCpu.Split work = ProcessCpu.split(pid).minus(before);
         // /proc counts in 10 ms ticks; this thread alone used 300 ms
         assertTrue(work.user() + work.system() >= 0.25, "user " + work.user() + " system " + work.system());
-        assertTrue(work.user() + work.system() + work.jit() + work.gc() <= ProcessCpu.seconds(pid), "split within total");
+        assertTrue(work.user() + work.system() + work.jit() + work.gc() <= ProcessCpu.seconds(pid),
+                "split within total");
     }
 
     private static void burnCpuMillis(long millis) {
