@@ -311,8 +311,9 @@ public final class ScenarioRunner {
             while (System.nanoTime() < start + reconnectAfter - 1_500_000_000L) {
                 tick(devices);
             }
-            quiet = gateway.snapshot("storm-dropped", timeline.seconds(), false);
+            // the split first: the snapshot reads the CPU and then scrapes /metrics, so both readings precede that
             splitQuiet = gateway.cpuSplit();
+            quiet = gateway.snapshot("storm-dropped", timeline.seconds(), false);
             snapshots.add(quiet);
             clientQuiet = clientCpuSeconds();
             long left = start + reconnectAfter - System.nanoTime();
@@ -334,8 +335,8 @@ public final class ScenarioRunner {
         double seconds = untilLastConnack(t.connected() >= before.connected()
                 && t.connacks() - before.connacks() >= t.dropped() - before.dropped(), t, startMillis, start);
         sleepTicking(Duration.ofSeconds(2), devices);
-        GatewaySnapshot last = gateway.snapshot("storm-end", timeline.seconds(), false);
         ProcessCpu.Split splitLast = gateway.cpuSplit();
+        GatewaySnapshot last = gateway.snapshot("storm-end", timeline.seconds(), false);
         snapshots.add(last);
         double clientLast = clientCpuSeconds();
         Timeline.Totals after = timeline.totals();
