@@ -13,6 +13,10 @@ public final class HandlerNames {
     public static final String TLS = "tls";
     /** Gives the TLS handshake slot back; removes itself once the handshake ends. After TLS: it needs its event. */
     public static final String HANDSHAKE_BUDGET = "handshakeBudget";
+    /**
+     * Ends the TLS phase (the verified identity into the connection's context, or a counted refusal); leaves with the
+     * first flush after the handshake, which it gives room for the session tickets the engine held back.
+     */
     public static final String TLS_HANDSHAKE = "tlsHandshake";
     /**
      * Cuts whole packets, refuses those the spec forbids, decodes the others and passes them on only as fast as

@@ -5,9 +5,11 @@ import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.DeviceDisconnector;
 import io.mqttgw.core.protocol.DisconnectReason;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.util.LazyX509Certificate;
@@ -31,11 +33,14 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * whose certificate has expired, or one of a CA taken out of {@code listener.tls.ca-file} would resume until the
  * session timeout. For a device this node verified before, the lean verifier answers from its cache (dates and CRLs
  * again, no signature). A refusal is counted and logged with its reason like a refused handshake, and the connection
- * is closed before any MQTT packet is read. Stateless, shared by all channels of a listener; runs on each channel's
- * event loop.
+ * is closed before any MQTT packet is read.
+ *
+ * <p>After a successful handshake it stays for the connection's first flush (the CONNACK, or a refusal), which carries
+ * the TLS 1.3 session tickets the engine held back, and leaves the pipeline with it ({@link #flush}). Stateless,
+ * shared by all channels of a listener; runs on each channel's event loop.
  */
 @Sharable
-public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
+public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     private final CertificateIdentities identities;
     private final Supplier<DeviceCertificateVerifier> currentVerifier;
     private final GatewayMetrics metrics;
@@ -77,7 +82,6 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
                             peer.notAfterMillis(), peer.sha256());
                 }
                 EngineTrim.trim(ctx.pipeline().get(SslHandler.class).engine());
-                ctx.pipeline().remove(this);
             } else {
                 SslHandler ssl = ctx.pipeline().get(SslHandler.class);
                 if (ssl != null) {
@@ -92,6 +96,32 @@ public final class TlsHandshakeHandler extends ChannelInboundHandlerAdapter {
             }
         }
         ctx.fireUserEventTriggered(evt);
+    }
+
+    /**
+     * The first flush after the handshake, with room for the session tickets in one pass through the engine
+     * ({@link TicketFlightAllocator}), then this handler's phase is over. The allocator is the channel's again before
+     * this returns: the flush runs synchronously on the event loop, and nothing else allocates for this channel
+     * meanwhile. A flush before the handshake has succeeded passes through.
+     */
+    @Override
+    public void flush(ChannelHandlerContext ctx) {
+        SslHandler ssl = ctx.pipeline().get(SslHandler.class);
+        if (ssl == null || !ssl.handshakeFuture().isSuccess()) {
+            ctx.flush();
+            return;
+        }
+        Channel channel = ctx.channel();
+        ByteBufAllocator allocator = channel.config().getAllocator();
+        channel.config().setAllocator(new TicketFlightAllocator(allocator));
+        try {
+            ctx.flush();
+        } finally {
+            channel.config().setAllocator(allocator);
+        }
+        if (!ctx.isRemoved()) {
+            ctx.pipeline().remove(this);
+        }
     }
 
     /** The most specific message in the cause chain: the verifier's refusal rather than the engine's wrapper. */

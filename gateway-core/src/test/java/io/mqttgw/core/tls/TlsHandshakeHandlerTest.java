@@ -2,14 +2,30 @@ package io.mqttgw.core.tls;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.protocol.ConnectionContext;
+import io.mqttgw.core.testkit.TestGateway;
+import io.mqttgw.core.testkit.TestPki;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.ssl.OpenSsl;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
+import io.netty.handler.ssl.SslProvider;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import javax.net.ssl.SSLHandshakeException;
@@ -24,9 +40,17 @@ import org.apache.logging.log4j.core.config.Property;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
-/** A failed handshake is counted, logged within the event-log budget with the verifier's words, and closed. */
+/**
+ * A failed handshake is counted, logged within the event-log budget with the verifier's words, and closed; after a
+ * successful one the session tickets go out with the first flush in one pass.
+ */
 class TlsHandshakeHandlerTest {
+    private static final byte[] CONNACK = {0x20, 0x02, 0x00, 0x00};
+
+    @TempDir
+    Path dir;
     private final List<String> lines = new CopyOnWriteArrayList<>();
     private AbstractAppender appender;
     private LoggerConfig events;
@@ -105,5 +129,61 @@ class TlsHandshakeHandlerTest {
         Thread.sleep(500);
         // one-second windows: a slow machine may cross into a second window, never more than a few
         assertTrue(lines.size() >= 3 && lines.size() <= 9, "lines logged: " + lines.size());
+    }
+
+    @Test
+    void sendsTheHeldSessionTicketsWithTheFirstFlushInOnePassThenLeaves() throws Exception {
+        assumeTrue(OpenSsl.isAvailable(), "BoringSSL is the engine that holds TLS 1.3 tickets for the first write");
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+        SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(), metrics);
+        SslContext deviceTls = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL)
+                .protocols("TLSv1.3").keyManager(TestPki.keys(pki.device("ticket-1"))).trustManager(pki.trust())
+                .build();
+        EmbeddedChannel server = new EmbeddedChannel();
+        EmbeddedChannel device = new EmbeddedChannel();
+        try {
+            server.attr(ConnectionContext.KEY).set(new ConnectionContext("tls"));
+            server.pipeline().addLast(store.current().newHandler(server.alloc()), new TlsHandshakeHandler(
+                    new CertificateIdentities("cn"), store::verifier, metrics, new EventLog(10)));
+            device.pipeline().addLast(deviceTls.newHandler(device.alloc(), "localhost", 8883));
+            for (int round = 0; round < 10 && !server.pipeline().get(SslHandler.class).handshakeFuture().isDone();
+                 round++) {
+                pass(device, server);
+                pass(server, device);
+            }
+            assertTrue(server.pipeline().get(SslHandler.class).handshakeFuture().isSuccess());
+            assertEquals("ticket-1", ConnectionContext.of(server).certificateIdentity());
+            assertNotNull(server.pipeline().get(TlsHandshakeHandler.class), "stays for the first flush");
+            ByteBufAllocator allocator = server.config().getAllocator();
+
+            server.writeAndFlush(Unpooled.wrappedBuffer(CONNACK));
+
+            // 43 buffers before: the engine gave out the two tickets only as far as a CONNACK-sized buffer reached
+            int buffers = server.outboundMessages().size();
+            assertTrue(buffers <= 2, "buffers written for the tickets and the CONNACK: " + buffers);
+            assertSame(allocator, server.config().getAllocator(), "the channel's own allocator again");
+            assertNull(server.pipeline().get(TlsHandshakeHandler.class), "its phase ends with the first flush");
+            pass(server, device);
+            ByteBuf received = device.readInbound();
+            try {
+                assertEquals(ByteBufUtil.hexDump(CONNACK), ByteBufUtil.hexDump(received));
+            } finally {
+                received.release();
+            }
+        } finally {
+            server.finishAndReleaseAll();
+            device.finishAndReleaseAll();
+            store.close();
+        }
+    }
+
+    /** Everything {@code from} wrote, read by {@code to}. */
+    private static void pass(EmbeddedChannel from, EmbeddedChannel to) {
+        for (Object bytes = from.readOutbound(); bytes != null; bytes = from.readOutbound()) {
+            to.writeInbound(bytes);
+        }
+        from.runPendingTasks();
+        to.runPendingTasks();
     }
 }
