@@ -36,8 +36,9 @@ import javax.net.ssl.SSLPeerUnverifiedException;
  * is closed before any MQTT packet is read.
  *
  * <p>After a successful handshake it stays for the connection's first flush (the CONNACK, or a refusal), which carries
- * the TLS 1.3 session tickets the engine held back, and leaves the pipeline with it ({@link #flush}). Stateless,
- * shared by all channels of a listener; runs on each channel's event loop.
+ * the TLS 1.3 session tickets the engine held back, and leaves the pipeline with it ({@link #flush}). No
+ * per-channel state (it caches only the floored allocator), shared by all channels of a listener; runs on each
+ * channel's event loop.
  */
 @Sharable
 public final class TlsHandshakeHandler extends ChannelDuplexHandler {
@@ -45,6 +46,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     private final Supplier<DeviceCertificateVerifier> currentVerifier;
     private final GatewayMetrics metrics;
     private final EventLog events;
+    private volatile TicketFlightAllocator flight;
 
     /**
      * @param currentVerifier the verifier of the TLS context new connections get now (null without
@@ -113,7 +115,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
         }
         Channel channel = ctx.channel();
         ByteBufAllocator allocator = channel.config().getAllocator();
-        channel.config().setAllocator(new TicketFlightAllocator(allocator));
+        channel.config().setAllocator(flightAllocator(allocator));
         try {
             ctx.flush();
         } finally {
@@ -122,6 +124,17 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
         if (!ctx.isRemoved()) {
             ctx.pipeline().remove(this);
         }
+    }
+
+    /** The floored allocator over the channels' own, made once (the channels of a listener share one allocator). */
+    private TicketFlightAllocator flightAllocator(ByteBufAllocator allocator) {
+        TicketFlightAllocator flight = this.flight;
+        if (flight == null || !flight.wraps(allocator)) {
+            // a race here only makes one more, equally good
+            flight = new TicketFlightAllocator(allocator);
+            this.flight = flight;
+        }
+        return flight;
     }
 
     /** The most specific message in the cause chain: the verifier's refusal rather than the engine's wrapper. */
