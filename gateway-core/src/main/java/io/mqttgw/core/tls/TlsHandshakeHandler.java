@@ -103,8 +103,8 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     /**
      * The first flush after the handshake, with room for the session tickets in one pass through the engine
      * ({@link TicketFlightAllocator}), then this handler's phase is over. The allocator is the channel's again before
-     * this returns: the flush runs synchronously on the event loop, and nothing else allocates for this channel
-     * meanwhile. A flush before the handshake has succeeded passes through.
+     * this returns (the flush runs synchronously on the event loop; a buffer another thread takes from the channel
+     * meanwhile is only larger). A flush before the handshake has succeeded passes through.
      */
     @Override
     public void flush(ChannelHandlerContext ctx) {
