@@ -1,6 +1,7 @@
 package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.acl.TopicAcl;
+import io.mqttgw.core.identity.CertificateSha256;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.Subscription;
@@ -159,9 +160,9 @@ public final class ConnectionContext {
 
     private static byte[] sha256(X509Certificate certificate) {
         try {
-            return java.security.MessageDigest.getInstance("SHA-256").digest(certificate.getEncoded());
-        } catch (java.security.GeneralSecurityException e) {
-            // SHA-256 is mandatory in every JDK, and a verified certificate has an encoding
+            return CertificateSha256.of(certificate.getEncoded());
+        } catch (java.security.cert.CertificateEncodingException e) {
+            // a verified certificate has an encoding
             throw new IllegalStateException("cannot fingerprint the client certificate", e);
         }
     }

@@ -1,9 +1,8 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.identity.CertificateSha256;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -276,10 +275,6 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     private static Fingerprint fingerprint(byte[] der) {
-        try {
-            return new Fingerprint(MessageDigest.getInstance("SHA-256").digest(der));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return new Fingerprint(CertificateSha256.of(der));
     }
 }

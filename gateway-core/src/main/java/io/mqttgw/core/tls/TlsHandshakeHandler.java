@@ -1,6 +1,7 @@
 package io.mqttgw.core.tls;
 
 import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.identity.CertificateSha256;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.DeviceDisconnector;
@@ -14,8 +15,6 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.util.LazyX509Certificate;
 import java.io.ByteArrayInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
@@ -187,7 +186,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
             certificate = verifyResumed(chain);
         }
         byte[] der = certificate.getEncoded();
-        byte[] sha256 = sha256(der);
+        byte[] sha256 = CertificateSha256.of(der);
         CertificateDer.Facts facts = identities.fromCommonName() ? CertificateDer.read(der) : null;
         if (facts != null) {
             return new Peer(certificate, facts.commonName(), facts.notAfterMillis(), sha256);
@@ -215,13 +214,6 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
         return chain[0];
     }
 
-    private static byte[] sha256(byte[] der) {
-        try {
-            return MessageDigest.getInstance("SHA-256").digest(der);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("the JDK has no SHA-256", e);
-        }
-    }
 
     /** CertificateFactory is not documented as thread-safe: one per event loop thread. */
     private static final ThreadLocal<CertificateFactory> X509 = ThreadLocal.withInitial(() -> {
