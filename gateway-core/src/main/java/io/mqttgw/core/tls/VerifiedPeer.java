@@ -1,5 +1,6 @@
 package io.mqttgw.core.tls;
 
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.security.cert.X509Certificate;
 import java.util.IdentityHashMap;
@@ -9,11 +10,11 @@ import javax.net.ssl.SSLEngine;
 /**
  * Hands the device certificate the trust manager verified to {@link TlsHandshakeHandler}. The certificate object is
  * the one the verifier was handed, so nothing is parsed a second time (and nothing at all when the verifier read it
- * from its DER). The hand-over
- * is a per-event-loop map keyed by engine, not a value on the handshake's {@code SSLSession}: a value there makes the
- * OpenSSL session allocate its key-value table, which then stays with the connection for its whole life (about 100 B
- * per connection, measured in the class histogram). An entry lives from the trust manager's answer to the
- * handshake-completion event of the same engine, so a map holds at most its loop's handshakes in flight.
+ * from its DER). The hand-over is a per-event-loop map keyed by the handshake's engine, not a value on its
+ * {@code SSLSession}: a value there makes the OpenSSL session allocate its key-value table, which then stays with the
+ * connection for its whole life (about 100 B per connection, measured in the class histogram). An entry lives from
+ * the trust manager's answer to the handshake-completion event of the same engine, so a map holds at most its loop's
+ * handshakes in flight. The key is chosen so that the hand-over costs the engine's lock nothing (see {@link #key}).
  * Event loop only: the OpenSSL engine verifies on the thread that unwraps (no delegated tasks), and so does Netty's
  * JDK engine with its default immediate task executor; on any other thread nothing is found and the handler
  * falls back to the session's DER.
@@ -22,9 +23,9 @@ final class VerifiedPeer {
     private record Verified(X509Certificate certificate, boolean fromCache) {
     }
 
-    private static final FastThreadLocal<Map<SSLEngine, Verified>> IN_FLIGHT = new FastThreadLocal<>() {
+    private static final FastThreadLocal<Map<Object, Verified>> IN_FLIGHT = new FastThreadLocal<>() {
         @Override
-        protected Map<SSLEngine, Verified> initialValue() {
+        protected Map<Object, Verified> initialValue() {
             return new IdentityHashMap<>();
         }
     };
@@ -34,7 +35,7 @@ final class VerifiedPeer {
 
     static void remember(SSLEngine engine, X509Certificate device, boolean fromCache) {
         if (engine != null) {
-            IN_FLIGHT.get().put(engine, new Verified(device, fromCache));
+            IN_FLIGHT.get().put(key(engine), new Verified(device, fromCache));
         }
     }
 
@@ -44,19 +45,30 @@ final class VerifiedPeer {
      * as nothing verified it in this handshake, verified again).
      */
     static boolean fromCache(SSLEngine engine) {
-        Verified verified = IN_FLIGHT.get().get(engine);
+        Verified verified = IN_FLIGHT.get().get(key(engine));
         return verified != null && verified.fromCache();
     }
 
     /** The certificate verified during this handshake, or null (a resumed session verifies nothing). */
     static X509Certificate take(SSLEngine engine) {
-        Verified verified = IN_FLIGHT.get().remove(engine);
+        Verified verified = IN_FLIGHT.get().remove(key(engine));
         return verified == null ? null : verified.certificate();
     }
 
     /** Drops what a failed handshake left. */
     static void forget(SSLEngine engine) {
-        IN_FLIGHT.get().remove(engine);
+        IN_FLIGHT.get().remove(key(engine));
+    }
+
+    /**
+     * The OpenSSL engine runs the trust manager inside its own synchronized {@code unwrap}, and HotSpot inflates a
+     * held lock to store an identity hash: keyed by the engine, every handshake made one ObjectMonitor (JFR counted
+     * 3,500 for 3,500 handshakes), a native allocation that lives until the monitor deflater frees it. The engine's
+     * session object is the engine's for life and unlocked at that point, so it keys the entry instead. The JDK engine
+     * locks with a {@code ReentrantLock} and keys by itself.
+     */
+    private static Object key(SSLEngine engine) {
+        return engine instanceof ReferenceCountedOpenSslEngine ? engine.getSession() : engine;
     }
 
     /** Entries on the calling thread: handshakes verified and not completed yet (tests). */
