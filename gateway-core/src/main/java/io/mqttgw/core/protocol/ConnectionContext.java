@@ -254,6 +254,11 @@ public final class ConnectionContext {
         return true;
     }
 
+    /** Whether the stored session is still being read (work given to {@link #whenRestored} waits). Event loop only. */
+    boolean restoring() {
+        return whileRestoring != null;
+    }
+
     /** The stored session is in place: runs the work that waited for it. */
     void restored() {
         java.util.List<Runnable> waiting = whileRestoring;

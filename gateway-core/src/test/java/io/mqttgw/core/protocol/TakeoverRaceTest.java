@@ -103,16 +103,13 @@ class TakeoverRaceTest {
                     c.writeAndFlush(ProtocolFixture.encode(MqttMessageBuilders.connect().clientId(id)
                             .cleanSession(false).keepAlive(60).build()));
                 }
-                // settled: one connection closed, the other served its session
-                await(() -> accepted.stream().filter(Channel::isActive).count() == 1
-                        && accepted.stream().filter(Channel::isActive).allMatch(c -> {
-                            ConnectionContext ctx = ConnectionContext.of(c);
-                            return ctx.sessionOpen() && ctx.whenRestored(() -> { }, 1);
-                        }), "one survivor in round " + round);
+                // settled: one connection closed, the other served its session (read on its own event loop)
+                await(() -> survivorSettled(accepted), "one survivor in round " + round);
                 Channel survivor = accepted.stream().filter(Channel::isActive).findFirst().orElseThrow();
                 Channel loser = accepted.stream().filter(c -> !c.isActive()).findFirst().orElseThrow();
-                long survivorEpoch = ConnectionContext.of(survivor).route().epoch();
-                long loserEpoch = ConnectionContext.of(loser).route().epoch();
+                long survivorEpoch = onLoop(survivor, () -> ConnectionContext.of(survivor).route().epoch());
+                long loserEpoch = onLoop(loser, () -> ConnectionContext.of(loser).route().epoch());
+                String key = onLoop(survivor, () -> ConnectionContext.of(survivor).sessionKey());
                 // the loser's close (route delete, session expiry) has run on its loop
                 loser.eventLoop().submit(() -> { }).sync();
 
@@ -121,7 +118,6 @@ class TakeoverRaceTest {
                 Optional<Route> route = routes.lookup(id).toCompletableFuture().get(15, TimeUnit.SECONDS);
                 assertEquals(survivorEpoch, route.orElseThrow().epoch(), "round " + round + ": route store");
                 assertEquals(survivorEpoch, lastRouteWrite.get(id), "round " + round + ": last route write");
-                String key = ConnectionContext.of(survivor).sessionKey();
                 assertEquals(survivorEpoch, lastSessionOpen.get(key), "round " + round + ": last session open");
                 assertTrue(!sessionExpiries.getOrDefault(key, List.of()).contains(survivorEpoch),
                         "round " + round + ": the survivor's session was not expired");
@@ -147,9 +143,32 @@ class TakeoverRaceTest {
         }
     }
 
-    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+    /** True once exactly one connection is open and its session is open and restored. */
+    private static boolean survivorSettled(List<Channel> accepted) throws Exception {
+        List<Channel> active = accepted.stream().filter(Channel::isActive).toList();
+        if (active.size() != 1) {
+            return false;
+        }
+        Channel c = active.get(0);
+        return onLoop(c, () -> {
+            ConnectionContext ctx = ConnectionContext.of(c);
+            return ctx.sessionOpen() && !ctx.restoring();
+        });
+    }
+
+    /** Reads event-loop-only state where it lives: on the channel's event loop. */
+    private static <T> T onLoop(Channel channel, java.util.concurrent.Callable<T> read) throws Exception {
+        return channel.eventLoop().submit(read).get(15, TimeUnit.SECONDS);
+    }
+
+    /** A condition that may read state on an event loop. */
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
+
+    private static void await(Condition condition, String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
+        while (!condition.holds()) {
             if (System.nanoTime() - deadline > 0) {
                 throw new AssertionError("timed out waiting for: " + what);
             }
