@@ -154,8 +154,10 @@ class KubernetesManifestsIT {
                 + " cannot close " + connections + " connections at " + closeRate + "/s");
         int preStop = (Integer) map(map(map(container.get("lifecycle")).get("preStop")).get("sleep")).get("seconds");
         int grace = (Integer) pod.get("terminationGracePeriodSeconds");
-        assertTrue(grace >= preStop + shutdownTimeout.toSeconds() + 10, "terminationGracePeriodSeconds " + grace
-                + " < preStop " + preStop + " s + shutdown.timeout + 10 s: the kubelet would kill the drain");
+        long readyGrace = config.get(CoreConfigKeys.SHUTDOWN_READY_GRACE).toSeconds();
+        assertTrue(grace >= preStop + readyGrace + shutdownTimeout.toSeconds() + 10, "terminationGracePeriodSeconds "
+                + grace + " < preStop " + preStop + " s + shutdown.ready-grace + shutdown.timeout + 10 s: the kubelet "
+                + "would kill the drain");
 
         // memory for the density profile at that connection count, as the launcher computes it
         assertEquals("density", envValue(container, "GATEWAY_JVM_PROFILE"));

@@ -488,7 +488,12 @@ public final class Gateway implements AutoCloseable {
         if (closed) {
             return;
         }
+        boolean wasAccepting = accepting;
+        // /health/ready answers 503 from here on
         closed = true;
+        if (wasAccepting) {
+            awaitReadyGrace();
+        }
         accepting = false;
         long deadline = System.nanoTime() + config.shutdown().timeout().toNanos();
         LOG.info("shutting down node {}: {} sessions to close at {}/s", config.nodeId(), registry.size(),
@@ -558,6 +563,25 @@ public final class Gateway implements AutoCloseable {
         }
         meters.close();
         LOG.info("node {} stopped", config.nodeId());
+    }
+
+    /**
+     * Keeps the listeners open for {@code shutdown.ready-grace} after {@code /health/ready} turned 503: a balancer
+     * learns of a node leaving only from its health checks, and until they fail it still sends devices here, which a
+     * closed port would refuse. The overload reactions leave the listeners as they are from now on.
+     */
+    private void awaitReadyGrace() {
+        java.time.Duration grace = config.shutdown().readyGrace();
+        if (grace.isZero()) {
+            return;
+        }
+        LOG.info("node {} leaving: /health/ready answers 503, listeners stay open for {} so the balancer takes the "
+                + "node out first", config.nodeId(), grace);
+        try {
+            TimeUnit.NANOSECONDS.sleep(grace.toNanos());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Closes registered sessions in slices of 10 ms so a large node drains at the configured rate, not at once. */

@@ -448,6 +448,11 @@ public final class CoreConfigKeys {
 
     public static final ConfigKey<Integer> SHUTDOWN_CLOSE_RATE = new ConfigKey<>("shutdown.close-rate", "2000",
             "1 to 10000000", "Connections closed per second during a graceful shutdown.", intRange(1, 10_000_000));
+    public static final ConfigKey<Duration> SHUTDOWN_READY_GRACE = new ConfigKey<>("shutdown.ready-grace", "5s",
+            "0s to 10m", "At shutdown, how long /health/ready answers 503 while the node still accepts devices, so "
+                    + "the balancer takes it out before its port closes: at least the balancer's check interval "
+                    + "times its fall count (the shipped HAProxy: 2 s x 2). Added to shutdown.timeout.",
+            duration(Duration.ZERO, Duration.ofMinutes(10)));
     public static final ConfigKey<Duration> SHUTDOWN_TIMEOUT = new ConfigKey<>("shutdown.timeout", "60s",
             "0s to 1h", "Longest graceful shutdown; connections still open then are closed at once.",
             duration(Duration.ZERO, Duration.ofHours(1)));
@@ -490,6 +495,6 @@ public final class CoreConfigKeys {
             OVERLOAD_HEAP_EXIT, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT, OVERLOAD_HANDSHAKE_RATE,
             OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_CLOSE_LISTENERS,
             OVERLOAD_REFUSE_CONNECTS, OVERLOAD_PAUSE_HANDSHAKES,
-            SHUTDOWN_CLOSE_RATE, SHUTDOWN_TIMEOUT,
+            SHUTDOWN_CLOSE_RATE, SHUTDOWN_READY_GRACE, SHUTDOWN_TIMEOUT,
             LOG_LIFECYCLE_RATE, LOG_LEVEL);
 }

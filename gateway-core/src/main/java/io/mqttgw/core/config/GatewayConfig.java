@@ -112,7 +112,7 @@ public record GatewayConfig(
         }
     }
 
-    public record Shutdown(int closeRatePerSecond, Duration timeout) {
+    public record Shutdown(int closeRatePerSecond, Duration readyGrace, Duration timeout) {
     }
 
     /** Downlink delivery: window and queue per device, retransmission, broadcast pace. */
@@ -212,7 +212,7 @@ public record GatewayConfig(
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v),
                 v.get(ADMIN_IDLE_TIMEOUT), v.get(ADMIN_MAX_CONNECTIONS));
-        Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_TIMEOUT));
+        Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_READY_GRACE), v.get(SHUTDOWN_TIMEOUT));
         Duration fullCost = v.get(ADMISSION_HANDSHAKE_COST);
         for (ConfigKey<Duration> cheaper : List.of(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,
                 ADMISSION_RESUMED_HANDSHAKE_COST)) {

@@ -124,6 +124,30 @@ class AdminAndShutdownIT {
     }
 
     @Test
+    void keepsAcceptingDevicesWhileReadyAnswers503DuringTheReadyGrace() throws Exception {
+        Gateway gateway = TestGateway.tcp(dir).with("shutdown.ready-grace", "4s").start();
+        int admin = gateway.adminPort();
+        int port = gateway.tcpPort();
+        MqttClient before = paho(gateway, "connected-before");
+        Thread closer = new Thread(gateway::close, "closer");
+        closer.start();
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (get(admin, "/health/ready").statusCode() != 503 && System.currentTimeMillis() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(503, get(admin, "/health/ready").statusCode(), "leaving: the balancer is told first");
+        // a balancer that has not seen the 503 yet still sends devices: they are served, not refused
+        MqttClient during = paho(gateway, "arrived-during-grace");
+        assertTrue(during.isConnected(), "a device sent here during the grace connects");
+        closer.join(30_000);
+        assertFalse(closer.isAlive(), "shutdown finished");
+        assertFalse(canConnect(port), "the device port is closed once the grace is over");
+        for (MqttClient c : List.of(before, during)) {
+            c.close(true);
+        }
+    }
+
+    @Test
     void releasesThreadsAndFilesWhenStartFails() throws Exception {
         try (var taken = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             var attempt = TestGateway.tcp(dir).with("listener.tcp.port", Integer.toString(taken.getLocalPort()));

@@ -134,6 +134,111 @@ class HaproxyIT {
         }
     }
 
+    /**
+     * The shipped deploy/haproxy/haproxy.cfg, as it is, in front of two gateways; only the addresses and the global
+     * connection limit are local. One node is a process of its own and is killed ({@code SIGKILL}); devices connect
+     * at once, before the health checks can have marked it down: leastconn sends them to the dead node first (it
+     * holds no device), and the shipped retry options must bring every one to the survivor without a failed attempt.
+     */
+    @Test
+    void shippedConfigMovesDevicesOffAKilledNodeBeforeItsChecksFail() throws Exception {
+        Path haproxy = haproxy();
+        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        int doomedTls = freePort();
+        int doomedAdmin = freePort();
+        Process doomed = startProcess(TestGateway.tls(pki, dir.resolve("gw1")).with("node.id", "gw1")
+                .with("listener.tls.proxy-protocol", "true").with("listener.tls.port", Integer.toString(doomedTls))
+                .with("admin.port", Integer.toString(doomedAdmin)), dir.resolve("gw1.log"));
+        try (Gateway survivor = TestGateway.tls(pki, dir.resolve("gw2")).with("node.id", "gw2")
+                .with("listener.tls.proxy-protocol", "true").start()) {
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (!(canConnect(doomedTls) && canConnect(doomedAdmin)) && System.currentTimeMillis() < deadline) {
+                assertTrue(doomed.isAlive(), "the first node runs: " + Files.readString(dir.resolve("gw1.log")));
+                Thread.sleep(100);
+            }
+            int front = freePort();
+            Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), shippedConfig(front,
+                    "server gw1 127.0.0.1:" + doomedTls + " port " + doomedAdmin,
+                    "server gw2 127.0.0.1:" + survivor.tlsPort() + " port " + survivor.adminPort()));
+            Process proxy = new ProcessBuilder(haproxy.toString(), "-f", cfg.toString(), "-db")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+            try {
+                deadline = System.currentTimeMillis() + 10_000;
+                while (!canConnect(front) && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(50);
+                }
+                // both nodes serve, each holds one device
+                SSLSocket a = connectThrough(pki.clientContext(pki.device("dev-a")), front, "dev-a");
+                SSLSocket b = connectThrough(pki.clientContext(pki.device("dev-b")), front, "dev-b");
+                assertEquals(1, survivor.registry().size(), "leastconn gave each node one device");
+
+                doomed.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+                // inside the shipped inter 2s x fall 2: the checks alone cannot have taken the dead node out yet
+                int failed = 0;
+                for (int i = 0; i < 8; i++) {
+                    try (SSLSocket d = connectThrough(pki.clientContext(pki.device("moved-" + i)), front,
+                            "moved-" + i)) {
+                        waitForRoute(survivor, "moved-" + i);
+                    } catch (Exception | AssertionError refused) {
+                        failed++;
+                    }
+                }
+                assertEquals(0, failed, "devices refused while HAProxy still counted the dead node as up ("
+                        + Files.readString(dir.resolve("haproxy.log")) + ")");
+                a.close();
+                b.close();
+            } finally {
+                proxy.destroy();
+                proxy.waitFor(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            doomed.destroyForcibly();
+            doomed.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A node in a JVM of its own, so that it can be killed as a crashed node is. */
+    static Process startProcess(TestGateway settings, Path log) throws IOException {
+        java.util.List<String> command = new java.util.ArrayList<>(java.util.List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                "-cp", System.getProperty("java.class.path")));
+        command.addAll(settings.jvmOptions());
+        command.add(GatewayMain.class.getName());
+        command.add("run");
+        return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** deploy/haproxy/haproxy.cfg with its servers replaced, its frontend on {@code front} and a test-sized limit. */
+    static String shippedConfig(int front, String... servers) throws IOException {
+        Path shipped = Path.of("").toAbsolutePath();
+        while (shipped != null && !Files.exists(shipped.resolve("deploy/haproxy/haproxy.cfg"))) {
+            shipped = shipped.getParent();
+        }
+        assertNotNull(shipped, "deploy/haproxy/haproxy.cfg above " + Path.of("").toAbsolutePath());
+        StringBuilder out = new StringBuilder();
+        boolean serversWritten = false;
+        for (String line : Files.readAllLines(shipped.resolve("deploy/haproxy/haproxy.cfg"))) {
+            String t = line.trim();
+            if (t.startsWith("maxconn ") && !line.startsWith("    default-server")) {
+                out.append("    maxconn 2000\n");
+            } else if (t.startsWith("bind ")) {
+                out.append("    bind 127.0.0.1:").append(front).append('\n');
+            } else if (t.startsWith("server ")) {
+                if (!serversWritten) {
+                    for (String s : servers) {
+                        out.append("    ").append(s).append('\n');
+                    }
+                    serversWritten = true;
+                }
+            } else {
+                out.append(line).append('\n');
+            }
+        }
+        assertTrue(serversWritten, "the shipped config names its servers");
+        return out.toString();
+    }
+
     static boolean canConnect(int port) {
         try (Socket s = new Socket("127.0.0.1", port)) {
             return true;

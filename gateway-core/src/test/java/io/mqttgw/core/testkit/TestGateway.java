@@ -35,6 +35,8 @@ public final class TestGateway {
                 .with("admin.port", "0")
                 .with("uplink.file.dir", dir.resolve("uplink").toString())
                 .with("shutdown.timeout", "2s")
+                // no balancer in front of a test gateway: nothing to wait for
+                .with("shutdown.ready-grace", "0s")
                 .with("overload.event-loop-lag", "5s");
     }
 
@@ -52,6 +54,8 @@ public final class TestGateway {
                 .with("admin.port", "0")
                 .with("uplink.file.dir", dir.resolve("uplink").toString())
                 .with("shutdown.timeout", "2s")
+                // no balancer in front of a test gateway: nothing to wait for
+                .with("shutdown.ready-grace", "0s")
                 .with("overload.event-loop-lag", "5s");
     }
 
@@ -72,6 +76,12 @@ public final class TestGateway {
     public TestGateway with(String key, String value) {
         properties.setProperty("mqttgw." + key, value);
         return this;
+    }
+
+    /** These settings as JVM options ({@code -Dmqttgw.key=value}), for a node started as a process of its own. */
+    public java.util.List<String> jvmOptions() {
+        return properties.stringPropertyNames().stream().sorted()
+                .map(k -> "-D" + k + "=" + properties.getProperty(k)).toList();
     }
 
     public GatewayConfig config() {
