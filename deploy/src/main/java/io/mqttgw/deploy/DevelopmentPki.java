@@ -46,6 +46,7 @@ public final class DevelopmentPki {
         this.notAfter = now.plus(VALIDITY);
     }
 
+    @io.mqttgw.core.SuppressForbidden(reason = "the command line's own output and errors")
     public static void main(String[] args) {
         System.exit(run(args, System.out, System.err));
     }
@@ -138,7 +139,7 @@ public final class DevelopmentPki {
 
     private void writeText(String file, String text, String what) throws IOException {
         Files.writeString(dir.resolve(file), text, StandardCharsets.US_ASCII);
-        written.add(String.format("%-14s %s", file, what));
+        written.add(String.format(java.util.Locale.ROOT, "%-14s %s", file, what));
     }
 
     private static String gatewayYaml() {

@@ -75,7 +75,7 @@ public final class ExportedMetrics {
         Matcher m = BUILDER.matcher(source);
         while (m.find()) {
             Matcher unit = BASE_UNIT.matcher(m.group(3));
-            String baseUnit = unit.find() ? (unit.group(1) != null ? unit.group(1) : unit.group(2).toLowerCase()) : null;
+            String baseUnit = unit.find() ? (unit.group(1) != null ? unit.group(1) : unit.group(2).toLowerCase(java.util.Locale.ROOT)) : null;
             addPrometheusNames(m.group(1), m.group(2), baseUnit, names);
         }
         Matcher s = SHORTHAND.matcher(source);

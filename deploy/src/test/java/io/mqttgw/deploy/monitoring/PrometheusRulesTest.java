@@ -50,7 +50,7 @@ class PrometheusRulesTest {
         }
         for (String anchor : all(RUNBOOK, alerts)) {
             // GitHub's anchor of a heading "#### MqttGatewayOverloaded" is "mqttgatewayoverloaded"
-            assertTrue(readme.toLowerCase().contains("\n#### " + anchor + "\n"), "README.md has no runbook heading for #"
+            assertTrue(readme.toLowerCase(java.util.Locale.ROOT).contains("\n#### " + anchor + "\n"), "README.md has no runbook heading for #"
                     + anchor);
         }
         assertEquals(alertNames.size(), all(RUNBOOK, alerts).size(), "every alert names its runbook");

@@ -231,7 +231,7 @@ class HttpAuthenticatorTest {
         CompletableFuture<AuthResult> a = auth.authenticate(new AuthRequest("dev-1", null, null, "dev-1", cert, null,
                 "tls")).toCompletableFuture();
         service.answer(0, new AuthResult(Decision.ALLOW, Map.of(ResponseContract.PIN_ATTRIBUTE,
-                Fingerprints.sha256(cert).toUpperCase())));
+                Fingerprints.sha256(cert).toUpperCase(java.util.Locale.ROOT))));
         assertTrue(a.join().allowed(), "the pin matches (case does not matter)");
         X509Certificate other = pki.device("dev-1").getCertificate();
         CompletableFuture<AuthResult> b = auth.authenticate(new AuthRequest("dev-1", null, null, "dev-1", other, null,

@@ -23,6 +23,7 @@ public final class GatewayMain {
     private GatewayMain() {
     }
 
+    @io.mqttgw.core.SuppressForbidden(reason = "the command line's own output and errors")
     public static void main(String[] args) {
         // this main stops log4j itself after the graceful shutdown (flushLogs); log4j's own hook would race it and
         // drop the shutdown's lines. Set before the first logger exists; an explicit setting wins.
@@ -41,7 +42,8 @@ public final class GatewayMain {
         if ("clients".equals(command)) {
             // a client of a running node's operator API: no configuration, no node
             return io.mqttgw.core.cli.ClientsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
-                    new java.io.PrintWriter(out, true), new java.io.PrintWriter(err, true));
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8), true),
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(err, java.nio.charset.StandardCharsets.UTF_8), true));
         }
         Path file = null;
         for (int i = 1; i < args.length; i++) {
@@ -139,6 +141,7 @@ public final class GatewayMain {
      * signal thread only hands the work over. Where the JVM does not offer SIGHUP (or reserves it), says so once; so
      * it does when the process was started with SIGHUP ignored (under {@code nohup}): the JVM then keeps it ignored.
      */
+    @io.mqttgw.core.SuppressForbidden(reason = "the JDK offers SIGHUP only through sun.misc.Signal")
     static boolean reloadOnSighup(Gateway gateway) {
         try {
             sun.misc.SignalHandler before = sun.misc.Signal.handle(new sun.misc.Signal("HUP"),

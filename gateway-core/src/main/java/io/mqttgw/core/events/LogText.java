@@ -35,7 +35,7 @@ public final class LogText {
                 case '\n' -> out.append("\\n");
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
-                default -> out.append(String.format("\\u%04x", (int) c));
+                default -> out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
             }
         }
         return out.toString();

@@ -71,6 +71,7 @@ public final class NodeMeters implements AutoCloseable {
      * Micrometer's {@code process.files.open} and {@code process.files.max} under their usual names, except that the
      * open count is refreshed at most every {@link OpenFileCount#REFRESH}: counting lists every descriptor.
      */
+    @io.mqttgw.core.SuppressForbidden(reason = "the open and maximum descriptor counts exist only on this MXBean")
     private static void fileDescriptors(MeterRegistry registry) {
         OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
         if (!(os instanceof UnixOperatingSystemMXBean unix)) {

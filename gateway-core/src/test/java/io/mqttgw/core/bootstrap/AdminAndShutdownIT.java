@@ -45,8 +45,8 @@ class AdminAndShutdownIT {
     void servesMetricsAndHealthOfAPublishingNode() throws Exception {
         try (Gateway gateway = TestGateway.tcp(dir).start()) {
             MqttClient client = paho(gateway, "paho-1");
-            client.publish("devices/paho-1/telemetry", "hello".getBytes(), 1, false);
-            client.publish("devices/paho-1/telemetry", "again".getBytes(), 0, false);
+            client.publish("devices/paho-1/telemetry", "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, false);
+            client.publish("devices/paho-1/telemetry", "again".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, false);
 
             HttpResponse<String> health = get(gateway.adminPort(), "/health");
             assertEquals(200, health.statusCode());
@@ -77,7 +77,7 @@ class AdminAndShutdownIT {
         List<MqttClient> clients = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             MqttClient c = paho(gateway, "paho-" + i);
-            c.publish("devices/paho-" + i + "/telemetry", ("m" + i).getBytes(), 1, false);
+            c.publish("devices/paho-" + i + "/telemetry", ("m" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, false);
             clients.add(c);
         }
         int admin = gateway.adminPort();

@@ -171,13 +171,13 @@ class MutualTlsIT {
         Mqtt3BlockingClient c = client("dev-file", pki.device("dev-file"));
         c.connect();
         c.publishWith().topic("devices/dev-file/telemetry").qos(MqttQos.AT_LEAST_ONCE)
-                .payload("{\"t\":21.5}".getBytes()).send();
+                .payload("{\"t\":21.5}".getBytes(java.nio.charset.StandardCharsets.UTF_8)).send();
         c.disconnect();
         Path file = dir.resolve("uplink").resolve("uplink.jsonl");
         String text = java.nio.file.Files.readString(file);
         assertTrue(text.contains("\"client\":\"dev-file\""), text);
         assertTrue(text.contains("\"topic\":\"devices/dev-file/telemetry\""), text);
-        assertTrue(text.contains(java.util.Base64.getEncoder().encodeToString("{\"t\":21.5}".getBytes())), text);
+        assertTrue(text.contains(java.util.Base64.getEncoder().encodeToString("{\"t\":21.5}".getBytes(java.nio.charset.StandardCharsets.UTF_8))), text);
         assertTrue(gateway.metrics().connects(MqttConnectReturnCode.CONNECTION_ACCEPTED) > 0);
     }
 

@@ -94,7 +94,7 @@ class SlowConsumerIT {
             }
             flooder.join(10_000);
             long growth = peak[0] - before;
-            System.out.printf("slow consumer: direct memory before %d, peak %d, growth %d bytes%n", before, peak[0],
+            System.out.printf(java.util.Locale.ROOT, "slow consumer: direct memory before %d, peak %d, growth %d bytes%n", before, peak[0],
                     growth);
             assertTrue(growth < DIRECT_MEMORY_BOUND, "direct memory grew by " + growth + " bytes");
             assertTrue(gateway.metrics().downlinkOutcomes(Outcome.NOT_WRITABLE) > droppedBefore,

@@ -20,7 +20,7 @@ class RetainedTopicsTest {
             "a//c", "a/b/c/#", "x/+/+/w", "nothing/#");
 
     private static DownlinkMessage message(String topic) {
-        return new DownlinkMessage("c", topic, 1, true, topic.getBytes());
+        return new DownlinkMessage("c", topic, 1, true, topic.getBytes(java.nio.charset.StandardCharsets.UTF_8));
     }
 
     private static Set<String> matched(RetainedTopics tree, String filter) {

@@ -762,7 +762,7 @@ class MqttConnectHandlerTest {
         f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(60).willFlag(true)
-                .willTopic("devices/dev-2/status").willMessage("gone".getBytes()).willQoS(MqttQoS.AT_LEAST_ONCE)
+                .willTopic("devices/dev-2/status").willMessage("gone".getBytes(java.nio.charset.StandardCharsets.UTF_8)).willQoS(MqttQoS.AT_LEAST_ONCE)
                 .protocolVersion(MqttVersion.MQTT_3_1_1).build());
         assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED, onlyConnAck(ch));
         assertEquals(1.0, f.metrics.aclDenials(true));

@@ -303,7 +303,7 @@ public final class TestPki {
             ContentSigner signer = new JcaContentSignerBuilder(rsa ? "SHA256withRSA" : "SHA256withECDSA")
                     .build(issuer.getKeyPair().getPrivate());
             String pem = "-----BEGIN X509 CRL-----\n"
-                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes()).encodeToString(crl.build(signer).getEncoded())
+                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)).encodeToString(crl.build(signer).getEncoded())
                     + "\n-----END X509 CRL-----\n";
             Path tmp = Files.writeString(file.resolveSibling(file.getFileName() + ".tmp"), pem);
             return Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);

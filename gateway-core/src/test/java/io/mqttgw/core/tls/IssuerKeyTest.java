@@ -65,7 +65,7 @@ class IssuerKeyTest {
         assertFalse(key.verifies(parse(lastByte)), "a bit of the signature flipped");
 
         byte[] body = der.clone();
-        int at = indexOf(body, "dev-1".getBytes());
+        int at = indexOf(body, "dev-1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
         body[at + 4] = '2';
         assertFalse(key.verifies(parse(body)), "the subject changed to dev-2");
     }

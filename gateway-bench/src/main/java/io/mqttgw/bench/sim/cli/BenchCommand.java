@@ -52,7 +52,7 @@ public final class BenchCommand {
         for (Scenario s : Scenario.values()) {
             CommandLine sub = new CommandLine(new ScenarioCommand(s));
             sub.getCommandSpec().usageMessage().description(DESCRIPTIONS.get(s));
-            cl.addSubcommand(s.name().toLowerCase(), sub);
+            cl.addSubcommand(s.name().toLowerCase(java.util.Locale.ROOT), sub);
         }
         CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
         // picocli hides this command by default; users look for it, so it is listed
@@ -70,8 +70,9 @@ public final class BenchCommand {
 
     /** Parses {@code args} of {@code scenario} (tests, worker processes); any problem is a BadArgumentException. */
     public static BenchOptions parseScenario(Scenario scenario, List<String> args) {
-        CommandLine cl = commandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true));
-        String name = scenario.name().toLowerCase();
+        CommandLine cl = commandLine(new PrintWriter(new java.io.OutputStreamWriter(System.out, java.nio.charset.StandardCharsets.UTF_8), true),
+                    new PrintWriter(new java.io.OutputStreamWriter(System.err, java.nio.charset.StandardCharsets.UTF_8), true));
+        String name = scenario.name().toLowerCase(java.util.Locale.ROOT);
         CommandLine sub = cl.getSubcommands().get(name);
         try {
             List<String> all = new java.util.ArrayList<>(args.size() + 1);

@@ -80,7 +80,7 @@ final class Converters {
 
     /** The command-line spelling of an enum constant: lower case, dashes for underscores. */
     static String label(Enum<?> e) {
-        return e.name().toLowerCase().replace('_', '-');
+        return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
     }
 
     static <E extends Enum<E>> ITypeConverter<E> labelled(Class<E> type) {

@@ -278,8 +278,8 @@ public final class ScenarioCommand implements Callable<Integer> {
         within("recover-timeout", recoverTimeout, Duration.ofSeconds(1), DAY);
         within("ramp-timeout", rampTimeout, Duration.ofSeconds(1), DAY);
         within("settle", settle, Duration.ZERO, Duration.ofMinutes(10));
-        String stamp = LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss"));
-        Path outDir = out != null ? out : Path.of("bench-results/" + scenario.name().toLowerCase() + "-" + stamp);
+        String stamp = LocalDateTime.now(java.time.ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", java.util.Locale.ROOT));
+        Path outDir = out != null ? out : Path.of("bench-results/" + scenario.name().toLowerCase(java.util.Locale.ROOT) + "-" + stamp);
         ScenarioOptions run = new ScenarioOptions(holdFor, duration, rate, qos, payload, drop,
                 new BackoffPolicy(backoffBase, backoffMax), reconnectAfter, recoverTimeout, rampTimeout, settle, outDir,
                 workerJvm.isBlank() ? List.of() : Arrays.asList(workerJvm.trim().split("\\s+")));

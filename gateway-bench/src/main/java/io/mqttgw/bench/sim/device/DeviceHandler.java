@@ -67,7 +67,7 @@ final class DeviceHandler extends ChannelInboundHandlerAdapter {
                 default -> {
                     Object header = m.variableHeader();
                     if (header instanceof MqttMessageIdVariableHeader) {
-                        fleet.onFailure(d, "unexpected_" + m.fixedHeader().messageType().name().toLowerCase());
+                        fleet.onFailure(d, "unexpected_" + m.fixedHeader().messageType().name().toLowerCase(java.util.Locale.ROOT));
                     }
                 }
             }

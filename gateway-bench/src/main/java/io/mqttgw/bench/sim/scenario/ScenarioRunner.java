@@ -58,7 +58,7 @@ public final class ScenarioRunner {
         }
         Files.createDirectories(options.run().outDir());
         int devices = options.fleet().devices();
-        summary.put("scenario", options.scenario().name().toLowerCase());
+        summary.put("scenario", options.scenario().name().toLowerCase(java.util.Locale.ROOT));
         summary.put("started", Instant.now().toString());
         summary.put("options", new java.util.TreeMap<>(options.given()));
         summary.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(),
@@ -69,8 +69,8 @@ public final class ScenarioRunner {
         summary.put("client", Map.of(
                 "transport", io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio",
                 "tls", io.netty.handler.ssl.OpenSsl.isAvailable() ? io.netty.handler.ssl.OpenSsl.versionString() : "jdk",
-                "certificates", options.fleet().certMode().name().toLowerCase() + "/"
-                        + options.fleet().algorithm().name().toLowerCase(),
+                "certificates", options.fleet().certMode().name().toLowerCase(java.util.Locale.ROOT) + "/"
+                        + options.fleet().algorithm().name().toLowerCase(java.util.Locale.ROOT),
                 "resume", options.fleet().resume(),
                 "tlsGroups", String.join(",", options.fleet().tlsGroups())));
         snapshots.add(gateway.snapshot("before", timeline.seconds(), true));
@@ -114,7 +114,7 @@ public final class ScenarioRunner {
             links.add(new InProcessWorkerLink(options, timeline::accept));
         } else {
             List<String> args = new ArrayList<>();
-            args.add(options.scenario().name().toLowerCase());
+            args.add(options.scenario().name().toLowerCase(java.util.Locale.ROOT));
             options.given().forEach((k, v) -> {
                 args.add("--" + k);
                 args.add(v);

@@ -24,7 +24,7 @@ public final class WorkerMain {
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        BenchOptions options = BenchCommand.parseScenario(Scenario.valueOf(args[0].toUpperCase()),
+        BenchOptions options = BenchCommand.parseScenario(Scenario.valueOf(args[0].toUpperCase(java.util.Locale.ROOT)),
                 Arrays.asList(args).subList(1, args.length));
         int index = options.workerIndex();
         try (WorkerRuntime runtime = new WorkerRuntime(options, index, options.workerCount(),

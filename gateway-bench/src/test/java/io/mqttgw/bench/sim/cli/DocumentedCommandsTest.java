@@ -56,7 +56,7 @@ class DocumentedCommandsTest {
                     assertDoesNotThrow(() -> cl.parseArgs(args.toArray(String[]::new)), where);
                 } else {
                     assertDoesNotThrow(() -> BenchCommand.parseScenario(
-                            Scenario.valueOf(m.group(1).toUpperCase()), args), where + " -> " + args);
+                            Scenario.valueOf(m.group(1).toUpperCase(java.util.Locale.ROOT)), args), where + " -> " + args);
                 }
                 checked++;
             }
