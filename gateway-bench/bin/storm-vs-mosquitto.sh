@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Storms, gateway against Mosquitto through the same bench, same certificates, same machine (issue 15).
+# Storms, gateway against Mosquitto through the same bench, same certificates, same machine.
 #
 # For each round: a fresh gateway, then a fresh Mosquitto, each through `bench storm` twice (--resume false, then
 # --resume true). One storm run measures the initial ramp (all devices connect) and then a drop of a fraction of
@@ -7,12 +7,12 @@
 # (one line per run) and each run's bench report to OUT/<run>/.
 # A scenario `<server>:ramps` instead runs two `bench connect` ramps against the same server, the second with new
 # client ids and certificates (prefix `again-`): its CPU per connection is a full handshake with the JIT warm and the
-# certificate unknown to any cache (issue 15's "JIT warm" figure). Those go to OUT/ramps.tsv.
+# certificate unknown to any cache (the "JIT warm" figure). Those go to OUT/ramps.tsv.
 # A scenario `<server>:warm-true` (or `warm-false`) runs the same storm WARM_UPS + 1 times against one server and
 # reports the last: the JIT is warm and the devices' certificates are known, as after a first storm in production
 # (the warm-up runs' reports are in <run>/warmup, <run>/warmup2, ...). Two by default: after one (9,000 resumptions)
 # the gateway's C2 compiler still worked through the measured reconnects (0.006-0.02 ms of its CPU per reconnect);
-# after two it has seen 18,000, as the full-handshake figure's second ramp has (BENCHMARKS.md, issue 15).
+# after two it has seen 18,000, as the full-handshake figure's second ramp has (docs/benchmarks/history.md).
 #
 #   gateway-bench/bin/storm-vs-mosquitto.sh [--devices 18000] [--rounds 1] [--out DIR] [--pki-dir DIR]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Uplink into Kafka: `uplink.kafka.acks: all` (the default since issue 13, with idempotence) against `acks: 1` (the
+# Uplink into Kafka: `uplink.kafka.acks: all` (the default, with idempotence) against `acks: 1` (the
 # fast profile; the sink turns idempotence off itself for it): gateway CPU per message and PUBLISH -> PUBACK latency,
 # QoS 1, through a real 3-node KRaft cluster (topic device.uplink: 3 partitions, replication 3, min.insync.replicas 2).
 #

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Every verb of the packaged launcher answers {@code --help} with its own usage and status 0 (issue 16). */
+/** Every verb of the packaged launcher answers {@code --help} with its own usage and status 0. */
 class LauncherHelpIT {
     private static final Path LAUNCHER = Path.of("target", "mqtt-gateway", "bin", "gateway");
 

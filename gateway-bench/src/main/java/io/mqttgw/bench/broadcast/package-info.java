@@ -1,5 +1,5 @@
 /**
- * End-to-end broadcast delivery (issue 8): a gateway and a second process of plain-TCP devices on real event loops,
+ * End-to-end broadcast delivery: a gateway and a second process of plain-TCP devices on real event loops,
  * timing a broadcast until every device has it. The encoding-only benchmark is
  * {@code io.mqttgw.core.protocol.BroadcastFanOutBenchmark}. Figures in {@code BENCHMARKS.md}.
  */

@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One broadcast (issue 8): a QoS 1 PUBLISH of {@code payload} bytes to {@code receivers} devices, each with its own
+ * One broadcast: a QoS 1 PUBLISH of {@code payload} bytes to {@code receivers} devices, each with its own
  * packet id, written through a channel pipeline that holds the gateway's {@link MqttEncoder} (as the device
  * pipeline does) in front of a sink that counts and releases what reaches it. One operation is one whole broadcast.
  * <ul>

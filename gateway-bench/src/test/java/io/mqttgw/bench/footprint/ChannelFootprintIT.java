@@ -28,7 +28,7 @@ import org.openjdk.jol.info.GraphLayout;
  * (so every event loop has warmed its caches) and again after eight more: the difference divided by eight approximates
  * what each further connection adds (channels reach each other through the event loops and the registry, so a single channel's
  * graph cannot be walked on its own). Native memory (BoringSSL's {@code SSL} object) is outside the heap
- * and not counted; BENCHMARKS.md ("Memory per connection (issue 15)") has the whole-process figures at 19,000
+ * and not counted; docs/benchmarks/history.md ("Memory per connection") has the whole-process figures at 19,000
  * connections. The figure is printed and written to {@code target/channel-footprint.txt}; the ceiling fails the
  * build on a regression well above today's figure, without a 19,000-device run.
  */

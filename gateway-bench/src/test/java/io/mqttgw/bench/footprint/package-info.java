@@ -1,2 +1,2 @@
-/** Heap bytes an established device connection keeps, measured on its object graph (issue 15). */
+/** Heap bytes an established device connection keeps, measured on its object graph. */
 package io.mqttgw.bench.footprint;

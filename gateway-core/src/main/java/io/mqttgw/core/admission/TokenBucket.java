@@ -10,7 +10,7 @@ import java.util.function.LongSupplier;
  * ({@link #refund}) once it knows its work was cheaper than it was charged for; a refund never raises the bucket
  * above its burst. Thread-safe.
  */
-// Kept hand-written (issue 16): one CAS on one long per take, fractional takes, refunds: no library limiter does all.
+// Kept hand-written: one CAS on one long per take, fractional takes, refunds: no library limiter does all.
 public final class TokenBucket {
     private final long nanosPerToken;
     private final long burstNanos;

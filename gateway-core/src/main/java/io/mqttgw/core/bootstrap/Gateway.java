@@ -310,13 +310,13 @@ public final class Gateway implements AutoCloseable {
 
     /*
      * No TCP_NODELAY child option: Netty sets it on every accepted socket already (both transports, wherever the
-     * platform allows it), and asking again was one more setsockopt per connection (strace, issue 15).
+     * platform allows it), and asking again was one more setsockopt per connection (strace).
      * DeviceListenerIT holds it.
      */
 
     /**
      * One read-size policy shared by every device channel. Netty's default gives each channel its own adaptive
-     * allocator and a handle with a size calculator (about 130 B per idle device, issue 15); device packets and their
+     * allocator and a handle with a size calculator (about 130 B per idle device); device packets and their
      * TLS records are small, so a fixed read size serves them, and larger ones take several reads of one wake-up.
      */
     private static final RecvByteBufAllocator DEVICE_READS = new FixedRecvByteBufAllocator(2048);
@@ -347,7 +347,7 @@ public final class Gateway implements AutoCloseable {
         if (socketPerLoop(transport)) {
             // Each loop accepts on its own socket and serves what it accepted: no hand-over to another thread, which
             // cost an eventfd write, a wake-up of the target loop and one of the accept thread per connection
-            // (strace, issue 15). The kernel spreads connections over the sockets by their addresses.
+            // (strace). The kernel spreads connections over the sockets by their addresses.
             for (EventExecutor loop : ioGroup) {
                 bootstraps.add(template.clone().group((EventLoop) loop, (EventLoop) loop)
                         .option(EpollChannelOption.SO_REUSEPORT, true));

@@ -7,8 +7,8 @@ import java.security.NoSuchAlgorithmException;
  * SHA-256 of a certificate's DER encoding, the fingerprint the verifier's cache, the connection's context and the
  * operator API use. One digest per thread: {@code MessageDigest.getInstance} looks the algorithm up through the
  * security providers and makes the digest by reflection, which cost every connection about a microsecond twice over
- * (the verifier and the handshake handler each fingerprint the device certificate; a CPU profile of resumed reconnects,
- * issue 15). Any thread.
+ * (the verifier and the handshake handler each fingerprint the device certificate; a CPU profile of resumed
+ * reconnects). Any thread.
  */
 public final class CertificateSha256 {
     private static final ThreadLocal<MessageDigest> DIGEST = ThreadLocal.withInitial(() -> {

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * files, and nearly every open file of this process is a device connection: 3-5 ms of CPU per count at 9,000 open
  * files, 14 ms at 18,000 (it grows faster than the count), so a second or more at a million, on every scrape (a
  * profiled reconnect storm whose driver read {@code /metrics} five times a second spent 12 % of the gateway's CPU
- * there; BENCHMARKS.md, issue 15). A file-limit alert does not need a fresher figure than the refresh interval.
+ * there; docs/benchmarks/history.md). A file-limit alert does not need a fresher figure than the refresh interval.
  *
  * <p>Threading: any thread; overlapping scrapes may both count once the value is stale, which is harmless.
  */

@@ -18,7 +18,7 @@ import java.util.concurrent.RejectedExecutionException;
  * @param keepAliveSeconds        the keepalive the device asked for; 0 when it asked for none
  * @param certificateNotAfterMillis the verified client certificate's expiry, or -1 without a certificate
  * @param certificateSha256       SHA-256 of the certificate's DER encoding in hex, or null (subject and serial are not
- *                                kept after CONNECT: the parsed certificate is dropped to save memory, issue 15)
+ *                                kept after CONNECT: the parsed certificate is dropped to save memory)
  * @param persistentSession       clean session 0: the session outlives the connection
  * @param uplinkInflight          QoS 1/2 PUBLISH from the device not yet acknowledged (sink pending)
  * @param uplinkAwaitingRelease   QoS 2 PUBLISH acknowledged with PUBREC, waiting for the device's PUBREL

@@ -22,7 +22,7 @@ import java.security.cert.X509Certificate;
 public final class ConnectionContext {
     public static final AttributeKey<ConnectionContext> KEY = AttributeKey.valueOf("mqttgw.connection");
 
-    /** The TLS listener's connection, else the plain TCP one's: a flag, not a reference (issue 15). */
+    /** The TLS listener's connection, else the plain TCP one's: a flag, not a reference. */
     private final boolean tls;
     private SocketAddress remoteAddress;
     private String certificateIdentity;
@@ -31,7 +31,7 @@ public final class ConnectionContext {
     /** Kept for the connection's life instead of the parsed certificate: its expiry and SHA-256 fingerprint. */
     private long certificateNotAfter;
     /**
-     * Also how the identity was proven (non-null: by a verified certificate; no field of its own, issue 15). Written on
+     * Also how the identity was proven (non-null: by a verified certificate; no field of its own). Written on
      * the loop before the session is registered and never after, so a thread that found this connection in the
      * registry reads it safely (the registry's map publishes it).
      */
@@ -47,7 +47,7 @@ public final class ConnectionContext {
     private TopicAcl acl;
     private DisconnectReason closeReason;
     private UplinkMessage will;
-    /** Immutable; replaced on change and shared with the session store (issue 15: no map per connection). */
+    /** Immutable; replaced on change and shared with the session store (no map per connection). */
     private Subscriptions subscriptions = Subscriptions.NONE;
     private UplinkAcks acks;
     private DownlinkSession downlink;
@@ -115,7 +115,7 @@ public final class ConnectionContext {
     /**
      * The verified client certificate while CONNECT is being decided, else null: an open session keeps only
      * {@link #certificateNotAfterMillis()} and {@link #certificateSha256()}, not the parsed certificate (about 3 KB of
-     * heap per connection, issue 15).
+     * heap per connection).
      */
     public X509Certificate certificate() {
         return certificate;

@@ -10,7 +10,7 @@ import io.netty.channel.ChannelHandlerContext;
  * reason, removes the registry entry if it still holds this channel, queues the fenced route delete, starts the expiry
  * of a persistent session (at the MQTT 5.0 interval in force) and hands a pending will message to the sink (after its
  * MQTT 5.0 will delay, through {@link DelayedWills}). Every step is O(1) and non-blocking, so a disconnect storm costs each event
- * loop only enqueues. Called by {@link DeviceSocketHandler} (not a pipeline entry of its own: issue 15). Stateless and
+ * loop only enqueues. Called by {@link DeviceSocketHandler} (not a pipeline entry of its own). Stateless and
  * shared; event loop only.
  */
 public final class ConnectionLifecycleHandler {

@@ -9,7 +9,7 @@ import io.netty.channel.ChannelPromise;
 /**
  * The device socket, first in the pipeline: the bytes that cross it are metered ({@link TrafficMeter}) and its
  * opening and closing keep the connection's books ({@link ConnectionLifecycleHandler}). One shared entry for both
- * jobs, since each pipeline entry costs every idle connection a context object (issue 15); each job keeps its logic
+ * jobs, since each pipeline entry costs every idle connection a context object; each job keeps its logic
  * in its own class. Stateless (state lives in {@link ConnectionContext}), shared by all channels of a listener; event
  * loop only.
  */

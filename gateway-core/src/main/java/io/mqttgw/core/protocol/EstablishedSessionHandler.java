@@ -12,7 +12,7 @@ import io.netty.util.ReferenceCountUtil;
 /**
  * Every packet of an established session (after the accepting CONNACK) and every exception that reaches the end of
  * its pipeline: one pipeline entry per connection instead of one per packet kind, since each entry costs every idle
- * connection a context object (issue 15). It dispatches by packet type to the small classes that hold each kind's
+ * connection a context object. It dispatches by packet type to the small classes that hold each kind's
  * logic: {@link UplinkPublishHandler} (PUBLISH, PUBREL), {@link SubscriptionHandler} (SUBSCRIBE, UNSUBSCRIBE),
  * {@link PingRequestHandler}, {@link DisconnectHandler}, {@link DownlinkAckHandler} (PUBACK, PUBREC, PUBCOMP),
  * {@link UnexpectedPacketHandler} (the rest); a packet the decoder could not read goes to

@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Keepalive of the sessions of one event loop (MQTT-3.1.2-24): a session that sent no packet for one and a half
  * keepalive periods is closed, counted as {@code keepalive_timeout}. One timer wheel per event loop instead of a
- * handler and a scheduled task per connection (about 240 B of heap per idle connection, issue 15): a session costs
+ * handler and a scheduled task per connection (about 240 B of heap per idle connection): a session costs
  * the fields of its {@link ConnectionContext} (time of its last packet, its timeout, two links) and nothing else; a
  * packet only writes the time. The wheel is a ring of slots, one per tick; a session sits in the slot of its
  * deadline as it was when last placed, and when that slot comes up the real deadline (last packet + timeout) is

@@ -4,7 +4,7 @@ package io.mqttgw.core.protocol;
  * What an MQTT 5.0 session adds to its connection: the session expiry interval in force (the one CONNECT asked for,
  * capped at {@code session.expiry}, or the one the device's DISCONNECT changed it to) and the will delay interval.
  * Created only for a 5.0 device that asked for either; 3.1.1 connections and 5.0 ones without them keep a null
- * reference in {@link ConnectionContext} (which fits its padding), so they pay nothing (issue 15). Event loop only.
+ * reference in {@link ConnectionContext} (which fits its padding), so they pay nothing. Event loop only.
  */
 final class Mqtt5Session {
     /** Seconds, at most {@code session.expiry} (3650 days fit an int). */

@@ -177,7 +177,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 refuse(ctx, requested, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.CONNECT_REFUSED);
                 return;
             } else {
-                // equal: the session keeps one string for both, not the decoder's copy too (issue 15)
+                // equal: the session keeps one string for both, not the decoder's copy too
                 clientId = identity;
             }
         } else if (requested.isEmpty()) {
@@ -240,7 +240,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         CompletableFuture<AuthResult> answered = answeredNow(stage);
         if (answered != null) {
             // answered at once (the certificate is the identity, or a cached answer): decided in this read, without
-            // pausing reading or a timer, which cost two epoll_ctl calls and a timer per connection (issue 15)
+            // pausing reading or a timer, which cost two epoll_ctl calls and a timer per connection
             decide(ctx, finalClientId, finalWill, answered.handle(MqttConnectHandler::orUnavailable).join());
             return;
         }

@@ -32,7 +32,7 @@ import io.netty.handler.codec.mqtt.MqttMessageFactory;
  * packet is held back, and after a {@code read()} request emptied what was held. Held bytes are released when the
  * channel closes or the handler leaves.
  *
- * <p>This is one pipeline entry where a framer, Netty's decoder and a flow-control handler were three (issue 15). One
+ * <p>This is one pipeline entry where a framer, Netty's decoder and a flow-control handler were three. One
  * instance per connection; event loop only.
  */
 public final class MqttPacketDecoder extends ChannelDuplexHandler {

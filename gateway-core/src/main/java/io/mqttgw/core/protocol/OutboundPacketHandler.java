@@ -9,7 +9,7 @@ import io.netty.handler.codec.mqtt.MqttEncoder;
 /**
  * Every packet the gateway writes to a device: encoded (Netty's shared {@link MqttEncoder}) and held to the output
  * bound ({@link WritabilityWatch}, which also hears the channel's writability changes and its close). One shared entry
- * instead of the encoder's plus a per-connection writability handler (issue 15: each entry costs every idle connection
+ * instead of the encoder's plus a per-connection writability handler (each entry costs every idle connection
  * a context object). The bound is checked here, next to the encoder, so a write is judged when it is made, as MQTT
  * packets (TLS holds written bytes until a flush, so the socket end of the pipeline would see them only then).
  * Ahead of the CONNECT phase (towards the socket), so it watches that phase's writes too. Stateless (state lives in

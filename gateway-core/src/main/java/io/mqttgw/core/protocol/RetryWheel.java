@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * came too late in the field. The wheel ticks (one scheduled task on the loop) only while it holds entries.
  * Event loop only: each loop thread has its own wheel.
  */
-// Kept hand-written (issue 16): ticks on the session's own loop, no cancels; a HashedWheelTimer has its own thread.
+// Kept hand-written: ticks on the session's own loop, no cancels; a HashedWheelTimer has its own thread.
 final class RetryWheel {
     private static final long TICK_MILLIS = 100;
     private static final int SLOTS = 128;

@@ -21,7 +21,7 @@ import java.net.SocketAddress;
 
 /**
  * Netty's {@link MqttDecoder} applied to one whole packet at a time, one decoder per event loop thread shared by the
- * loop's connections: a connection keeps no decoder, replay buffer or UTF-8 charset decoder of its own (issue 15).
+ * loop's connections: a connection keeps no decoder, replay buffer or UTF-8 charset decoder of its own.
  * Sharing is sound because a whole, valid packet leaves the decoder as it found it (waiting for a fixed header,
  * nothing cumulated), because the decoder is handed a context that only collects what it decodes (no other handler
  * runs while it decodes, so nothing re-enters it) and because the connection's protocol version lives in a channel

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * {@code mqtt.max-pending-outbound} queued bytes while unwritable, is closed (reason slow_consumer). Reading
  * resumes only once the session is open and uplink back-pressure does not hold it too. Called by
  * {@link OutboundPacketHandler}; the one piece of state, the stall's close timer, lives in {@link ConnectionContext}
- * and only while the channel is unwritable (issue 15: no handler object per connection). Stateless, shared; event
+ * and only while the channel is unwritable (no handler object per connection). Stateless, shared; event
  * loop only.
  */
 public final class WritabilityWatch {

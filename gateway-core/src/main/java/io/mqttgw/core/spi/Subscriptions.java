@@ -13,7 +13,7 @@ import java.util.Set;
  * ({@link #with}, {@link #without}) makes a new instance, which is cheap because devices subscribe a handful of
  * filters once per connection. Being immutable, one instance is shared by the connection and the session store
  * instead of each keeping its own copy. Two arrays instead of a {@code LinkedHashMap}: about 60 B for a device's
- * usual two filters against about 230 B, per connection and again per stored session (issue 15, class histogram).
+ * usual two filters against about 230 B, per connection and again per stored session (class histogram).
  * Safe to read from any thread.
  */
 public final class Subscriptions extends AbstractMap<String, Subscription> {

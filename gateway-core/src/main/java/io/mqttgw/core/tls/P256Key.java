@@ -24,7 +24,7 @@ import org.bouncycastle.util.BigIntegers;
  * {@code 1..63} of {@code 2^(17j)·base} are kept in affine form (32 KiB per key). The spans of both scalars then share
  * 16 doublings instead of 256, and every addition is a mixed (affine) one: 52-53 µs per check against 71-72 µs for
  * BouncyCastle's in the same process. Fewer spans measured slower (4: 88 µs, 8: 72 µs); 32 gained 4 µs for twice the
- * table (BENCHMARKS.md, "A signature check that allocates nothing").
+ * table (docs/benchmarks/history.md, "A signature check that allocates nothing").
  *
  * <p>The result is compared with {@code r} without an inversion ({@code x = X/Z²}, so {@code r·Z² = X}, and also
  * {@code (r+n)·Z² = X} when {@code r+n < p}). Timing does not depend on secrets: everything here is public (the

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What an established, idle mutual-TLS device costs in pipeline entries and per-channel objects (issue 15), checked
+ * What an established, idle mutual-TLS device costs in pipeline entries and per-channel objects, checked
  * on a real gateway over real TLS so a change that brings an entry back fails here and not only in a 19,000-device
  * memory run: after CONNECT the pipeline is the socket entry, TLS, the packet decoder, the outbound entry and the
  * session; every device channel shares one read-size policy.

@@ -193,7 +193,7 @@ public final class ScenarioCommand implements Callable<Integer> {
             description = "report directory (default bench-results/<scenario>-<time>)")
     Path out;
     // C1 only: a worker lives for one run and repeats a few short paths, and in a storm C2's compilations of the
-    // resumption path were half of its CPU (BENCHMARKS.md, issue 15): CPU taken from the server on a shared machine
+    // resumption path were half of its CPU (docs/benchmarks/history.md): CPU taken from the server on a shared machine
     @Option(names = "--worker-jvm", defaultValue = "-Xmx1g -XX:+UseG1GC -XX:TieredStopAtLevel=1", paramLabel = "FLAGS",
             description = "JVM options of worker processes, space separated (default ${DEFAULT-VALUE})")
     String workerJvm;

@@ -29,7 +29,7 @@ import javax.net.ssl.SSLException;
  * the key exchange, in that order (the JDK engine, without OpenSSL, uses the JDK's). The OpenSSL engines are Netty's
  * reference-counted ones, released by their {@code SslHandler} when the connection closes: the plain ones register a
  * finalizer each, so the native state of every closed connection waited for a garbage collection and the finalizer
- * thread (the gateway made the same choice, issue 15). {@link #close} gives up the context once the devices
+ * thread (the gateway made the same choice). {@link #close} gives up the context once the devices
  * are gone. Thread-safe (netty contexts are).
  */
 public final class ClientTls implements AutoCloseable {
