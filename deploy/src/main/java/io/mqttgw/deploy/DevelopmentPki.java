@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * {@code DevelopmentPki <dir> [deviceCount]}: writes a throw-away PKI and a {@code gateway.yaml} that uses it, so the
@@ -139,7 +140,7 @@ public final class DevelopmentPki {
 
     private void writeText(String file, String text, String what) throws IOException {
         Files.writeString(dir.resolve(file), text, StandardCharsets.US_ASCII);
-        written.add(String.format(java.util.Locale.ROOT, "%-14s %s", file, what));
+        written.add(String.format(Locale.ROOT, "%-14s %s", file, what));
     }
 
     private static String gatewayYaml() {

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The distribution's config/gateway.yaml is valid as shipped and lists every key of gateway-core, each commented-out
- * one with its real default, so the sample cannot drift from {@link CoreConfigKeys} and the providers' keys. A commented-out setting is a
+ * one with its real default, so the sample cannot drift from {@link CoreConfigKeys} and the providers' keys. A
+ * commented-out setting is a
  * line {@code # key: value} (the '#' and one space removed, it is a YAML line); prose comments start otherwise.
  */
 class SampleConfigTest {

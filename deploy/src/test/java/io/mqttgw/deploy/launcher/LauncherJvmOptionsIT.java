@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -60,7 +59,9 @@ class LauncherJvmOptionsIT {
         assertEquals(0, p.exitValue(), "profile '" + profile + "' on " + javaHome + ": " + command + "\n" + out);
     }
 
-    /** A JAVA_HOME whose {@code bin/java -version} answers like a JDK of that version, the way the launcher reads it. */
+    /**
+     * A JAVA_HOME whose {@code bin/java -version} answers like a JDK of that version, the way the launcher reads it.
+     */
     private Path fakeJava(String version) throws IOException {
         Path bin = Files.createDirectories(dir.resolve("jdk-" + version).resolve("bin"));
         Path java = bin.resolve("java");

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -25,7 +26,8 @@ public final class ExportedMetrics {
                     + "\\.builder\\(\\s*\"(mqttgw\\.[a-z0-9.]+)\"([^;]*)");
     /** {@code registry.gauge("name", ...)} and the gateway's own {@code metrics.gauge("name", ...)} helper. */
     private static final Pattern SHORTHAND = Pattern.compile("\\.(gauge|counter)\\(\\s*\"(mqttgw\\.[a-z0-9.]+)\"");
-    private static final Pattern BASE_UNIT = Pattern.compile("\\.baseUnit\\(\\s*(?:\"([a-z]+)\"|BaseUnits\\.([A-Z_]+))");
+    private static final Pattern BASE_UNIT =
+            Pattern.compile("\\.baseUnit\\(\\s*(?:\"([a-z]+)\"|BaseUnits\\.([A-Z_]+))");
     /** What the monitoring files name: a Prometheus metric of the gateway. */
     private static final Pattern QUERIED = Pattern.compile("\\bmqttgw_[a-z0-9_]+");
 
@@ -75,7 +77,8 @@ public final class ExportedMetrics {
         Matcher m = BUILDER.matcher(source);
         while (m.find()) {
             Matcher unit = BASE_UNIT.matcher(m.group(3));
-            String baseUnit = unit.find() ? (unit.group(1) != null ? unit.group(1) : unit.group(2).toLowerCase(java.util.Locale.ROOT)) : null;
+            String baseUnit = unit.find() ? (unit.group(1) != null ? unit.group(1)
+                    : unit.group(2).toLowerCase(Locale.ROOT)) : null;
             addPrometheusNames(m.group(1), m.group(2), baseUnit, names);
         }
         Matcher s = SHORTHAND.matcher(source);

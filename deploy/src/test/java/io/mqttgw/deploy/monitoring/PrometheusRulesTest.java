@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -50,7 +51,8 @@ class PrometheusRulesTest {
         }
         for (String anchor : all(RUNBOOK, alerts)) {
             // GitHub's anchor of a heading "#### MqttGatewayOverloaded" is "mqttgatewayoverloaded"
-            assertTrue(readme.toLowerCase(java.util.Locale.ROOT).contains("\n#### " + anchor + "\n"), "README.md has no runbook heading for #"
+            assertTrue(readme.toLowerCase(Locale.ROOT).contains("\n#### " + anchor + "\n"),
+                    "README.md has no runbook heading for #"
                     + anchor);
         }
         assertEquals(alertNames.size(), all(RUNBOOK, alerts).size(), "every alert names its runbook");

@@ -7,7 +7,10 @@ import io.mqttgw.core.spi.AuthResult;
 public enum FailurePolicy {
     /** CONNACK server unavailable; the device retries later. */
     REFUSE,
-    /** Devices whose certificate verified (and yielded an identity) connect with the configured ACL; others are refused. */
+    /**
+     * Devices whose certificate verified (and yielded an identity) connect with the configured ACL; others are
+     * refused.
+     */
     ALLOW_VERIFIED_CERTIFICATE;
 
     private static final AuthResult UNAVAILABLE = AuthResult.deny(AuthResult.Decision.SERVER_UNAVAILABLE);

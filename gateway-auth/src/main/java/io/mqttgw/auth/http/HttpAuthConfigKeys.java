@@ -9,6 +9,7 @@ import static io.mqttgw.core.config.ValueParsers.oneOf;
 import io.mqttgw.core.config.ConfigKey;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 
 /** The keys of {@code auth.provider: http}; request headers pass through under {@link #HEADERS}. */
 public final class HttpAuthConfigKeys {
@@ -25,7 +26,7 @@ public final class HttpAuthConfigKeys {
                     + "answers; required with auth.provider http.", nonEmpty());
     public static final ConfigKey<String> METHOD = new ConfigKey<>("auth.http.method", "POST", "POST, PUT or GET",
             "HTTP method; GET sends no body, so the URL must carry what the service needs.",
-            s -> oneOf("post", "put", "get").apply(s).toUpperCase(java.util.Locale.ROOT));
+            s -> oneOf("post", "put", "get").apply(s).toUpperCase(Locale.ROOT));
     public static final ConfigKey<List<String>> BODY_FIELDS = new ConfigKey<>("auth.http.body-fields",
             "client-id,username,password,certificate-identity,certificate-fingerprint,remote-address,listener",
             "comma-separated fields from client-id, username, password, certificate-identity, "
@@ -66,7 +67,8 @@ public final class HttpAuthConfigKeys {
                     + "ACL).", oneOf("refuse", "allow-verified-certificate"));
     public static final ConfigKey<Integer> CACHE_MAX_ENTRIES = new ConfigKey<>("auth.http.cache.max-entries",
             "100000", "0 to 100000000; 0 turns the cache off",
-            "Answers remembered (a Caffeine cache); beyond it, those least likely to be asked again go first.", intRange(0, 100_000_000));
+            "Answers remembered (a Caffeine cache); beyond it, those least likely to be asked again go first.",
+                    intRange(0, 100_000_000));
     public static final ConfigKey<Duration> CACHE_ALLOW_TTL = new ConfigKey<>("auth.http.cache.allow-ttl", "5m",
             "0s to 30d; 0s does not remember", "How long an allow is remembered, unless the answer's "
                     + "Cache-Control max-age says otherwise.", duration(Duration.ZERO, Duration.ofDays(30)));

@@ -16,6 +16,7 @@ import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.HealthStatus;
 import java.io.IOException;
 import java.net.ConnectException;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -264,7 +265,7 @@ public final class HttpAuthenticator implements Authenticator {
         if (state == CircuitBreaker.State.CLOSED) {
             return HealthStatus.UP;
         }
-        return HealthStatus.degraded("auth service circuit breaker " + state.name().toLowerCase(java.util.Locale.ROOT)
+        return HealthStatus.degraded("auth service circuit breaker " + state.name().toLowerCase(Locale.ROOT)
                 + " (last failure " + lastFailure + "); auth.http.on-failure decides CONNECTs the cache cannot answer");
     }
 

@@ -26,6 +26,7 @@ public final class HttpAuthenticatorProvider implements AuthenticatorProvider {
     @Override
     public Authenticator create(ProviderContext context) {
         HttpAuthSettings settings = HttpAuthSettings.from(context.config().values());
-        return new HttpAuthenticator(settings, new AhcAuthService(settings, context.meters()), context.meters(), System::nanoTime);
+        return new HttpAuthenticator(settings, new AhcAuthService(settings, context.meters()), context.meters(),
+                System::nanoTime);
     }
 }

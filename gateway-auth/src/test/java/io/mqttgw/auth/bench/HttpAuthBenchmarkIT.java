@@ -54,7 +54,8 @@ class HttpAuthBenchmarkIT {
             rows.addAll(authenticatorLevel(service));
             rows.addAll(endToEnd(service));
         }
-        String table = "| scenario | operations | per second | p50 | p99 | max |\n| --- | --- | --- | --- | --- | --- |\n"
+        String table =
+                "| scenario | operations | per second | p50 | p99 | max |\n| --- | --- | --- | --- | --- | --- |\n"
                 + String.join("\n", rows) + "\n";
         System.out.println(table);
         Files.writeString(Path.of("target", "auth-benchmark.md"), table);

@@ -103,8 +103,8 @@ class HttpAuthGatewayIT {
             assertTrue(call.body().contains("\"listener\":\"tls\"") && call.body().contains("\"remoteAddress\":"
                     + "\"127.0.0.1:"), call.body());
             String m = metrics(gateway);
-            assertTrue(m.contains("mqttgw_auth_results_total{node=\"test-node\",result=\"allow\",source=\"service\"} 1.0"),
-                    m);
+            assertTrue(m.contains("mqttgw_auth_results_total{node=\"test-node\",result=\"allow\","
+                    + "source=\"service\"} 1.0"), m);
         }
     }
 

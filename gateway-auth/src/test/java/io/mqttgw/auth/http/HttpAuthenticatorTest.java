@@ -19,6 +19,7 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -231,7 +232,7 @@ class HttpAuthenticatorTest {
         CompletableFuture<AuthResult> a = auth.authenticate(new AuthRequest("dev-1", null, null, "dev-1", cert, null,
                 "tls")).toCompletableFuture();
         service.answer(0, new AuthResult(Decision.ALLOW, Map.of(ResponseContract.PIN_ATTRIBUTE,
-                Fingerprints.sha256(cert).toUpperCase(java.util.Locale.ROOT))));
+                Fingerprints.sha256(cert).toUpperCase(Locale.ROOT))));
         assertTrue(a.join().allowed(), "the pin matches (case does not matter)");
         X509Certificate other = pki.device("dev-1").getCertificate();
         CompletableFuture<AuthResult> b = auth.authenticate(new AuthRequest("dev-1", null, null, "dev-1", other, null,

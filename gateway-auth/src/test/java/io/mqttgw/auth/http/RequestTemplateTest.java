@@ -32,7 +32,8 @@ class RequestTemplateTest {
         RequestTemplate t = RequestTemplate.parse("https://auth/check", "POST", Map.of("X-Key", "k"), ALL_FIELDS);
         assertEquals("{\"clientId\":\"dev 1/ä\",\"username\":\"bob\",\"password\":\"p\\\"w\","
                 + "\"certificateIdentity\":\"dev 1/ä\",\"certificateFingerprint\":\"ff\","
-                + "\"remoteAddress\":\"127.0.0.1:40001\",\"listener\":\"tls\"}", new String(t.body(request, "ff"), StandardCharsets.UTF_8));
+                + "\"remoteAddress\":\"127.0.0.1:40001\",\"listener\":\"tls\"}", new String(t.body(request, "ff"),
+                        StandardCharsets.UTF_8));
         assertTrue(t.hasBody());
         assertEquals(Map.of("X-Key", "k"), t.headers());
     }
@@ -41,7 +42,8 @@ class RequestTemplateTest {
     void renamesAndLeavesOutFieldsAsConfigured() {
         RequestTemplate t = RequestTemplate.parse("http://a/", "PUT", Map.of(), List.of("client-id=clientid",
                 "certificate-fingerprint=sha256"));
-        assertEquals("{\"clientid\":\"dev 1/ä\",\"sha256\":null}", new String(t.body(request, null), StandardCharsets.UTF_8));
+        assertEquals("{\"clientid\":\"dev 1/ä\",\"sha256\":null}", new String(t.body(request, null),
+                StandardCharsets.UTF_8));
     }
 
     @Test

@@ -56,7 +56,8 @@ import java.util.concurrent.atomic.LongAdder;
  * PUBLISH (and, at QoS 1, until the gateway has every PUBACK), and the gateway process's CPU time and heap
  * allocation per receiver. Two processes, because one process may hold only 20,000 open files on the benchmark
  * machine: this one runs a real gateway (public API: {@link Gateway#start}, plain TCP listener on 127.0.0.1,
- * discard sink, admin endpoint off, overload protection off, {@code acl.subscribe} extended by the broadcast filter) and starts a second JVM ({@code devices} mode) that connects {@code --devices}
+ * discard sink, admin endpoint off, overload protection off, {@code acl.subscribe} extended by the broadcast filter)
+ * and starts a second JVM ({@code devices} mode) that connects {@code --devices}
  * plain-TCP MQTT clients subscribed to {@code fleet/+/firmware}, answers every QoS 1 PUBLISH with PUBACK, and
  * reports the count and the {@link System#nanoTime} of the first and last PUBLISH it read. Both processes read
  * the same clock ({@code CLOCK_MONOTONIC} on Linux), so the two are comparable.
@@ -199,8 +200,9 @@ public final class BroadcastDelivery {
                 long last = Long.parseLong(report[3]);
                 out.printf(Locale.ROOT, "%s | %.1f | %.1f | %s | %d | %.0f | %.2f | %.0f%n",
                         round <= 0 ? "warm-up" : String.valueOf(round),
-                        (handedAt - t0) / 1e6, received == 0 ? Double.NaN : (last - t0) / 1e6, qos > 0 ? String.format(Locale.ROOT, "%.1f",
-                                (doneAt - t0) / 1e6) : "-", received, cpu / 1e6, cpu / 1e3 / devices,
+                        (handedAt - t0) / 1e6, received == 0 ? Double.NaN : (last - t0) / 1e6,
+                        qos > 0 ? String.format(Locale.ROOT, "%.1f", (doneAt - t0) / 1e6) : "-", received,
+                        cpu / 1e6, cpu / 1e3 / devices,
                         (double) heap / devices);
                 if (received != devices) {
                     out.println("  (not every device received it)");

@@ -47,7 +47,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *   payload copied once per receiver.</li>
  * </ul>
  * {@link #headerCopyAndSharedPayload} is a third way, for comparison only (see there).
- * All three write the same bytes ({@code BroadcastFanOutBenchmarkTest}). Not measured here: the dispatcher's per-receiver
+ * All three write the same bytes ({@code BroadcastFanOutBenchmarkTest}). Not measured here: the dispatcher's
+ * per-receiver
  * hop to the receiver's event loop and its session bookkeeping (the same for both ways), and the socket write.
  * {@code allocator}: {@code pooled} is the gateway's default (pooled direct buffers: {@code -prof gc} then counts
  * only the heap objects, not the buffers' memory); {@code unpooled-heap} makes every buffer a {@code byte[]}, so

@@ -26,7 +26,8 @@ import org.openjdk.jol.info.GraphLayout;
  * devices complete the TLS handshake, CONNECT and SUBSCRIBE to their command topic (what the bench's idle devices
  * do). JOL walks everything reachable from the gateway (its registry holds the channels) with eight devices connected
  * (so every event loop has warmed its caches) and again after eight more: the difference divided by eight approximates
- * what each further connection adds (channels reach each other through the event loops and the registry, so a single channel's
+ * what each further connection adds (channels reach each other through the event loops and the registry, so a single
+ * channel's
  * graph cannot be walked on its own). Native memory (BoringSSL's {@code SSL} object) is outside the heap
  * and not counted; docs/benchmarks/history.md ("Memory per connection") has the whole-process figures at 19,000
  * connections. The figure is printed and written to {@code target/channel-footprint.txt}; the ceiling fails the
@@ -84,7 +85,8 @@ class ChannelFootprintIT {
             }
             assertTrue(perChannel > 1_000, "the graph walk saw the channels: " + perChannel + " B");
             assertTrue(perChannel <= CEILING_BYTES,
-                    "an idle connection keeps " + perChannel + " B of heap, more than the " + CEILING_BYTES + " B budget");
+                    "an idle connection keeps " + perChannel + " B of heap, more than the " + CEILING_BYTES
+                            + " B budget");
         } finally {
             for (RawMqttConnection device : devices) {
                 device.close();

@@ -34,7 +34,8 @@ import org.slf4j.LoggerFactory;
  * Device PUBLISHes to Kafka through one shared producer. A record is keyed by the device's client id, so one
  * device's records share a partition and keep their order, and carries headers {@code mqtt.topic},
  * {@code mqtt.qos}, {@code device.id}, {@code gateway.node} and {@code received.at} (epoch ms), and an MQTT 5.0
- * message's properties as {@link PropertyHeaders}; the payload array is handed to the producer as it is. The stage completes when Kafka acknowledges (per {@code uplink.kafka.acks}).
+ * message's properties as {@link PropertyHeaders}; the payload array is handed to the producer as it is. The stage
+ * completes when Kafka acknowledges (per {@code uplink.kafka.acks}).
  *
  * <p>Threading: {@link #send} is called on event loops and never blocks: the producer runs with
  * {@code max.block.ms=0}, and payload bytes awaiting Kafka are bounded by {@code uplink.kafka.max-pending-bytes};

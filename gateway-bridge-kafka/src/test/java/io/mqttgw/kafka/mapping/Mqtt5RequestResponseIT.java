@@ -98,7 +98,8 @@ class Mqtt5RequestResponseIT {
             headers.add("mqtt.response-topic", "devices/dev-rr/replies".getBytes(StandardCharsets.UTF_8));
             headers.add("mqtt.correlation-data", correlation);
             headers.add("mqtt.user.trace", "from-service".getBytes(StandardCharsets.UTF_8));
-            service.send(new ProducerRecord<>("device.downlink.rr-node", null, "dev-rr".getBytes(StandardCharsets.UTF_8),
+            service.send(new ProducerRecord<>("device.downlink.rr-node", null,
+                    "dev-rr".getBytes(StandardCharsets.UTF_8),
                     "reboot".getBytes(StandardCharsets.UTF_8), headers)).get(20, TimeUnit.SECONDS);
 
             Mqtt5Publish command = commands.poll(30, TimeUnit.SECONDS);

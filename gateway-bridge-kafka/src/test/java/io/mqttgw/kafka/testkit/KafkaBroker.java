@@ -122,7 +122,8 @@ public final class KafkaBroker implements AutoCloseable {
                 config().toString()).redirectOutput(dir.resolve("format.log").toFile()).start();
         if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
             p.destroyForcibly();
-            throw new IllegalStateException("kafka storage format failed: " + Files.readString(dir.resolve("format.log")));
+            throw new IllegalStateException("kafka storage format failed: "
+                    + Files.readString(dir.resolve("format.log")));
         }
     }
 
@@ -188,7 +189,8 @@ public final class KafkaBroker implements AutoCloseable {
     private String writeLogConfig() {
         Path file = dir.resolve("log4j2-broker.xml");
         try {
-            Files.writeString(file, "<Configuration status=\"WARN\"><Appenders><Console name=\"c\" target=\"SYSTEM_OUT\">"
+            Files.writeString(file,
+                    "<Configuration status=\"WARN\"><Appenders><Console name=\"c\" target=\"SYSTEM_OUT\">"
                     + "<PatternLayout pattern=\"%d %-5level %c{1} %msg%n\"/></Console></Appenders>"
                     + "<Loggers><Root level=\"WARN\"><AppenderRef ref=\"c\"/></Root></Loggers></Configuration>");
         } catch (IOException e) {
@@ -199,7 +201,8 @@ public final class KafkaBroker implements AutoCloseable {
 
     public Admin admin() {
         return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers(),
-                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 10000));
+                AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000, AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG,
+                        10000));
     }
 
     public void createTopics(String... names) throws Exception {

@@ -65,7 +65,8 @@ class KafkaUplinkIT {
         return TestGateway.tls(pki, dir.resolve(name))
                 .with("uplink.sink", "kafka")
                 .with("uplink.kafka.bootstrap-servers", broker.bootstrapServers())
-                .with("uplink.kafka.topic-rules", "devices/{id}/heartbeat=device.heartbeat,devices/+/status=device.status")
+                .with("uplink.kafka.topic-rules",
+                "devices/{id}/heartbeat=device.heartbeat,devices/+/status=device.status")
                 .with("uplink.kafka.linger", "5ms")
                 .with("uplink.kafka.request-timeout", "2s")
                 .with("uplink.kafka.delivery-timeout", "4s")

@@ -72,11 +72,13 @@ class KafkaUplinkSinkTest {
         assertArrayEquals("dev-1".getBytes(StandardCharsets.UTF_8), r.key());
         assertEquals(m.payload(), r.value(), "the payload array is handed over, not copied");
         assertEquals(1_700_000_000_123L, r.timestamp());
-        assertEquals("devices/dev-1/heartbeat", new String(r.headers().lastHeader("mqtt.topic").value(), java.nio.charset.StandardCharsets.UTF_8));
-        assertEquals("1", new String(r.headers().lastHeader("mqtt.qos").value(), java.nio.charset.StandardCharsets.UTF_8));
-        assertEquals("dev-1", new String(r.headers().lastHeader("device.id").value(), java.nio.charset.StandardCharsets.UTF_8));
-        assertEquals("node-7", new String(r.headers().lastHeader("gateway.node").value(), java.nio.charset.StandardCharsets.UTF_8));
-        assertEquals("1700000000123", new String(r.headers().lastHeader("received.at").value(), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals("devices/dev-1/heartbeat", new String(r.headers().lastHeader("mqtt.topic").value(),
+                StandardCharsets.UTF_8));
+        assertEquals("1", new String(r.headers().lastHeader("mqtt.qos").value(), StandardCharsets.UTF_8));
+        assertEquals("dev-1", new String(r.headers().lastHeader("device.id").value(), StandardCharsets.UTF_8));
+        assertEquals("node-7", new String(r.headers().lastHeader("gateway.node").value(), StandardCharsets.UTF_8));
+        assertEquals("1700000000123", new String(r.headers().lastHeader("received.at").value(),
+                StandardCharsets.UTF_8));
     }
 
     @Test
@@ -86,10 +88,12 @@ class KafkaUplinkSinkTest {
         sink(1 << 20).send(new UplinkMessage("dev-1", "devices/dev-1/reply", 1, false,
                 "ok".getBytes(StandardCharsets.UTF_8), 1L, props));
         ProducerRecord<byte[], byte[]> r = producer.history().get(0);
-        assertEquals("text/plain", new String(r.headers().lastHeader("mqtt.content-type").value(), java.nio.charset.StandardCharsets.UTF_8));
-        assertEquals("replies/dev-1", new String(r.headers().lastHeader("mqtt.response-topic").value(), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals("text/plain", new String(r.headers().lastHeader("mqtt.content-type").value(),
+                StandardCharsets.UTF_8));
+        assertEquals("replies/dev-1", new String(r.headers().lastHeader("mqtt.response-topic").value(),
+                StandardCharsets.UTF_8));
         assertArrayEquals(new byte[] {4, 2}, r.headers().lastHeader("mqtt.correlation-data").value());
-        assertEquals("t-9", new String(r.headers().lastHeader("mqtt.user.trace").value(), java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals("t-9", new String(r.headers().lastHeader("mqtt.user.trace").value(), StandardCharsets.UTF_8));
         assertEquals(null, r.headers().lastHeader("mqtt.payload-format"), "not marked UTF-8: no header");
     }
 

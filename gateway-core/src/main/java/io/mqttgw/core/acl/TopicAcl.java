@@ -104,7 +104,8 @@ public final class TopicAcl {
      * Whether {@code allowed} covers {@code wanted} level by level: '#' covers the rest, '+' covers any one level
      * (a '+' too, but not a '#'), {@code {client-id}} covers only the client id taken literally (never a wildcard),
      * a word only itself. A wanted
-     * wildcard is covered only by a wildcard, so {@code devices/+/commands} is not within {@code devices/{client-id}/#}.
+     * wildcard is covered only by a wildcard, so {@code devices/+/commands} is not within {@code
+     * devices/{client-id}/#}.
      */
     static boolean covers(String[] allowed, String[] wanted, String clientId) {
         int i = 0;

@@ -13,8 +13,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The pipeline of one admin listener: connection limit -> idle close -> [TLS] -> HTTP codec -> [read-only endpoints] -> [operator authentication ->
- * body aggregation -> client operations -> config reload -> downlink operations]. The read-only listener has the read-only part, and the operations part too when
+ * The pipeline of one admin listener: connection limit -> idle close -> [TLS] -> HTTP codec -> [read-only endpoints] ->
+ * [operator authentication ->
+ * body aggregation -> client operations -> config reload -> downlink operations]. The read-only listener has the
+ * read-only part, and the operations part too when
  * operations share it; a separate operations listener has only the operations part (and TLS with operator mutual
  * TLS), so everything on it is authenticated.
  */

@@ -22,7 +22,10 @@ final class AdminMetrics {
                 .tag("endpoint", endpoint).tag("result", result).register(registry).increment();
     }
 
-    /** {@code mqttgw_admin_connections_closed_total{reason}}: admin connections the gateway closed, {@code idle} or {@code limit}. */
+    /**
+     * {@code mqttgw_admin_connections_closed_total{reason}}: admin connections the gateway closed, {@code idle} or
+     * {@code limit}.
+     */
     void connectionClosed(String reason) {
         Counter.builder("mqttgw.admin.connections.closed")
                 .description("Admin connections closed by the gateway: idle past admin.idle-timeout, or the oldest "

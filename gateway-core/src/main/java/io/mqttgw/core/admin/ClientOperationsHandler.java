@@ -24,6 +24,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -310,7 +311,7 @@ final class ClientOperationsHandler extends ChannelInboundHandlerAdapter {
                     } else if (found == null) {
                         refuse(call, HttpResponseStatus.NOT_FOUND, "not_found", "no persistent session");
                     } else {
-                        String proof = found.proof().name().toLowerCase(java.util.Locale.ROOT);
+                        String proof = found.proof().name().toLowerCase(Locale.ROOT);
                         done(call, HttpResponseStatus.OK, "ok", "session", OperatorJson.session(id, proof,
                                 found.summary()));
                     }

@@ -20,6 +20,7 @@ import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.List;
 import io.mqttgw.core.spi.Subscription;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -179,7 +180,7 @@ final class OperatorJson {
     }
 
     private static String proof(Route r) {
-        return r.proof().name().toLowerCase(java.util.Locale.ROOT);
+        return r.proof().name().toLowerCase(Locale.ROOT);
     }
 
     private static String time(long epochMillis) {

@@ -3,6 +3,7 @@ package io.mqttgw.core.admission;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.config.ValueParsers;
 import java.time.Duration;
+import java.util.Locale;
 
 /**
  * The admission limits the node runs with: the configured ones, or for {@code auto} ones derived from the I/O
@@ -51,7 +52,8 @@ public record AdmissionBudget(int connectionRate, int maxHandshakes, boolean rat
                 ? (int) Math.max(1, Math.min(1_000_000, ioThreads * CPU_SHARE * 1_000_000_000L / cost))
                 : admission.connectionRate();
         int budget = budgetAuto
-                ? (int) Math.max(1, Math.min(1_000_000, (long) ioThreads * Math.max(1, lag.toNanos() / (LAG_SHARE * cost))))
+                ? (int) Math.max(1, Math.min(1_000_000, (long) ioThreads * Math.max(1,
+                        lag.toNanos() / (LAG_SHARE * cost))))
                 : admission.maxHandshakes();
         return new AdmissionBudget(rate, budget, rateAuto, budgetAuto,
                 share(admission.knownDeviceHandshakeCost(), cost), share(admission.resumedHandshakeCost(), cost));
@@ -66,7 +68,7 @@ public record AdmissionBudget(int connectionRate, int maxHandshakes, boolean rat
     public String describe() {
         return "admission: connection-rate " + limit(connectionRate) + "/s" + (rateDerived ? " (auto)" : "")
                 + ", max-handshakes " + limit(maxHandshakes) + (budgetDerived ? " (auto)" : "")
-                + (connectionRate == 0 ? "" : String.format(java.util.Locale.ROOT,
+                + (connectionRate == 0 ? "" : String.format(Locale.ROOT,
                 " (a known device is charged %.2f, a resumed session %.2f of a full handshake)", knownDeviceShare,
                 resumedShare));
     }

@@ -12,7 +12,8 @@ import java.util.function.LongSupplier;
 /**
  * The node's admission budget: CPU time for new connections a second (a token bucket counted in full handshakes:
  * each new connection is charged one, and a handshake that ends as a known device or a resumed session gets the
- * difference to its kind's cost back) and TLS handshakes in progress (the crypto budget), and whether the node takes new connections at all right now (not while it is busy or, with
+ * difference to its kind's cost back) and TLS handshakes in progress (the crypto budget), and whether the node takes
+ * new connections at all right now (not while it is busy or, with
  * {@code overload.pause-handshakes}, overloaded). Also counts handshakes started, which the overload monitor turns
  * into a rate, and carries the CONNECT refusal that handlers consult. Thread-safe.
  */

@@ -56,7 +56,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -127,7 +126,8 @@ public final class Gateway implements AutoCloseable {
                         this::authenticatorReloads);
         // the operator API pages through the sessions in client-id order; the index costs memory per connection, so it
         // exists only when operations are configured
-        this.registry = ChannelRegistry.forThisMachine(config.admin().enabled() && config.admin().operations().enabled());
+        this.registry = ChannelRegistry.forThisMachine(config.admin().enabled()
+                && config.admin().operations().enabled());
         // certificate files first: a bad file stops startup before any thread, socket or data file exists
         this.tls = config.tls().enabled() ? new SslContextStore(config.tls(), metrics) : null;
         this.operators = config.admin().enabled() && config.admin().operations().enabled()
@@ -283,7 +283,8 @@ public final class Gateway implements AutoCloseable {
         if (overload != null && changed.stream().anyMatch(k -> k.startsWith("overload."))) {
             overload.retune(next.overload().thresholds());
         }
-        if (changed.stream().anyMatch(k -> k.startsWith("admission.") || k.equals(CoreConfigKeys.OVERLOAD_LAG.name()))) {
+        if (changed.stream().anyMatch(k -> k.startsWith("admission.")
+                || k.equals(CoreConfigKeys.OVERLOAD_LAG.name()))) {
             // the budget is derived from the admission keys and the lag threshold, as at startup
             AdmissionBudget budget = AdmissionBudget.derive(next.admission(), config.server().effectiveIoThreads(),
                     next.overload().eventLoopLag());
@@ -477,7 +478,9 @@ public final class Gateway implements AutoCloseable {
         return sessions;
     }
 
-    /** Checks the certificate files now instead of waiting for the reload interval; true if a new context is in place. */
+    /**
+     * Checks the certificate files now instead of waiting for the reload interval; true if a new context is in place.
+     */
     public boolean reloadTls() {
         return tls != null && tls.reloadIfChanged();
     }

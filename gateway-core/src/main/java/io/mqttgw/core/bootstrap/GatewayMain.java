@@ -8,6 +8,7 @@ import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.tls.SslContextStore;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -42,8 +43,8 @@ public final class GatewayMain {
         if ("clients".equals(command)) {
             // a client of a running node's operator API: no configuration, no node
             return io.mqttgw.core.cli.ClientsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
-                    new java.io.PrintWriter(new java.io.OutputStreamWriter(out, java.nio.charset.StandardCharsets.UTF_8), true),
-                    new java.io.PrintWriter(new java.io.OutputStreamWriter(err, java.nio.charset.StandardCharsets.UTF_8), true));
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true),
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         }
         Path file = null;
         for (int i = 1; i < args.length; i++) {

@@ -1,5 +1,6 @@
 package io.mqttgw.core.config;
 
+import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -27,7 +28,7 @@ public record ConfigKey<T>(String name, String defaultValue, String allowed, Str
 
     /** Environment variable that overrides this key: {@code MQTTGW_} + upper case, dots and dashes as underscores. */
     public String environmentVariable() {
-        return "MQTTGW_" + name.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+        return "MQTTGW_" + name.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }
 
     /** System property that overrides this key. */

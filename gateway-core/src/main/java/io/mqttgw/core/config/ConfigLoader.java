@@ -10,6 +10,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
@@ -117,7 +118,7 @@ public final class ConfigLoader {
             }
             String hint = closest(variable, byVariable.keySet());
             for (String prefix : openPrefixes) {
-                String open = ENVIRONMENT_PREFIX + prefix.toUpperCase(java.util.Locale.ROOT).replace('.', '_')
+                String open = ENVIRONMENT_PREFIX + prefix.toUpperCase(Locale.ROOT).replace('.', '_')
                         .replace('-', '_');
                 if (variable.startsWith(open)) {
                     hint = " (keys under " + prefix + " pass through as they are written, so they are set in the file "

@@ -90,7 +90,9 @@ public final class ValueParsers {
         };
     }
 
-    /** Durations as {@code 800us}, {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 30d}; bounded inclusive. */
+    /**
+     * Durations as {@code 800us}, {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, {@code 30d}; bounded inclusive.
+     */
     public static Function<String, Duration> duration(Duration min, Duration max) {
         return s -> {
             Matcher m = DURATION.matcher(s.trim());
@@ -113,7 +115,9 @@ public final class ValueParsers {
         };
     }
 
-    /** Byte sizes as a number with an optional {@code B}, {@code KiB}, {@code MiB} or {@code GiB}; bounded inclusive. */
+    /**
+     * Byte sizes as a number with an optional {@code B}, {@code KiB}, {@code MiB} or {@code GiB}; bounded inclusive.
+     */
     public static Function<String, Long> size(long min, long max) {
         return s -> {
             Matcher m = SIZE.matcher(s.trim());

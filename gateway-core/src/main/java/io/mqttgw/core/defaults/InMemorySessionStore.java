@@ -30,7 +30,8 @@ import java.util.function.LongSupplier;
  * a short-lived session may sit behind a longer-lived one in that order: it is treated as gone as soon as it expires
  * (open and append check), and its memory is taken back when the head of the order reaches it or the bound evicts it.
  * Retained messages are kept in a topic tree ({@link RetainedTopics}): a wildcard SUBSCRIBE walks only
- * the branches its filter can match, never every retained message. Lock order: a map bin, then a session's monitor; the order lock is never taken inside either (a session's
+ * the branches its filter can match, never every retained message. Lock order: a map bin, then a session's monitor; the
+ * order lock is never taken inside either (a session's
  * monitor is taken inside it, for a read).
  */
 public final class InMemorySessionStore implements SessionStore {

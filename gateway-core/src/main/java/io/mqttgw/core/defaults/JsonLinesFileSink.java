@@ -19,6 +19,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -40,7 +41,7 @@ public final class JsonLinesFileSink implements UplinkSink {
     static final String CURRENT = "uplink.jsonl";
     private static final int BATCH = 1024;
     private static final DateTimeFormatter ROLLED =
-            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'", java.util.Locale.ROOT).withZone(ZoneOffset.UTC);
+            DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
     private record Entry(UplinkMessage message, CompletableFuture<Void> done) {
     }
@@ -204,7 +205,7 @@ public final class JsonLinesFileSink implements UplinkSink {
                 case '\t' -> b.append("\\t");
                 default -> {
                     if (c < 0x20) {
-                        b.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                        b.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
                     } else {
                         b.append(c);
                     }
@@ -224,7 +225,7 @@ public final class JsonLinesFileSink implements UplinkSink {
     private void roll() throws IOException {
         text.close();
         // fixed-width names sort by age: uplink-20261122T014501.123Z-000001.jsonl
-        String name = "uplink-" + ROLLED.format(Instant.now()) + String.format(java.util.Locale.ROOT, "-%06d", ++rolls % 1_000_000) + ".jsonl";
+        String name = "uplink-" + ROLLED.format(Instant.now()) + String.format(Locale.ROOT, "-%06d", ++rolls % 1_000_000) + ".jsonl";
         Files.move(dir.resolve(CURRENT), dir.resolve(name));
         try (Stream<Path> files = Files.list(dir)) {
             List<Path> rolled = files.filter(p -> {

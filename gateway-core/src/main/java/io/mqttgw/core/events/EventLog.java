@@ -29,19 +29,22 @@ public final class EventLog {
 
     public void connected(String clientId, Object remote, String listener) {
         if (admit()) {
-            LOG.info("connected client={} remote={} listener={}{}", LogText.escape(clientId), remote, listener, suppressedNote());
+            LOG.info("connected client={} remote={} listener={}{}", LogText.escape(clientId), remote, listener,
+                    suppressedNote());
         }
     }
 
     public void refused(String clientId, Object remote, Object code) {
         if (admit()) {
-            LOG.info("refused client={} remote={} connack={}{}", LogText.escape(clientId), remote, code, suppressedNote());
+            LOG.info("refused client={} remote={} connack={}{}", LogText.escape(clientId), remote, code,
+                    suppressedNote());
         }
     }
 
     public void disconnected(String clientId, Object remote, String reason) {
         if (admit()) {
-            LOG.info("disconnected client={} remote={} reason={}{}", LogText.escape(clientId), remote, reason, suppressedNote());
+            LOG.info("disconnected client={} remote={} reason={}{}", LogText.escape(clientId), remote, reason,
+                    suppressedNote());
         }
     }
 

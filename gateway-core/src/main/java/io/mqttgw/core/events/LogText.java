@@ -1,5 +1,7 @@
 package io.mqttgw.core.events;
 
+import java.util.Locale;
+
 /**
  * The one escaping for text from outside (client ids, user names, topics, request lines) before it goes into a log
  * line, so nobody can forge or split log lines: backslash, control characters (C0, DEL, C1) and the Unicode line and
@@ -35,7 +37,7 @@ public final class LogText {
                 case '\n' -> out.append("\\n");
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
-                default -> out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c));
+                default -> out.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
             }
         }
         return out.toString();

@@ -104,7 +104,8 @@ public final class GatewayMetrics {
         bytesOut = Counter.builder("mqttgw.sent").baseUnit("bytes")
                 .description("Bytes written to device sockets").register(registry);
         uplinkRefused = Counter.builder("mqttgw.uplink.refused")
-                .description("PUBLISHes the sink refused at once (full or closed): QoS 0 dropped, QoS 1/2 unacknowledged")
+                .description("PUBLISHes the sink refused at once (full or closed): QoS 0 dropped, QoS 1/2 "
+                        + "unacknowledged")
                 .register(registry);
         uplinkFailed = Counter.builder("mqttgw.uplink.failed")
                 .description("PUBLISHes the sink accepted but failed to deliver").register(registry);
@@ -141,7 +142,8 @@ public final class GatewayMetrics {
                             + "or failing)").register(registry));
         }
         java.util.List<String> identityReasons = new java.util.ArrayList<>();
-        for (io.mqttgw.core.identity.IdentityRules.Violation v : io.mqttgw.core.identity.IdentityRules.Violation.values()) {
+        for (io.mqttgw.core.identity.IdentityRules.Violation v
+                : io.mqttgw.core.identity.IdentityRules.Violation.values()) {
             identityReasons.add(v.label());
         }
         identityReasons.add(PROOF_CONFLICT);
@@ -152,7 +154,8 @@ public final class GatewayMetrics {
                     .register(registry));
         }
         for (String where : TOPIC_PLACES) {
-            for (io.mqttgw.core.protocol.TopicLimits.Exceeded e : io.mqttgw.core.protocol.TopicLimits.Exceeded.values()) {
+            for (io.mqttgw.core.protocol.TopicLimits.Exceeded e
+                    : io.mqttgw.core.protocol.TopicLimits.Exceeded.values()) {
                 topicsRefused.put(where + e.label(), Counter.builder("mqttgw.topics.refused").tag("where", where)
                         .tag("limit", e.label()).description("Topics and filters past mqtt.max-topic-length or "
                                 + "mqtt.max-topic-levels, by where they came from").register(registry));
@@ -278,7 +281,10 @@ public final class GatewayMetrics {
     public static final java.util.List<String> PUBLISH_REFUSALS = java.util.List.of("payload_format_invalid",
             "not_authorized", "unspecified_error", "quota_exceeded");
 
-    /** An MQTT 5.0 PUBLISH refused with a reason code on its acknowledgement; @param reason one of {@link #PUBLISH_REFUSALS} */
+    /**
+     * An MQTT 5.0 PUBLISH refused with a reason code on its acknowledgement; @param reason one of {@link
+     * #PUBLISH_REFUSALS}
+     */
     public void publishRefused(String reason) {
         publishesRefused.get(reason).increment();
     }
@@ -352,7 +358,10 @@ public final class GatewayMetrics {
 
     /** Label of an identity refused because another proof kind holds it. */
     public static final String PROOF_CONFLICT = "proof_conflict";
-    /** Where a topic can be refused: {@code publish}, {@code will}, {@code subscribe}, {@code unsubscribe}, {@code downlink}. */
+    /**
+     * Where a topic can be refused: {@code publish}, {@code will}, {@code subscribe}, {@code unsubscribe}, {@code
+     * downlink}.
+     */
     public static final java.util.List<String> TOPIC_PLACES = java.util.List.of("publish", "will", "subscribe",
             "unsubscribe", "downlink");
 

@@ -161,7 +161,8 @@ public final class OverloadMonitor implements AutoCloseable {
         samples.put(EVENT_LOOP_LAG, eventLoopLagNanos(now) / 1e9);
         samples.put(HEAP_AFTER_GC, heapAfterGc());
         long usedDirect = PlatformDependent.usedDirectMemory();
-        samples.put(DIRECT_MEMORY, usedDirect < 0 ? Double.NaN : (double) usedDirect / PlatformDependent.maxDirectMemory());
+        samples.put(DIRECT_MEMORY,
+                usedDirect < 0 ? Double.NaN : (double) usedDirect / PlatformDependent.maxDirectMemory());
         samples.put(HANDSHAKES, (double) admission.handshakesInProgress());
         long started = admission.handshakesStarted();
         double seconds = Math.max(1e-3, (now - lastSampleNanos) / 1e9);

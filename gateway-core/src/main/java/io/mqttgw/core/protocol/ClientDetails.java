@@ -5,6 +5,7 @@ import io.mqttgw.core.spi.Subscription;
 import io.netty.channel.Channel;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -64,7 +65,7 @@ public record ClientDetails(String clientId, String nodeId, String listener, Str
         Map<String, Subscription> subscriptions = c.subscriptionsOrEmpty();
         return new ClientDetails(c.clientId(), route.nodeId(), c.listener(),
                 c.remoteAddress() == null ? route.remoteAddress() : String.valueOf(c.remoteAddress()),
-                route.connectedAtMillis(), route.epoch(), route.proof().name().toLowerCase(java.util.Locale.ROOT),
+                route.connectedAtMillis(), route.epoch(), route.proof().name().toLowerCase(Locale.ROOT),
                 protocolName(c.capabilities()),
                 // the wheel keeps 1.5 times the keepalive (MQTT-3.1.2-24)
                 (int) Math.round(c.keepAliveTimeoutNanos / 1.5e9),

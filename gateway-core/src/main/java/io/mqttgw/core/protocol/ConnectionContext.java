@@ -70,7 +70,9 @@ public final class ConnectionContext {
     int wheelSlot = -1;
     ConnectionContext wheelPrev;
     ConnectionContext wheelNext;
-    /** Non-null only while the channel is unwritable: the slow_consumer close of the stall ({@link WritabilityWatch}). */
+    /**
+     * Non-null only while the channel is unwritable: the slow_consumer close of the stall ({@link WritabilityWatch}).
+     */
     ScheduledFuture<?> writeStall;
 
     /** @param listener {@code tcp} or {@code tls} */
@@ -126,7 +128,9 @@ public final class ConnectionContext {
         return certificateSha256 != null;
     }
 
-    /** The verified client certificate's notAfter in epoch milliseconds; meaningful if {@link #hasVerifiedCertificate}. */
+    /**
+     * The verified client certificate's notAfter in epoch milliseconds; meaningful if {@link #hasVerifiedCertificate}.
+     */
     public long certificateNotAfterMillis() {
         return certificateNotAfter;
     }

@@ -9,7 +9,8 @@ import io.netty.channel.ChannelHandlerContext;
  * Opens and closes the books on a connection: counts it open, and when it goes inactive counts the disconnect
  * reason, removes the registry entry if it still holds this channel, queues the fenced route delete, starts the expiry
  * of a persistent session (at the MQTT 5.0 interval in force) and hands a pending will message to the sink (after its
- * MQTT 5.0 will delay, through {@link DelayedWills}). Every step is O(1) and non-blocking, so a disconnect storm costs each event
+ * MQTT 5.0 will delay, through {@link DelayedWills}). Every step is O(1) and non-blocking, so a disconnect storm costs
+ * each event
  * loop only enqueues. Called by {@link DeviceSocketHandler} (not a pipeline entry of its own). Stateless and
  * shared; event loop only.
  */

@@ -13,6 +13,7 @@ import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
 import io.netty.util.AbstractReferenceCounted;
 import io.netty.util.ReferenceCounted;
+import java.nio.charset.StandardCharsets;
 
 /**
  * One downlink PUBLISH encoded once and shared by every receiver: a prefix (fixed header and topic) per QoS and
@@ -40,7 +41,7 @@ final class DownlinkPublish extends AbstractReferenceCounted {
         this.message = message;
         this.publishedRetain = publishedRetain;
         this.payload = alloc.buffer(message.payload().length).writeBytes(message.payload()).asReadOnly();
-        this.topic = message.topic().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        this.topic = message.topic().getBytes(StandardCharsets.UTF_8);
         for (int qos = 0; qos <= message.qos(); qos++) {
             prefixes[qos] = prefix(alloc, qos, 0);
         }

@@ -132,7 +132,10 @@ final class DownlinkSession {
         }
     }
 
-    /** The message as the store keeps it: under the session's key, which differs from the client id without a certificate. */
+    /**
+     * The message as the store keeps it: under the session's key, which differs from the client id without a
+     * certificate.
+     */
     static DownlinkMessage forSessionKey(DownlinkMessage m, String sessionKey) {
         if (sessionKey == null || sessionKey.equals(m.clientId())) {
             return m;

@@ -70,7 +70,8 @@ public final class InvalidPacketHandler extends ChannelInboundHandlerAdapter {
         if (cause instanceof TooLongFrameException) {
             return DisconnectReason.PACKET_TOO_LARGE;
         }
-        if (cause instanceof MqttIdentifierRejectedException || cause instanceof MqttUnacceptableProtocolVersionException) {
+        if (cause instanceof MqttIdentifierRejectedException
+                || cause instanceof MqttUnacceptableProtocolVersionException) {
             return DisconnectReason.SECOND_CONNECT;
         }
         for (Throwable t = cause; t != null; t = t.getCause()) {

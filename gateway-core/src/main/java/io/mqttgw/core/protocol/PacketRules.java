@@ -292,7 +292,9 @@ final class PacketRules {
         return b.getUnsignedShort(start) == 0 ? PACKET_ID_ZERO : null;
     }
 
-    /** The index after the two-byte-length-prefixed field at {@code p}, or -1 when it does not fit before {@code end}. */
+    /**
+     * The index after the two-byte-length-prefixed field at {@code p}, or -1 when it does not fit before {@code end}.
+     */
     static int fieldEnd(ByteBuf b, int p, int end) {
         if (p < 0 || p + 2 > end) {
             return -1;

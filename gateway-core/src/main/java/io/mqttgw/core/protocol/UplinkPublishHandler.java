@@ -31,7 +31,8 @@ import java.util.function.BiConsumer;
  * refuses or fails is not acknowledged, nor is anything after it, and the connection is closed (reason sink_failed):
  * an MQTT 3.1.1 device retransmits only after a reconnect. A PUBLISH outside the device's topic ACL is counted and
  * closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow
- * (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the connection
+ * (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the
+ * connection
  * (reason topic_limit), counted.
  *
  * <p>On a connection that takes MQTT 5.0 reason codes, the acknowledgement says what became of a QoS 1/2 PUBLISH

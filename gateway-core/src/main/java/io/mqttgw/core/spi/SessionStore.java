@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * What outlives a connection: persistent sessions (MQTT 3.1.1 clean session 0, MQTT 5.0 a session expiry interval:
- * the subscriptions and the QoS 1/2 downlink messages not yet acknowledged) and retained downlink messages. A store shared by the nodes (Redis) lets a device
+ * the subscriptions and the QoS 1/2 downlink messages not yet acknowledged) and retained downlink messages. A store
+ * shared by the nodes (Redis) lets a device
  * find its session on whichever node it reconnects to.
  *
  * <p>Called from event loops: every method only starts its work and returns (never blocks); stages complete on the
@@ -94,7 +95,8 @@ public interface SessionStore {
      * @param subscriptions   topic filter to granted QoS, in subscription order
      * @param pending         messages kept for the device, not yet acknowledged
      */
-    record SessionSummary(boolean connected, long expiresAtMillis, Map<String, Subscription> subscriptions, int pending) {
+    record SessionSummary(boolean connected, long expiresAtMillis, Map<String, Subscription> subscriptions,
+            int pending) {
     }
 
     default HealthStatus health() {

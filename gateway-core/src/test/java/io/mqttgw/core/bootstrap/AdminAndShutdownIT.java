@@ -10,6 +10,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,8 +46,8 @@ class AdminAndShutdownIT {
     void servesMetricsAndHealthOfAPublishingNode() throws Exception {
         try (Gateway gateway = TestGateway.tcp(dir).start()) {
             MqttClient client = paho(gateway, "paho-1");
-            client.publish("devices/paho-1/telemetry", "hello".getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, false);
-            client.publish("devices/paho-1/telemetry", "again".getBytes(java.nio.charset.StandardCharsets.UTF_8), 0, false);
+            client.publish("devices/paho-1/telemetry", "hello".getBytes(StandardCharsets.UTF_8), 1, false);
+            client.publish("devices/paho-1/telemetry", "again".getBytes(StandardCharsets.UTF_8), 0, false);
 
             HttpResponse<String> health = get(gateway.adminPort(), "/health");
             assertEquals(200, health.statusCode());
@@ -58,7 +59,8 @@ class AdminAndShutdownIT {
             assertTrue(metrics.contains("mqttgw_connections_open{node=\"test-node\"} 1.0"), metrics);
             assertTrue(metrics.contains("mqttgw_publish_in_total{node=\"test-node\",qos=\"1\"} 1.0"), metrics);
             assertTrue(metrics.contains("mqttgw_connects_total{node=\"test-node\",result=\"accepted\"} 1.0"), metrics);
-            for (String name : List.of("mqttgw_received_bytes_total", "mqttgw_sent_bytes_total", "mqttgw_eventloop_pending_tasks",
+            for (String name : List.of("mqttgw_received_bytes_total", "mqttgw_sent_bytes_total",
+                    "mqttgw_eventloop_pending_tasks",
                     "mqttgw_netty_direct_memory_used_bytes", "mqttgw_process_resident_memory_bytes",
                     "jvm_memory_used_bytes", "jvm_gc_", "mqttgw_tls_handshake_failures_total",
                     "mqttgw_disconnects_total", "mqttgw_publish_out_total", "process_files_open_files",
@@ -77,7 +79,7 @@ class AdminAndShutdownIT {
         List<MqttClient> clients = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             MqttClient c = paho(gateway, "paho-" + i);
-            c.publish("devices/paho-" + i + "/telemetry", ("m" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8), 1, false);
+            c.publish("devices/paho-" + i + "/telemetry", ("m" + i).getBytes(StandardCharsets.UTF_8), 1, false);
             clients.add(c);
         }
         int admin = gateway.adminPort();
@@ -157,7 +159,8 @@ class AdminAndShutdownIT {
         while (gatewayThreadsAlive() && System.currentTimeMillis() < deadline) {
             Thread.sleep(20);
         }
-        assertEquals(List.of(), gatewayThreads(), "no event loop, writer or housekeeping thread outlives a failed start");
+        assertEquals(List.of(), gatewayThreads(),
+                "no event loop, writer or housekeeping thread outlives a failed start");
     }
 
     static List<String> gatewayThreads() {

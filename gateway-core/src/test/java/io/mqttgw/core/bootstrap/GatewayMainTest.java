@@ -33,7 +33,8 @@ class GatewayMainTest {
     @Test
     void acceptsAConfigurationWhoseTlsFilesMakeAContext() throws Exception {
         assertEquals(0, run("check-config", "--config", config(TestPki.create(dir.resolve("pki"))).toString()));
-        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("configuration OK"), out.toString(java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("configuration OK"),
+                out.toString(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -79,14 +80,14 @@ class GatewayMainTest {
     void readsATraditionalSec1EcPrivateKey() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         rewriteKeyInTraditionalForm(pki, "-----BEGIN EC PRIVATE KEY-----");
-        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString(java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
     void readsATraditionalPkcs1RsaPrivateKey() throws Exception {
         TestPki pki = TestPki.createRsa(dir.resolve("pki"));
         rewriteKeyInTraditionalForm(pki, "-----BEGIN RSA PRIVATE KEY-----");
-        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString(java.nio.charset.StandardCharsets.UTF_8));
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString(StandardCharsets.UTF_8));
     }
 
     /**
@@ -122,7 +123,8 @@ class GatewayMainTest {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         Files.delete(pki.certFile());
         assertEquals(2, run("check-config", "--config", config(pki).toString()));
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains(pki.certFile().toString()), err.toString(java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains(pki.certFile().toString()),
+                err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

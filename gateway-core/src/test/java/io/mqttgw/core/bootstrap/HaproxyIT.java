@@ -49,7 +49,8 @@ class HaproxyIT {
         // the handshake rate counts as overload here (by default it only makes the node busy), so the flood below
         // takes the node out of the balancer
         return TestGateway.tls(pki, dir).with("node.id", node).with("listener.tls.proxy-protocol", "true")
-                .with("overload.lag-reaction", "overload").with("overload.handshake-rate", "15").with("overload.handshake-rate-exit", "3")
+                .with("overload.lag-reaction", "overload").with("overload.handshake-rate",
+                "15").with("overload.handshake-rate-exit", "3")
                 .with("overload.interval", "100ms").with("overload.recovery-hold", "30s");
     }
 
@@ -105,7 +106,8 @@ class HaproxyIT {
                 Route onFirst = waitForRoute(first, "dev-a");
                 assertEquals(addressOf(a), onFirst.remoteAddress(), "the gateway sees the device, not HAProxy");
 
-                // a handshake flood straight at the first gateway overloads it: it closes its port, /health/ready is 503
+                // a handshake flood straight at the first gateway overloads it: it closes its port, /health/ready is
+                // 503
                 SSLContext flood = pki.clientContext(pki.device("dev-flood"));
                 deadline = System.currentTimeMillis() + 5000;
                 while (!first.overloaded() && System.currentTimeMillis() < deadline) {

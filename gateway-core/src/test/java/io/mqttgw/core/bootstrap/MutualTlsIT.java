@@ -20,6 +20,7 @@ import io.mqttgw.core.tls.TlsFailureReason;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.pkitesting.X509Bundle;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.concurrent.TimeUnit;
@@ -171,13 +172,14 @@ class MutualTlsIT {
         Mqtt3BlockingClient c = client("dev-file", pki.device("dev-file"));
         c.connect();
         c.publishWith().topic("devices/dev-file/telemetry").qos(MqttQos.AT_LEAST_ONCE)
-                .payload("{\"t\":21.5}".getBytes(java.nio.charset.StandardCharsets.UTF_8)).send();
+                .payload("{\"t\":21.5}".getBytes(StandardCharsets.UTF_8)).send();
         c.disconnect();
         Path file = dir.resolve("uplink").resolve("uplink.jsonl");
         String text = java.nio.file.Files.readString(file);
         assertTrue(text.contains("\"client\":\"dev-file\""), text);
         assertTrue(text.contains("\"topic\":\"devices/dev-file/telemetry\""), text);
-        assertTrue(text.contains(java.util.Base64.getEncoder().encodeToString("{\"t\":21.5}".getBytes(java.nio.charset.StandardCharsets.UTF_8))), text);
+        String payload = java.util.Base64.getEncoder().encodeToString("{\"t\":21.5}".getBytes(StandardCharsets.UTF_8));
+        assertTrue(text.contains(payload), text);
         assertTrue(gateway.metrics().connects(MqttConnectReturnCode.CONNECTION_ACCEPTED) > 0);
     }
 

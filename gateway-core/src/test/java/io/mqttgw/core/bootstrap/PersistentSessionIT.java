@@ -50,7 +50,8 @@ class PersistentSessionIT {
     @Test
     void deliversCommandsQueuedWhileOfflineInOrderWhenThePersistentSessionResumes() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir).with("session.max-pending", "3").start()) {
+        try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir).with("session.max-pending",
+                "3").start()) {
             Mqtt3AsyncClient first = TestDevices.mutualTls(pki, gateway.tlsPort(), "dev-p").buildAsync();
             assertFalse(first.connectWith().cleanSession(false).send().join().isSessionPresent(), "a new session");
             first.subscribeWith().topicFilter("devices/dev-p/commands").qos(MqttQos.AT_LEAST_ONCE).send().join();

@@ -14,6 +14,7 @@ import io.netty.util.internal.PlatformDependent;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -72,7 +73,8 @@ class SlowConsumerIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             try {
                 while (gateway.metrics().disconnects(DisconnectReason.SLOW_CONSUMER) <= slowConsumerBefore) {
-                    assertTrue(System.nanoTime() < deadline, () -> "the device that never reads is closed (slow_consumer); " + state(gateway));
+                    assertTrue(System.nanoTime() < deadline,
+                            () -> "the device that never reads is closed (slow_consumer); " + state(gateway));
                     // paced by the QoS 0 answers, so the test never floods the event loop's task queue itself
                     CompletableFuture<?>[] qos0 = new CompletableFuture<?>[10];
                     for (int i = 0; i < 10; i++) {
@@ -94,7 +96,8 @@ class SlowConsumerIT {
             }
             flooder.join(10_000);
             long growth = peak[0] - before;
-            System.out.printf(java.util.Locale.ROOT, "slow consumer: direct memory before %d, peak %d, growth %d bytes%n", before, peak[0],
+            System.out.printf(Locale.ROOT, "slow consumer: direct memory before %d, peak %d, growth %d bytes%n", before,
+                    peak[0],
                     growth);
             assertTrue(growth < DIRECT_MEMORY_BOUND, "direct memory grew by " + growth + " bytes");
             assertTrue(gateway.metrics().downlinkOutcomes(Outcome.NOT_WRITABLE) > droppedBefore,

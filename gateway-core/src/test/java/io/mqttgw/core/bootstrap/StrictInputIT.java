@@ -169,7 +169,8 @@ class StrictInputIT {
 
     @Test
     void publishWithQos3IsClosedWithoutReachingAnExceptionPath_MQTT_3_3_1_4() throws Exception {
-        assertSessionPacketCloses(publishPacket(0x36, utf8("a/b"), 1, utf8("x")), DisconnectReason.INVALID_FIXED_HEADER);
+        assertSessionPacketCloses(publishPacket(0x36, utf8("a/b"), 1, utf8("x")),
+                DisconnectReason.INVALID_FIXED_HEADER);
     }
 
     // --- SUBSCRIBE / UNSUBSCRIBE ---

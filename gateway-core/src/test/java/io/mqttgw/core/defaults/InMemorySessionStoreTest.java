@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.spi.SessionStore.StoredSession;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -96,7 +97,8 @@ class InMemorySessionStoreTest {
     void wildcardSubscribeGetsTheRetainedMessagesOfItsBranchFromTheTopicTree() throws Exception {
         InMemorySessionStore store = new InMemorySessionStore(60_000, 10, 3, System::currentTimeMillis);
         for (String topic : java.util.List.of("fleet/a/fw", "fleet/b/fw", "other/a/fw")) {
-            store.retain(new io.mqttgw.core.spi.DownlinkMessage("c", topic, 1, true, topic.getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+            store.retain(new io.mqttgw.core.spi.DownlinkMessage("c", topic, 1, true,
+                    topic.getBytes(StandardCharsets.UTF_8)))
                     .toCompletableFuture().get();
         }
         assertTrue(store.retain(new io.mqttgw.core.spi.DownlinkMessage("c", "fourth", 1, true, new byte[1]))

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.protocol.TopicFilters;
 import io.mqttgw.core.spi.DownlinkMessage;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -20,7 +21,7 @@ class RetainedTopicsTest {
             "a//c", "a/b/c/#", "x/+/+/w", "nothing/#");
 
     private static DownlinkMessage message(String topic) {
-        return new DownlinkMessage("c", topic, 1, true, topic.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return new DownlinkMessage("c", topic, 1, true, topic.getBytes(StandardCharsets.UTF_8));
     }
 
     private static Set<String> matched(RetainedTopics tree, String filter) {

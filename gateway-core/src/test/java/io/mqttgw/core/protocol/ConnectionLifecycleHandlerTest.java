@@ -54,7 +54,8 @@ class ConnectionLifecycleHandlerTest {
 
     private EmbeddedChannel session(String clientId, long epoch, UplinkMessage will) {
         EmbeddedChannel ch = channel();
-        ConnectionContext.of(ch).openSession(clientId, ProtocolFixture.route(clientId, epoch), will, TopicAcl.ALLOW_ALL, false);
+        ConnectionContext.of(ch).openSession(clientId, ProtocolFixture.route(clientId, epoch), will, TopicAcl.ALLOW_ALL,
+                false);
         f.registry.register(clientId, ch);
         return ch;
     }

@@ -390,7 +390,8 @@ class DownlinkDispatcherTest {
         CompletableFuture<Outcome> early = d.deliver(message("dev-1", "devices/dev-1/a", 1)).toCompletableFuture();
         ch.runPendingTasks();
         assertFalse(early.isDone(), "waits for the stored subscriptions");
-        context.subscriptions(context.subscriptions().with("devices/dev-1/#", io.mqttgw.core.spi.Subscription.ofQos(1)));
+        context.subscriptions(context.subscriptions().with("devices/dev-1/#",
+                io.mqttgw.core.spi.Subscription.ofQos(1)));
         context.restored();
         ch.runPendingTasks();
         assertEquals("PUBLISH devices/dev-1/a q1 id1 to devices/dev-1/a", describe(written(ch)));
@@ -408,7 +409,8 @@ class DownlinkDispatcherTest {
 
     /** The pending messages of the session of {@code clientId}, a device without a certificate. */
     private List<String> pendingTopics(String clientId) {
-        return sessions.open(IdentityProof.NO_CERTIFICATE.sessionKey(clientId), false, 99).toCompletableFuture().join().pending().stream()
+        return sessions.open(IdentityProof.NO_CERTIFICATE.sessionKey(clientId), false,
+                99).toCompletableFuture().join().pending().stream()
                 .map(m -> m.message().topic()).toList();
     }
 }

@@ -170,7 +170,8 @@ class InvalidPacketHandlerTest {
 
     @Test
     void closesWithoutConnackOnAnUnsupportedLevelDuringASession() {
-        ConnectionContext.of(ch).openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL, false);
+        ConnectionContext.of(ch).openSession("dev-1", ProtocolFixture.route("dev-1", 1), null, TopicAcl.ALLOW_ALL,
+                false);
         feed(connect("MQTT", 7, "c"));
 
         assertNull(ch.readOutbound(), "no CONNACK inside a session");

@@ -400,7 +400,8 @@ class MqttConnectHandlerTest {
 
     @Test
     void closesWithProtocolViolationWhenAPacketReachesItBeforeTheDecision() {
-        // with a bare Netty decoder (no flow control) nothing holds the packets that follow CONNECT: they must not slip past
+        // with a bare Netty decoder (no flow control) nothing holds the packets that follow CONNECT: they must not slip
+        // past
         ProtocolFixture f = ProtocolFixture.create(dir);
         f.sink.immediate = m -> CompletableFuture.completedFuture(null);
         DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null, false);
@@ -410,7 +411,8 @@ class MqttConnectHandlerTest {
         ch.pipeline().addLast(HandlerNames.PACKET_DECODER, new MqttDecoder());
         ch.pipeline().addLast(HandlerNames.OUTBOUND, MqttEncoder.INSTANCE);
         ch.pipeline().addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
-        ch.pipeline().addLast(HandlerNames.CONNECT, new MqttConnectHandler(f.services, sessionPhase, HandlerNames.CONNECT));
+        ch.pipeline().addLast(HandlerNames.CONNECT, new MqttConnectHandler(f.services, sessionPhase,
+                HandlerNames.CONNECT));
         ch.pipeline().addLast(HandlerNames.ERRORS, ChannelErrorHandler.INSTANCE);
 
         send(ch, connect("dev-1"));
@@ -519,7 +521,8 @@ class MqttConnectHandlerTest {
         ch = f.deviceChannel();
         // CONNECT, clean session, will QoS 1 on "status/+" (Netty's encoder refuses to write it, so by hand)
         ch.writeInbound(Unpooled.wrappedBuffer(new byte[] {0x10, 33, 0, 4, 'M', 'Q', 'T', 'T', 4, 0x0E, 0, 60,
-                0, 5, 'd', 'e', 'v', '-', '1', 0, 8, 's', 't', 'a', 't', 'u', 's', '/', '+', 0, 4, 'g', 'o', 'n', 'e'}));
+                0, 5, 'd', 'e', 'v', '-', '1', 0, 8, 's', 't', 'a', 't', 'u', 's', '/', '+', 0, 4, 'g', 'o', 'n',
+                        'e'}));
 
         assertFalse(ch.isOpen());
         assertEquals(DisconnectReason.INVALID_TOPIC, ConnectionContext.of(ch).closeReason());
@@ -762,7 +765,8 @@ class MqttConnectHandlerTest {
         f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(60).willFlag(true)
-                .willTopic("devices/dev-2/status").willMessage("gone".getBytes(java.nio.charset.StandardCharsets.UTF_8)).willQoS(MqttQoS.AT_LEAST_ONCE)
+                .willTopic("devices/dev-2/status").willMessage("gone".getBytes(StandardCharsets.UTF_8))
+                .willQoS(MqttQoS.AT_LEAST_ONCE)
                 .protocolVersion(MqttVersion.MQTT_3_1_1).build());
         assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED, onlyConnAck(ch));
         assertEquals(1.0, f.metrics.aclDenials(true));

@@ -24,6 +24,7 @@ import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttQoS;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -70,7 +71,8 @@ class RouteConflictTest {
 
     private static void connectWithWill(EmbeddedChannel ch) {
         send(ch, MqttMessageBuilders.connect().clientId("device-1").cleanSession(true).keepAlive(60).willFlag(true)
-                .willTopic("status/device-1").willMessage("gone".getBytes(java.nio.charset.StandardCharsets.UTF_8)).willQoS(MqttQoS.AT_MOST_ONCE).build());
+                .willTopic("status/device-1").willMessage("gone".getBytes(StandardCharsets.UTF_8))
+                .willQoS(MqttQoS.AT_MOST_ONCE).build());
     }
 
     private static List<MqttMessage> out(EmbeddedChannel ch) {

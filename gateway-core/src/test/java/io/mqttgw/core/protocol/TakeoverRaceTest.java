@@ -225,7 +225,8 @@ class TakeoverRaceTest {
         }
 
         @Override
-        public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, io.mqttgw.core.spi.Subscription> subscriptions) {
+        public CompletionStage<Void> saveSubscriptions(String clientId, Map<String,
+                io.mqttgw.core.spi.Subscription> subscriptions) {
             return delegate.saveSubscriptions(clientId, subscriptions);
         }
 

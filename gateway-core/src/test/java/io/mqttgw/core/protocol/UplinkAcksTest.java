@@ -17,7 +17,8 @@ class UplinkAcksTest {
     private static List<String> drain(UplinkAcks acks) {
         List<String> out = new ArrayList<>();
         for (MqttMessage m = acks.pollAck(); m != null; m = acks.pollAck()) {
-            out.add(m.fixedHeader().messageType() + " " + ((MqttMessageIdVariableHeader) m.variableHeader()).messageId());
+            out.add(m.fixedHeader().messageType() + " "
+                    + ((MqttMessageIdVariableHeader) m.variableHeader()).messageId());
         }
         return out;
     }

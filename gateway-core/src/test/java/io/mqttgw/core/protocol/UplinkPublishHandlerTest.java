@@ -103,7 +103,8 @@ class UplinkPublishHandlerTest {
         List<String> out = new ArrayList<>();
         for (Object o = ch.readOutbound(); o != null; o = ch.readOutbound()) {
             MqttMessage m = (MqttMessage) o;
-            out.add(m.fixedHeader().messageType() + " " + ((MqttMessageIdVariableHeader) m.variableHeader()).messageId());
+            out.add(m.fixedHeader().messageType() + " "
+                    + ((MqttMessageIdVariableHeader) m.variableHeader()).messageId());
         }
         return out;
     }

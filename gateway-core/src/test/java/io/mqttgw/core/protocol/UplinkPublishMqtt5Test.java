@@ -29,7 +29,6 @@ import io.netty.handler.codec.mqtt.MqttQoS;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -243,7 +242,8 @@ class UplinkPublishMqtt5Test {
     void aliasZeroAboveTheMaximumOrUnknownWithAnEmptyTopicClosesWithTopicAliasInvalid() {
         for (Object[] bad : new Object[][] {{"up/1", 0}, {"up/1", 5}, {"", 2}}) {
             ConnectionContext context = channel();
-            ch.writeInbound(publish((String) bad[0], MqttQoS.AT_LEAST_ONCE, 1, new byte[] {1}, alias((Integer) bad[1])));
+            ch.writeInbound(publish((String) bad[0], MqttQoS.AT_LEAST_ONCE, 1, new byte[] {1},
+                    alias((Integer) bad[1])));
             assertFalse(ch.isOpen(), "alias " + bad[1] + " with topic '" + bad[0] + "'");
             assertEquals(DisconnectReason.TOPIC_ALIAS_INVALID, context.closeReason());
             assertEquals(0, sink.size());

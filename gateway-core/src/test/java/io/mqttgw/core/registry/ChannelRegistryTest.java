@@ -12,6 +12,7 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -85,11 +86,11 @@ class ChannelRegistryTest {
         ChannelRegistry registry = new ChannelRegistry(8);
         Channel ch = channel();
         for (int i = 0; i < 1000; i++) {
-            registry.register(String.format(java.util.Locale.ROOT, "device-%05d", i), ch);
+            registry.register(String.format(Locale.ROOT, "device-%05d", i), ch);
         }
         assertEquals(1000, registry.size());
         for (int i = 0; i < 1000; i += 2) {
-            registry.remove(String.format(java.util.Locale.ROOT, "device-%05d", i), ch);
+            registry.remove(String.format(Locale.ROOT, "device-%05d", i), ch);
         }
         assertEquals(500, registry.size());
         assertNull(registry.find("device-00000"));

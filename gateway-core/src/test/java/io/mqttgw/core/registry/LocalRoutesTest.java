@@ -21,7 +21,8 @@ class LocalRoutesTest {
         EmbeddedChannel ch = new EmbeddedChannel();
         ConnectionContext c = new ConnectionContext("tls");
         ch.attr(ConnectionContext.KEY).set(c);
-        c.openSession(clientId, new Route(clientId, "node-a", epoch, 0, "127.0.0.1:1"), null, TopicAcl.ALLOW_ALL, false);
+        c.openSession(clientId, new Route(clientId, "node-a", epoch, 0, "127.0.0.1:1"), null, TopicAcl.ALLOW_ALL,
+                false);
         registry.register(clientId, ch);
         return ch;
     }

@@ -88,7 +88,9 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
         }
     }
 
-    /** The blocking calls since the last call: their count, and one trace per place (at most {@value #MAX_RECORDED}). */
+    /**
+     * The blocking calls since the last call: their count, and one trace per place (at most {@value #MAX_RECORDED}).
+     */
     static Drained drain() {
         List<String> traces = new ArrayList<>();
         for (String t = CALLS.poll(); t != null; t = CALLS.poll()) {

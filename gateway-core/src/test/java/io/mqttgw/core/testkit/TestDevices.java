@@ -7,7 +7,9 @@ import com.hivemq.client.mqtt.mqtt5.Mqtt5ClientBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.util.concurrent.TimeUnit;
 
-/** Devices as the HiveMQ MQTT client (3.1.1 or 5.0), over mutual TLS to a gateway on 127.0.0.1, trusting the test CA. */
+/**
+ * Devices as the HiveMQ MQTT client (3.1.1 or 5.0), over mutual TLS to a gateway on 127.0.0.1, trusting the test CA.
+ */
 public final class TestDevices {
     private TestDevices() {
     }

@@ -62,7 +62,9 @@ public final class TestGateway {
     /** The token {@link #withOperatorToken} writes, under the id {@code test-operator}. */
     public static final String OPERATOR_TOKEN = "test-operator-0123456789abcdef0123456789abcdef";
 
-    /** Turns the admin operations (/downlink, ...) on with a token file in {@code dir} holding {@link #OPERATOR_TOKEN}. */
+    /**
+     * Turns the admin operations (/downlink, ...) on with a token file in {@code dir} holding {@link #OPERATOR_TOKEN}.
+     */
     public TestGateway withOperatorToken(Path dir) {
         try {
             Path file = java.nio.file.Files.writeString(dir.resolve("admin-tokens"),

@@ -4,6 +4,7 @@ import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.X509Bundle;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -271,7 +272,9 @@ public final class TestPki {
         }
     }
 
-    /** Writes a CRL of the device CA listing {@code revoked} (none: an empty CRL), valid from an hour ago for a week. */
+    /**
+     * Writes a CRL of the device CA listing {@code revoked} (none: an empty CRL), valid from an hour ago for a week.
+     */
     public Path writeCrl(Path file, X509Bundle... revoked) {
         return crlOf(file, ca, revoked);
     }
@@ -303,7 +306,8 @@ public final class TestPki {
             ContentSigner signer = new JcaContentSignerBuilder(rsa ? "SHA256withRSA" : "SHA256withECDSA")
                     .build(issuer.getKeyPair().getPrivate());
             String pem = "-----BEGIN X509 CRL-----\n"
-                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes(java.nio.charset.StandardCharsets.UTF_8)).encodeToString(crl.build(signer).getEncoded())
+                    + java.util.Base64.getMimeEncoder(64,
+                            "\n".getBytes(StandardCharsets.UTF_8)).encodeToString(crl.build(signer).getEncoded())
                     + "\n-----END X509 CRL-----\n";
             Path tmp = Files.writeString(file.resolveSibling(file.getFileName() + ".tmp"), pem);
             return Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING);

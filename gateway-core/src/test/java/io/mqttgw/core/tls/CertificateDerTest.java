@@ -69,7 +69,7 @@ class CertificateDerTest {
     void leavesEveryOtherShapeToTheJdk() throws Exception {
         // escapes, separators, spaces, non-ASCII, a CN of "+", a multi-valued RDN, no CN at all
         for (String subject : List.of("CN=dev\\,1, O=Acme", "CN=dev\\+1", "CN=\\+", "CN=dev 1", "CN=gerät-1",
-                
+
                 "CN=dev-9+SERIALNUMBER=0009, O=Acme", "CN=dev-9+SERIALNUMBER=000000009, O=Acme", "O=Acme, C=DE", "CN=\\#dev", "CN=dev/1", "CN=dev=1")) {
             X509Certificate certificate = issued(subject, Instant.now().plus(1, ChronoUnit.DAYS));
             assertNull(CertificateDer.read(certificate.getEncoded()), subject);

@@ -8,6 +8,7 @@ import io.netty.pkitesting.CertificateBuilder;
 import io.netty.pkitesting.CertificateBuilder.Algorithm;
 import io.netty.pkitesting.X509Bundle;
 import java.io.ByteArrayInputStream;
+import java.nio.charset.StandardCharsets;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
@@ -65,7 +66,7 @@ class IssuerKeyTest {
         assertFalse(key.verifies(parse(lastByte)), "a bit of the signature flipped");
 
         byte[] body = der.clone();
-        int at = indexOf(body, "dev-1".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        int at = indexOf(body, "dev-1".getBytes(StandardCharsets.UTF_8));
         body[at + 4] = '2';
         assertFalse(key.verifies(parse(body)), "the subject changed to dev-2");
     }

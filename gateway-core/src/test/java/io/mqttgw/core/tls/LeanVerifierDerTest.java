@@ -10,6 +10,7 @@ import io.netty.pkitesting.CertificateBuilder.Algorithm;
 import io.netty.pkitesting.CertificateBuilder.KeyUsage;
 import io.netty.pkitesting.X509Bundle;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.Principal;
 import java.security.PublicKey;
@@ -92,7 +93,7 @@ class LeanVerifierDerTest {
                 .addExtensionUtf8String("1.3.6.1.4.1.99999.1", true, "x").buildIssuedBy(ca)));
         X509Certificate good = device("d15").addExtendedKeyUsageClientAuth().buildIssuedBy(ca).getCertificate();
         chains.put("signature bit flipped", chain(changed(good, der -> flip(der, der.length - 3))));
-        chains.put("body changed", chain(changed(good, der -> flip(der, indexOf(der, "d15".getBytes(java.nio.charset.StandardCharsets.UTF_8)) + 2))));
+        chains.put("body changed", chain(changed(good, der -> flip(der, indexOf(der, "d15".getBytes(StandardCharsets.UTF_8)) + 2))));
         chains.put("trailing byte", chain(changed(good, der -> java.util.Arrays.copyOf(der, der.length + 1))));
 
         List<X509Certificate> cas = List.of(ca.getCertificate(), rsaCa.getCertificate(), p384Ca.getCertificate());

@@ -24,7 +24,8 @@ import org.redisson.client.codec.ByteArrayCodec;
  * Persistent sessions and retained messages in Redis, shared by every node: a device finds its session on whichever
  * node it reconnects to, and a business service can queue for an offline device ({@link #append}) without a
  * gateway. Each operation is one Lua script on one session's keys ({@link SessionKeys}), so it is atomic and works
- * in Redis Cluster. Retained messages are matched against a wildcard filter inside Redis ({@link SessionScripts#RETAINED}),
+ * in Redis Cluster. Retained messages are matched against a wildcard filter inside Redis ({@link
+ * SessionScripts#RETAINED}),
  * so a SUBSCRIBE reads only what matches.
  *
  * <p>Calls return at once; stages complete on the Redis client's threads. The calls of one client id (and the
@@ -466,11 +467,12 @@ public final class RedisSessionStore implements SessionStore {
     public CompletionStage<Void> close() {
         List<CompletableFuture<Void>> running = new ArrayList<>(sessionChains.values());
         running.addAll(retainChains.values());
-        return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).exceptionally(e -> null).thenRun(() -> {
-            connector.close();
-            if (ownsClient) {
-                client.shutdown();
-            }
-        });
+        return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).exceptionally(e -> null)
+                .thenRun(() -> {
+                    connector.close();
+                    if (ownsClient) {
+                        client.shutdown();
+                    }
+                });
     }
 }

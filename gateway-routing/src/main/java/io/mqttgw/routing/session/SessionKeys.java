@@ -10,7 +10,7 @@ package io.mqttgw.routing.session;
  *   <li>{@code P:session:{clientId}:messages}: hash message id to encoded message ({@link MessageCodec})</li>
  *   <li>{@code P:retained}: hash topic to encoded retained message</li>
  *   <li>{@code P:sessions-left:{nodeId}}: sorted set of the persistent sessions whose device last disconnected from
- *       that node, member {@code <epoch>:<clientId>}, score the disconnect time; trimmed to {@code session.max-sessions}
+ * that node, member {@code <epoch>:<clientId>}, score the disconnect time; trimmed to {@code session.max-sessions}
  *       by deleting the oldest sessions</li>
  * </ul>
  * While the device is connected the session keys have no time to live; when it disconnects they get

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.redisson.api.RScript;
@@ -41,7 +42,8 @@ public final class RouteTableBenchmark {
         int devices = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
         int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 3;
         Path dir = Files.createTempDirectory("route-bench");
-        System.out.printf(java.util.Locale.ROOT, "JDK %s (%s), %d cores, %d devices, %d rounds%n", System.getProperty("java.version"),
+        System.out.printf(Locale.ROOT, "JDK %s (%s), %d cores, %d devices, %d rounds%n",
+                System.getProperty("java.version"),
                 System.getProperty("java.vm.name"), Runtime.getRuntime().availableProcessors(), devices, rounds);
         try (RedisTestServer redis = RedisTestServer.start(dir.resolve("redis"))) {
             RedissonClient check = TestRouteStores.checker(redis);
@@ -98,7 +100,8 @@ public final class RouteTableBenchmark {
             CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)).get(120, TimeUnit.SECONDS);
             long done = System.nanoTime();
             Arrays.sort(enqueueNanos);
-            System.out.printf(java.util.Locale.ROOT, "round %d pipelined: %d deletes stored in %.0f ms (enqueue of all: %.1f ms); "
+            System.out.printf(Locale.ROOT,
+                    "round %d pipelined: %d deletes stored in %.0f ms (enqueue of all: %.1f ms); "
                             + "%d pipelines; deleted %.0f; remove() per call: mean %.0f ns, p50 %d ns, p99 %d ns,"
                             + " max %d ns%n", round, devices, (done - start) / 1e6, (enqueued - start) / 1e6,
                     TestRouteStores.batches(meters) - batchesBefore, TestRouteStores.ops(meters, "delete",
@@ -133,7 +136,8 @@ public final class RouteTableBenchmark {
             deleted += result;
         }
         long done = System.nanoTime();
-        System.out.printf(java.util.Locale.ROOT, "round %d one command per delete: %d deletes in %.0f ms (%.1f us each); deleted %d%n",
+        System.out.printf(Locale.ROOT,
+                "round %d one command per delete: %d deletes in %.0f ms (%.1f us each); deleted %d%n",
                 round, devices, (done - start) / 1e6, (done - start) / 1e3 / devices, deleted);
         node.live.clear();
         store.close().toCompletableFuture().get(60, TimeUnit.SECONDS);

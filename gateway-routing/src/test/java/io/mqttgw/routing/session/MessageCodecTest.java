@@ -93,7 +93,8 @@ class MessageCodecTest {
         subs.put("rap/only", Subscription.of(1, true, 0, 0));
         Map<String, Subscription> back = MessageCodec.decodeSubscriptions(MessageCodec.encodeSubscriptions(subs));
         assertEquals(new ArrayList<>(subs.entrySet()), new ArrayList<>(back.entrySet()));
-        org.junit.jupiter.api.Assertions.assertSame(Subscription.ofQos(1), back.get("plain/#"), "a QoS-only subscription decodes to the shared constant");
+        org.junit.jupiter.api.Assertions.assertSame(Subscription.ofQos(1), back.get("plain/#"),
+                "a QoS-only subscription decodes to the shared constant");
     }
 
     @Test
@@ -114,6 +115,7 @@ class MessageCodecTest {
 
         DownlinkMessage plain = new DownlinkMessage("dev-1", "cmd/dev-1", 1, false, new byte[] {9}, 0L);
         assertEquals(1, MessageCodec.encode(plain)[0], "no properties: the format older nodes read");
-        org.junit.jupiter.api.Assertions.assertSame(MessageProperties.NONE, MessageCodec.decode(MessageCodec.encode(plain)).properties());
+        org.junit.jupiter.api.Assertions.assertSame(MessageProperties.NONE,
+                MessageCodec.decode(MessageCodec.encode(plain)).properties());
     }
 }

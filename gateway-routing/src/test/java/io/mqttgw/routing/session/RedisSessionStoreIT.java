@@ -61,7 +61,8 @@ class RedisSessionStoreIT {
     static void startRedis() {
         redis = RedisTestServer.start(dir.resolve("redis"));
         check = TestRouteStores.checker(redis);
-        // a 1 s answer bound failed the bulk-retain case while other builds shared the 2 cores: nothing here tests timeouts
+        // a 1 s answer bound failed the bulk-retain case while other builds shared the 2 cores: nothing here tests
+        // timeouts
         client = Redisson.create(TestRouteStores.settings(redis, "routes.redis.timeout", "15s")
                 .redissonConfig("session-store-it"));
         store = new RedisSessionStore(client, PREFIX, EXPIRY, MAX_PENDING, MAX_RETAINED, false);

@@ -13,7 +13,6 @@ import io.mqttgw.core.spi.DownlinkTarget.Outcome;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.routing.testkit.RedisNodes;
-import io.mqttgw.routing.testkit.TestRouteStores;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
@@ -42,7 +41,9 @@ class CrossNodeProofAttackIT extends RedisNodes {
         return check.<String, String>getMap("mqttgw:route:{" + clientId + "}", StringCodec.INSTANCE).readAllMap();
     }
 
-    /** Where a business service sends a device's downlink: to the node its route names (QoS 0: DELIVERED once written). */
+    /**
+     * Where a business service sends a device's downlink: to the node its route names (QoS 0: DELIVERED once written).
+     */
     static Outcome sendDownlink(Gateway a, Gateway b, String clientId, String text) throws Exception {
         Route route = a.routes().lookup(clientId).toCompletableFuture().get(15, TimeUnit.SECONDS).orElseThrow();
         Gateway holder = route.nodeId().equals(a.config().nodeId()) ? a : b;

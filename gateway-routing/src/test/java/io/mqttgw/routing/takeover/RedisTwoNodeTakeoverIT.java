@@ -12,7 +12,6 @@ import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.routing.redis.RedisRouteStore;
 import io.mqttgw.routing.testkit.RedisNodes;
-import io.mqttgw.routing.testkit.TestRouteStores;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;

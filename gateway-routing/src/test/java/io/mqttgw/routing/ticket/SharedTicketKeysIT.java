@@ -9,7 +9,6 @@ import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.tls.HandshakeKind;
 import io.mqttgw.routing.testkit.RedisNodes;
-import io.mqttgw.routing.testkit.TestRouteStores;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;

@@ -89,7 +89,8 @@ public class UplinkPublishPathBenchmark {
         drainOutbound();
         ByteBuf body = Unpooled.buffer(payload).writeZero(payload);
         publishBytes = encode(new MqttPublishMessage(new MqttFixedHeader(MqttMessageType.PUBLISH, false,
-                MqttQoS.valueOf(qos), false, 0), new MqttPublishVariableHeader("devices/dev-1/status", qos > 0 ? 1 : -1),
+                MqttQoS.valueOf(qos), false, 0), new MqttPublishVariableHeader("devices/dev-1/status",
+                        qos > 0 ? 1 : -1),
                 body));
         packetIdOffset = 2 + 2 + "devices/dev-1/status".length() + (publishBytes.getByte(1) < 0 ? 1 : 0);
     }

@@ -5,7 +5,9 @@ import io.mqttgw.bench.sim.config.BenchOptions;
 import io.mqttgw.bench.sim.config.Scenario;
 import io.mqttgw.bench.sim.scenario.ScenarioException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -52,7 +54,7 @@ public final class BenchCommand {
         for (Scenario s : Scenario.values()) {
             CommandLine sub = new CommandLine(new ScenarioCommand(s));
             sub.getCommandSpec().usageMessage().description(DESCRIPTIONS.get(s));
-            cl.addSubcommand(s.name().toLowerCase(java.util.Locale.ROOT), sub);
+            cl.addSubcommand(s.name().toLowerCase(Locale.ROOT), sub);
         }
         CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
         // picocli hides this command by default; users look for it, so it is listed
@@ -70,9 +72,10 @@ public final class BenchCommand {
 
     /** Parses {@code args} of {@code scenario} (tests, worker processes); any problem is a BadArgumentException. */
     public static BenchOptions parseScenario(Scenario scenario, List<String> args) {
-        CommandLine cl = commandLine(new PrintWriter(new java.io.OutputStreamWriter(System.out, java.nio.charset.StandardCharsets.UTF_8), true),
-                    new PrintWriter(new java.io.OutputStreamWriter(System.err, java.nio.charset.StandardCharsets.UTF_8), true));
-        String name = scenario.name().toLowerCase(java.util.Locale.ROOT);
+        CommandLine cl = commandLine(new PrintWriter(new java.io.OutputStreamWriter(System.out, StandardCharsets.UTF_8),
+                true),
+                    new PrintWriter(new java.io.OutputStreamWriter(System.err, StandardCharsets.UTF_8), true));
+        String name = scenario.name().toLowerCase(Locale.ROOT);
         CommandLine sub = cl.getSubcommands().get(name);
         try {
             List<String> all = new java.util.ArrayList<>(args.size() + 1);

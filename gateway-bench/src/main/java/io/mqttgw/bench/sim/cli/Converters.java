@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Locale;
 import picocli.CommandLine;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -80,7 +81,7 @@ final class Converters {
 
     /** The command-line spelling of an enum constant: lower case, dashes for underscores. */
     static String label(Enum<?> e) {
-        return e.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        return e.name().toLowerCase(Locale.ROOT).replace('_', '-');
     }
 
     static <E extends Enum<E>> ITypeConverter<E> labelled(Class<E> type) {

@@ -23,6 +23,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -278,8 +279,10 @@ public final class ScenarioCommand implements Callable<Integer> {
         within("recover-timeout", recoverTimeout, Duration.ofSeconds(1), DAY);
         within("ramp-timeout", rampTimeout, Duration.ofSeconds(1), DAY);
         within("settle", settle, Duration.ZERO, Duration.ofMinutes(10));
-        String stamp = LocalDateTime.now(java.time.ZoneId.systemDefault()).format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", java.util.Locale.ROOT));
-        Path outDir = out != null ? out : Path.of("bench-results/" + scenario.name().toLowerCase(java.util.Locale.ROOT) + "-" + stamp);
+        String stamp = LocalDateTime.now(java.time.ZoneId.systemDefault())
+                .format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss", Locale.ROOT));
+        Path outDir = out != null ? out : Path.of("bench-results/" + scenario.name().toLowerCase(Locale.ROOT) + "-"
+                + stamp);
         ScenarioOptions run = new ScenarioOptions(holdFor, duration, rate, qos, payload, drop,
                 new BackoffPolicy(backoffBase, backoffMax), reconnectAfter, recoverTimeout, rampTimeout, settle, outDir,
                 workerJvm.isBlank() ? List.of() : Arrays.asList(workerJvm.trim().split("\\s+")));

@@ -96,7 +96,8 @@ public record SourceAddresses(List<InetAddress> addresses) {
                 v = -1;
             }
             if (v < 0 || v > 255) {
-                throw new BadArgumentException("--" + option + ": '" + text + "' is not an IPv4 address like 127.0.0.2");
+                throw new BadArgumentException("--" + option + ": '" + text
+                        + "' is not an IPv4 address like 127.0.0.2");
             }
             b[i] = (byte) v;
         }

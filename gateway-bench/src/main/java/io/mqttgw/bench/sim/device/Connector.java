@@ -16,7 +16,8 @@ import java.util.function.Consumer;
  * <p>The bucket holds a second of starts. A fleet's arrivals do not wait for the client: when a tick comes late
  * because the client is short of CPU (on a machine it shares with the server, the server's start-up takes that
  * CPU), the devices whose time has come start at once. With a bucket of one tick's worth the late time was lost
- * for good, so a ramp measured the client's CPU rather than the server's (docs/benchmarks/history.md). A tick more than a
+ * for good, so a ramp measured the client's CPU rather than the server's (docs/benchmarks/history.md). A tick more than
+ * a
  * second late still loses the starts beyond the bucket; those are counted in {@link FleetStats#startsMissed}.
  */
 final class Connector {

@@ -277,7 +277,8 @@ public final class DeviceFleet implements AutoCloseable {
     }
 
     void onDownlink(Device d, MqttMessage m) {
-        if (m instanceof MqttPublishMessage p && p.fixedHeader().qosLevel() == MqttQoS.AT_LEAST_ONCE && d.channel != null) {
+        if (m instanceof MqttPublishMessage p && p.fixedHeader().qosLevel() == MqttQoS.AT_LEAST_ONCE
+                && d.channel != null) {
             d.channel.writeAndFlush(new MqttMessage(
                     new MqttFixedHeader(MqttMessageType.PUBACK, false, MqttQoS.AT_MOST_ONCE, false, 2),
                     MqttMessageIdVariableHeader.from(p.variableHeader().packetId())), d.channel.voidPromise());

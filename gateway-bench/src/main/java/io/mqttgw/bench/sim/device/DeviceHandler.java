@@ -11,6 +11,7 @@ import io.netty.handler.codec.mqtt.MqttPubReplyMessageVariableHeader;
 import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.util.ReferenceCountUtil;
+import java.util.Locale;
 
 /**
  * The one handler instance shared by every device channel of a fleet: turns TLS completion, MQTT packets from the
@@ -67,7 +68,8 @@ final class DeviceHandler extends ChannelInboundHandlerAdapter {
                 default -> {
                     Object header = m.variableHeader();
                     if (header instanceof MqttMessageIdVariableHeader) {
-                        fleet.onFailure(d, "unexpected_" + m.fixedHeader().messageType().name().toLowerCase(java.util.Locale.ROOT));
+                        fleet.onFailure(d,
+                                "unexpected_" + m.fixedHeader().messageType().name().toLowerCase(Locale.ROOT));
                     }
                 }
             }

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
@@ -58,7 +59,7 @@ public final class ScenarioRunner {
         }
         Files.createDirectories(options.run().outDir());
         int devices = options.fleet().devices();
-        summary.put("scenario", options.scenario().name().toLowerCase(java.util.Locale.ROOT));
+        summary.put("scenario", options.scenario().name().toLowerCase(Locale.ROOT));
         summary.put("started", Instant.now().toString());
         summary.put("options", new java.util.TreeMap<>(options.given()));
         summary.put("machine", Map.of("cores", Runtime.getRuntime().availableProcessors(),
@@ -68,9 +69,10 @@ public final class ScenarioRunner {
         summary.put("mqttVersion", options.fleet().protocol().version().label());
         summary.put("client", Map.of(
                 "transport", io.netty.channel.epoll.Epoll.isAvailable() ? "epoll" : "nio",
-                "tls", io.netty.handler.ssl.OpenSsl.isAvailable() ? io.netty.handler.ssl.OpenSsl.versionString() : "jdk",
-                "certificates", options.fleet().certMode().name().toLowerCase(java.util.Locale.ROOT) + "/"
-                        + options.fleet().algorithm().name().toLowerCase(java.util.Locale.ROOT),
+                "tls", io.netty.handler.ssl.OpenSsl.isAvailable() ? io.netty.handler.ssl.OpenSsl.versionString()
+                        : "jdk",
+                "certificates", options.fleet().certMode().name().toLowerCase(Locale.ROOT) + "/"
+                        + options.fleet().algorithm().name().toLowerCase(Locale.ROOT),
                 "resume", options.fleet().resume(),
                 "tlsGroups", String.join(",", options.fleet().tlsGroups())));
         snapshots.add(gateway.snapshot("before", timeline.seconds(), true));
@@ -114,7 +116,7 @@ public final class ScenarioRunner {
             links.add(new InProcessWorkerLink(options, timeline::accept));
         } else {
             List<String> args = new ArrayList<>();
-            args.add(options.scenario().name().toLowerCase(java.util.Locale.ROOT));
+            args.add(options.scenario().name().toLowerCase(Locale.ROOT));
             options.given().forEach((k, v) -> {
                 args.add("--" + k);
                 args.add(v);
@@ -402,7 +404,7 @@ public final class ScenarioRunner {
             return null;
         }
         return "the gateway shed load during the run: " + episodes.stream()
-                .map(e -> e.get("kind") + String.format(java.util.Locale.ROOT, " %.0f-%.0f s",
+                .map(e -> e.get("kind") + String.format(Locale.ROOT, " %.0f-%.0f s",
                         (Double) e.get("fromSeconds"), (Double) e.get("toSeconds")))
                 .collect(java.util.stream.Collectors.joining(", "));
     }
@@ -482,7 +484,10 @@ public final class ScenarioRunner {
                 ? Math.min(polled, (t.lastConnackMillis() - startMillis) / 1e3) : polled;
     }
 
-    /** Waits for the next whole second of the run's clock, then samples and prints the live line; fails if a worker died. */
+    /**
+     * Waits for the next whole second of the run's clock, then samples and prints the live line; fails if a worker
+     * died.
+     */
     private void tick(int devices) throws InterruptedException, ScenarioException {
         long now = System.nanoTime();
         if (nextTick == 0 || nextTick - now > 2_000_000_000L || now - nextTick > 2_000_000_000L) {

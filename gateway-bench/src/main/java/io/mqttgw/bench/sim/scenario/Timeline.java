@@ -4,6 +4,7 @@ import io.mqttgw.bench.sim.worker.WorkerReport;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
@@ -48,7 +49,7 @@ final class Timeline {
     /** Marks a new phase name that still counts towards the current phase histograms (e.g. draining acks). */
     synchronized void continuePhase(String name) {
         phase = name;
-        marks.add(new String[] {String.format(java.util.Locale.ROOT, "%.1f", seconds()), name});
+        marks.add(new String[] {String.format(Locale.ROOT, "%.1f", seconds()), name});
     }
 
     synchronized Totals totals() {

@@ -8,6 +8,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -24,7 +25,7 @@ public final class WorkerMain {
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
-        BenchOptions options = BenchCommand.parseScenario(Scenario.valueOf(args[0].toUpperCase(java.util.Locale.ROOT)),
+        BenchOptions options = BenchCommand.parseScenario(Scenario.valueOf(args[0].toUpperCase(Locale.ROOT)),
                 Arrays.asList(args).subList(1, args.length));
         int index = options.workerIndex();
         try (WorkerRuntime runtime = new WorkerRuntime(options, index, options.workerCount(),

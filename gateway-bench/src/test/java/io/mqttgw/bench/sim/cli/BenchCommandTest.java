@@ -37,7 +37,8 @@ class BenchCommandTest {
 
     @Test
     void requiresDeviceCount() {
-        BadArgumentException e = assertThrows(BadArgumentException.class, () -> parse(Scenario.CONNECT, "--port", "8883"));
+        BadArgumentException e = assertThrows(BadArgumentException.class, () -> parse(Scenario.CONNECT, "--port",
+                "8883"));
         assertTrue(e.getMessage().contains("--devices"), e.getMessage());
     }
 
@@ -57,7 +58,8 @@ class BenchCommandTest {
 
     @Test
     void rejectsValueThatIsNotANumberNamingTheOption() {
-        BadArgumentException e = assertThrows(BadArgumentException.class, () -> parse(Scenario.CONNECT, "--devices", "many"));
+        BadArgumentException e = assertThrows(BadArgumentException.class, () -> parse(Scenario.CONNECT, "--devices",
+                "many"));
         assertTrue(e.getMessage().contains("--devices") && e.getMessage().contains("many"), e.getMessage());
     }
 
@@ -233,7 +235,8 @@ class BenchCommandTest {
     void badArgumentsExitWithStatus2AndNameTheFix() {
         Object[] r = run("connect", "--devices", "5", "--hold", "10");
         assertEquals(2, r[0]);
-        assertTrue(((String) r[2]).contains("--hold") && ((String) r[2]).contains("bench connect --help"), (String) r[2]);
+        assertTrue(((String) r[2]).contains("--hold") && ((String) r[2]).contains("bench connect --help"),
+                (String) r[2]);
         Object[] range = run("connect", "--devices", "0");
         assertEquals(2, range[0]);
         assertTrue(((String) range[2]).contains("--devices = 0 is out of range"), (String) range[2]);

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -56,7 +57,7 @@ class DocumentedCommandsTest {
                     assertDoesNotThrow(() -> cl.parseArgs(args.toArray(String[]::new)), where);
                 } else {
                     assertDoesNotThrow(() -> BenchCommand.parseScenario(
-                            Scenario.valueOf(m.group(1).toUpperCase(java.util.Locale.ROOT)), args), where + " -> " + args);
+                            Scenario.valueOf(m.group(1).toUpperCase(Locale.ROOT)), args), where + " -> " + args);
                 }
                 checked++;
             }

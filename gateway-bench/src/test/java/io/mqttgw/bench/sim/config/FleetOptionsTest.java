@@ -10,7 +10,8 @@ class FleetOptionsTest {
 
     @Test
     void workersShareRampRateAndHandshakeCapSoTheTotalsHold() {
-        FleetOptions fleet = BenchCommand.parseScenario(Scenario.CONNECT, List.of("--devices", "30000", "--workers", "3",
+        FleetOptions fleet = BenchCommand.parseScenario(Scenario.CONNECT, List.of("--devices", "30000", "--workers",
+                "3",
                 "--ramp-rate", "400", "--max-handshakes", "200")).fleet();
         int rate = 0;
         int cap = 0;

@@ -186,7 +186,8 @@ class Mqtt5DeviceTest {
         connect("--mqtt-version", "5");
         toDevice(new MqttMessage(new MqttFixedHeader(MqttMessageType.DISCONNECT, false, MqttQoS.AT_MOST_ONCE, false, 0),
                 new MqttReasonCodeAndPropertiesVariableHeader(
-                        MqttReasonCodes.Disconnect.CONNECTION_RATE_EXCEEDED.byteValue(), MqttProperties.NO_PROPERTIES)));
+                        MqttReasonCodes.Disconnect.CONNECTION_RATE_EXCEEDED.byteValue(),
+                                MqttProperties.NO_PROPERTIES)));
         assertEquals(Map.of("disconnect_connection_rate_exceeded", 1L), failures());
         assertNull(d.channel);
     }

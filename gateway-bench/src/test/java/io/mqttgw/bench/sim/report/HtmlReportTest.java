@@ -75,7 +75,8 @@ class HtmlReportTest {
         NodeList trs = d.getElementsByTagName("tr");
         for (int i = 0; i < trs.getLength(); i++) {
             Element tr = (Element) trs.item(i);
-            if (tr.getParentNode().getParentNode() instanceof Element table && "headline".equals(table.getAttribute("id"))
+            if (tr.getParentNode().getParentNode() instanceof Element table
+                    && "headline".equals(table.getAttribute("id"))
                     && tr.getElementsByTagName("td").getLength() > 0) {
                 rows.put(tr.getElementsByTagName("th").item(0).getTextContent(),
                         tr.getElementsByTagName("td").item(0).getTextContent());

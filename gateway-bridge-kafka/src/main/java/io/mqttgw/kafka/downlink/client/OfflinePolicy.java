@@ -13,7 +13,8 @@ public final class OfflinePolicy {
     private final String topic;
     private final Function<DownlinkMessage, ? extends CompletionStage<SessionStore.Append>> store;
 
-    private OfflinePolicy(String topic, Function<DownlinkMessage, ? extends CompletionStage<SessionStore.Append>> store) {
+    private OfflinePolicy(String topic, Function<DownlinkMessage,
+            ? extends CompletionStage<SessionStore.Append>> store) {
         this.topic = topic;
         this.store = store;
     }
