@@ -11,8 +11,8 @@ import java.util.Arrays;
  * was taken.
  *
  * <p>A string is decoded by the rules of its own ASN.1 type: UTF8String as strict UTF-8 (no overlong forms, no
- * surrogates), PrintableString only with the characters X.680 allows it, IA5String as ASCII, BMPString as UTF-16BE
- * (even length, surrogates only in pairs), UniversalString as UTF-32BE (Unicode scalar values only), TeletexString only
+ * surrogates), PrintableString only with the characters X.680 allows it, IA5String as ASCII, BMPString as UCS-2
+ * (UTF-16BE without surrogates: even length, characters of the BMP only), UniversalString as UTF-32BE (Unicode scalar values only), TeletexString only
  * when every byte is printable ASCII (its T.61 repertoire is read differently by different readers). Any other type
  * refuses the certificate ({@code bad_identity_encoding}), and so does more than one value of the kind the identity is
  * read from ({@code ambiguous_identity}): two CNs, whether in separate RDNs or one multi-valued RDN, or two SAN
@@ -153,7 +153,7 @@ final class IdentityDer {
             case PRINTABLE_STRING -> ascii(from, length, IdentityDer::printable);
             case IA5_STRING -> ascii(from, length, b -> b >= 0);
             case TELETEX_STRING -> ascii(from, length, b -> b >= 0x20 && b < 0x7f);
-            case BMP_STRING -> utf16(from, length);
+            case BMP_STRING -> ucs2(from, length);
             case UNIVERSAL_STRING -> utf32(from, length);
             default -> null;
         };
@@ -247,22 +247,18 @@ final class IdentityDer {
         return new String(out, 0, n);
     }
 
-    /** UTF-16BE: an even number of bytes, every surrogate in a high-low pair. */
-    private String utf16(int from, int length) {
+    /**
+     * UCS-2 big-endian, as X.680 defines BMPString: an even number of bytes and no surrogates, paired or not (a pair
+     * names a character outside the BMP, which the type cannot hold; OpenSSL 3 refuses to load such a certificate).
+     */
+    private String ucs2(int from, int length) {
         if (length % 2 != 0) {
             return null;
         }
         char[] out = new char[length / 2];
         for (int k = 0; k < out.length; k++) {
             out[k] = (char) ((der[from + 2 * k] & 0xff) << 8 | der[from + 2 * k + 1] & 0xff);
-        }
-        for (int k = 0; k < out.length; k++) {
-            if (Character.isHighSurrogate(out[k])) {
-                if (k + 1 == out.length || !Character.isLowSurrogate(out[k + 1])) {
-                    return null;
-                }
-                k++;
-            } else if (Character.isLowSurrogate(out[k])) {
+            if (Character.isSurrogate(out[k])) {
                 return null;
             }
         }

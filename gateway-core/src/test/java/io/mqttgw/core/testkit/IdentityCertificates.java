@@ -85,6 +85,9 @@ public final class IdentityCertificates {
                     "bad_identity_encoding"),
             refused("BMPString of odd length", name(rdn(cn(BMP_STRING, new byte[] {0, 'd', 0, 'e', 0}))),
                     "bad_identity_encoding"),
+            // UCS-2: a pair is not a character of the BMP; OpenSSL 3 does not even load such a certificate
+            refused("BMPString with a surrogate pair", name(rdn(cn(BMP_STRING, utf16("dev-\ud83d\ude00")))),
+                    "bad_identity_encoding"),
             refused("BMPString with an unpaired high surrogate",
                     name(rdn(cn(BMP_STRING, new byte[] {0, 'd', (byte) 0xd8, 0x3d, 0, 'x'}))),
                     "bad_identity_encoding"),
@@ -200,8 +203,11 @@ public final class IdentityCertificates {
         return tlv(0x30, rdns);
     }
 
+    /** A relative distinguished name: a DER SET OF, its members in the order of their encodings (X.690 11.6). */
     public static byte[] rdn(byte[]... attributes) {
-        return tlv(0x31, attributes);
+        byte[][] sorted = attributes.clone();
+        java.util.Arrays.sort(sorted, java.util.Arrays::compareUnsigned);
+        return tlv(0x31, sorted);
     }
 
     public static byte[] cn(int tag, byte[] value) {
