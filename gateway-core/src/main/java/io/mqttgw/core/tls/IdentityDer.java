@@ -203,6 +203,10 @@ final class IdentityDer {
 
     /** Strict UTF-8: shortest forms only, no surrogate code points, nothing past U+10FFFF. */
     private String utf8(int from, int length) {
+        String ascii = ascii(from, length, b -> b >= 0);
+        if (ascii != null) {
+            return ascii;              // the common case, without the char[] of the general one
+        }
         char[] out = new char[length];
         int n = 0;
         int end = from + length;
