@@ -80,8 +80,8 @@ public final class CertificateRefusals {
 
     /**
      * Why a certificate names no device exactly ({@link IdentityDer}); the reason of its refusal, which
-     * {@link TlsFailureReason} counts. The JDK has no reason for this, and its engine sends {@code certificate_unknown}
-     * for any reason it does not know.
+     * {@link TlsFailureReason} counts. The JDK has no reason for this; its engine's server side (JDK 17) sends
+     * {@code certificate_unknown} for every refused client certificate anyway.
      */
     enum IdentityReason implements CertPathValidatorException.Reason {
         /** More than one CN, or more than one SAN entry of the configured kind. */
@@ -95,7 +95,7 @@ public final class CertificateRefusals {
         return refusal(message, IdentityReason.AMBIGUOUS, NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);
     }
 
-    /** An identity value that is not a string read exactly (RFC 5280 DirectoryString rules): {@code bad_certificate}. */
+    /** An identity that is not a string read exactly (RFC 5280's DirectoryString rules): {@code bad_certificate}. */
     public static CertificateException badIdentityEncoding(String message) {
         return refusal(message, IdentityReason.BAD_ENCODING,
                 NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);

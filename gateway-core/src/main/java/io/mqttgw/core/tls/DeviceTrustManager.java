@@ -9,8 +9,10 @@ import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * The TLS listener's trust in device certificates: hands the chain to the configured {@link DeviceCertificateVerifier},
- * then refuses a trusted certificate that does not name its device exactly ({@link CertificateIdentities}), and names the CAs the server lists in its CertificateRequest ({@code listener.tls.send-ca-names}; both engines build
- * that list from {@link #getAcceptedIssuers()}, so an empty array sends none). Server-side only. Immutable; called
+ * then refuses a trusted certificate that does not name its device exactly ({@link CertificateIdentities}), so the
+ * device gets an alert; and names the CAs the server lists in its CertificateRequest
+ * ({@code listener.tls.send-ca-names}; both engines build that list from {@link #getAcceptedIssuers()}, so an empty
+ * array sends none). Server-side only. Immutable; called
  * concurrently by all event loops.
  */
 final class DeviceTrustManager extends X509ExtendedTrustManager {

@@ -12,11 +12,11 @@ import java.util.Arrays;
  *
  * <p>A string is decoded by the rules of its own ASN.1 type: UTF8String as strict UTF-8 (no overlong forms, no
  * surrogates), PrintableString only with the characters X.680 allows it, IA5String as ASCII, BMPString as UCS-2
- * (UTF-16BE without surrogates: even length, characters of the BMP only), UniversalString as UTF-32BE (Unicode scalar values only), TeletexString only
- * when every byte is printable ASCII (its T.61 repertoire is read differently by different readers). Any other type
- * refuses the certificate ({@code bad_identity_encoding}), and so does more than one value of the kind the identity is
- * read from ({@code ambiguous_identity}): two CNs, whether in separate RDNs or one multi-valued RDN, or two SAN
- * entries of the configured kind. Stateless; any thread.
+ * (UTF-16BE without surrogates: even length, characters of the BMP only), UniversalString as UTF-32BE (Unicode scalar
+ * values only), TeletexString only when every byte is printable ASCII (its T.61 repertoire is read differently by
+ * different readers). Any other type refuses the certificate ({@code bad_identity_encoding}), and so does more than one
+ * value of the kind the identity is read from ({@code ambiguous_identity}): two CNs, whether in separate RDNs or one
+ * multi-valued RDN, or two SAN entries of the configured kind. Stateless; any thread.
  */
 final class IdentityDer {
     private static final int SEQUENCE = 0x30;

@@ -57,7 +57,7 @@ class TlsFailureReasonTest {
         assertEquals(TlsFailureReason.AMBIGUOUS_IDENTITY, TlsFailureReason.classify(causedBy(
                 new SSLHandshakeException("bad certificate"), CertificateRefusals.ambiguousIdentity("two CNs"))));
         assertEquals(TlsFailureReason.BAD_IDENTITY_ENCODING, TlsFailureReason.classify(causedBy(
-                new SSLHandshakeException("bad certificate"), CertificateRefusals.badIdentityEncoding("odd BMPString"))));
+                new SSLHandshakeException("bad certificate"), CertificateRefusals.badIdentityEncoding("odd length"))));
     }
 
     @Test
