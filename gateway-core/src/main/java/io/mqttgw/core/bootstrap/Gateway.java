@@ -38,6 +38,7 @@ import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.tls.CertificateExpiryMeter;
+import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.spi.TicketKeySource;
 import io.mqttgw.core.tls.SslContextStore;
 import io.mqttgw.core.tls.TicketKeyRotation;
@@ -129,7 +130,8 @@ public final class Gateway implements AutoCloseable {
         this.registry = ChannelRegistry.forThisMachine(config.admin().enabled()
                 && config.admin().operations().enabled());
         // certificate files first: a bad file stops startup before any thread, socket or data file exists
-        this.tls = config.tls().enabled() ? new SslContextStore(config.tls(), metrics) : null;
+        this.tls = config.tls().enabled() ? new SslContextStore(config.tls(),
+                new CertificateIdentities(config.identity().source()), metrics) : null;
         this.operators = config.admin().enabled() && config.admin().operations().enabled()
                 ? OperatorCredentials.load(config.admin().operations()) : null;
         Transport transport = Transport.choose(config.server().transport());

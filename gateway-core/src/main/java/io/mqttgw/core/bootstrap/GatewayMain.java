@@ -6,6 +6,7 @@ import io.mqttgw.core.config.ConfigException;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.spi.Providers;
+import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.tls.SslContextStore;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -73,7 +74,8 @@ public final class GatewayMain {
                 if (config.tls().enabled()) {
                     try {
                         // the files must make a context, not only exist: catches a wrong key, a bad PEM, a CA typo
-                        new SslContextStore(config.tls(), new GatewayMetrics(new SimpleMeterRegistry())).close();
+                        new SslContextStore(config.tls(), new CertificateIdentities(config.identity().source()),
+                                new GatewayMetrics(new SimpleMeterRegistry())).close();
                     } catch (IllegalStateException e) {
                         err.println("configuration error: " + e.getMessage());
                         return 2;

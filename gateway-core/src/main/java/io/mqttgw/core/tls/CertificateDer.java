@@ -1,7 +1,6 @@
 package io.mqttgw.core.tls;
 
 import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Arrays;
@@ -14,19 +13,17 @@ import java.util.Arrays;
  * (the JDK's parse of an unknown certificate was 3-5 % of a full handshake's CPU and a sixth of its garbage;
  * async-profiler, issue 15).
  *
- * <p>Only the simple shape is read: for the name, single-valued RDNs and a common name that is a UTF8String or
- * PrintableString of letters, digits and {@code - . _ : @}; for the verifier, a v3 certificate signed with ECDSA and
- * SHA-256/384/512, no unique identifiers, no extension twice, no critical extension the lean verifier does not
- * evaluate. Anything else (a multi-valued RDN, another string type, any other character, an empty value, DER this
- * reader does not expect) answers null, and the caller reads the
- * certificate through the JDK as before. That keeps the two readings from ever disagreeing: on the shapes read here
- * both give the same answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other
- * shape takes the JDK's.
+ * <p>The name is read by {@link IdentityDer}, the parsed path's own reading. Only the simple shape is read for the
+ * verifier: a v3 certificate signed with ECDSA and SHA-256/384/512, no unique identifiers, no extension twice, no
+ * critical extension the lean verifier does not evaluate. Anything else (a subject without a CN or with one the
+ * identity rules refuse, DER this reader does not expect) answers null, and the caller reads the certificate through
+ * the JDK as before. That keeps the two readings from ever disagreeing: on the shapes read here both give the same
+ * answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other shape takes the JDK's.
  *
  * <p>Stateless and allocation-light; any thread.
  */
 final class CertificateDer {
-    /** What a connection keeps of its certificate: the subject's most specific CN and notAfter (epoch ms). */
+    /** What a connection keeps of its certificate: the subject's one CN and notAfter (epoch ms). */
     record Facts(String commonName, long notAfterMillis) {
     }
 
@@ -47,10 +44,7 @@ final class CertificateDer {
     private static final int BIT_STRING = 0x03;
     private static final int OCTET_STRING = 0x04;
     private static final int EXPLICIT_EXTENSIONS = 0xa3;
-    private static final int SET = 0x31;
     private static final int OID = 0x06;
-    private static final int UTF8_STRING = 0x0c;
-    private static final int PRINTABLE_STRING = 0x13;
     private static final int UTC_TIME = 0x17;
     private static final int GENERALIZED_TIME = 0x18;
     private static final int EXPLICIT_VERSION = 0xa0;
@@ -65,9 +59,6 @@ final class CertificateDer {
     /** id-kp-clientAuth (1.3.6.1.5.5.7.3.2) and anyExtendedKeyUsage (2.5.29.37.0), content bytes. */
     private static final byte[] CLIENT_AUTH = {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02};
     private static final byte[] ANY_USAGE = {0x55, 0x1d, 0x25, 0x00};
-    /** 2.5.4.3, the common name's attribute type, as DER content bytes. */
-    private static final byte[] CN = {0x55, 0x04, 0x03};
-    private static final int MAX_CN = 256;
 
     private final byte[] der;
     private int at;
@@ -284,56 +275,18 @@ final class CertificateDer {
         return commonName == null ? null : new Facts(commonName, notAfter);
     }
 
-    /** The value of the last (most specific) CN in the subject, or null when the subject is not of the simple shape. */
+    /**
+     * The subject's CN read by {@link IdentityDer}, the same reading as the parsed path's; null when there is none or
+     * the certificate is refused for it, so the parsed path refuses it with its reason.
+     */
     private String commonName() {
-        int subjectEnd = enter(SEQUENCE);
-        String found = null;
-        while (at < subjectEnd) {
-            int rdnEnd = enter(SET);
-            int attributeEnd = enter(SEQUENCE);
-            if (attributeEnd != rdnEnd) {
-                return null;               // multi-valued RDN
-            }
-            int oidLength = length(OID);
-            boolean isCn = is(at, oidLength, CN);
-            at += oidLength;
-            if (isCn) {
-                found = plainString();
-                if (found == null) {
-                    return null;
-                }
-            } else {
-                skip();
-            }
-            if (at != attributeEnd) {
-                return null;
-            }
-        }
-        return at == subjectEnd ? found : null;
-    }
-
-    private String plainString() {
-        int tag = peek();
-        if (tag != UTF8_STRING && tag != PRINTABLE_STRING) {
+        int subject = at;
+        skip();
+        try {
+            return IdentityDer.commonName(der, subject, at);
+        } catch (java.security.cert.CertificateException refused) {
             return null;
         }
-        int length = length(tag);
-        if (length == 0 || length > MAX_CN) {
-            return null;
-        }
-        for (int i = at; i < at + length; i++) {
-            if (!plain(der[i])) {
-                return null;
-            }
-        }
-        String value = new String(der, at, length, StandardCharsets.US_ASCII);
-        at += length;
-        return value;
-    }
-
-    private static boolean plain(byte b) {
-        return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '-' || b == '.'
-                || b == '_' || b == ':' || b == '@';
     }
 
     /** A UTCTime (YYMMDDHHMMSSZ, years 1950-2049) or GeneralizedTime (YYYYMMDDHHMMSSZ) as epoch milliseconds. */

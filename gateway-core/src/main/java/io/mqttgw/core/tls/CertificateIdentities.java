@@ -1,18 +1,17 @@
 package io.mqttgw.core.tls;
 
-import java.security.cert.CertificateParsingException;
+import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
-import java.util.Collection;
-import java.util.List;
-import javax.naming.NamingException;
-import javax.naming.directory.Attribute;
-import javax.naming.ldap.LdapName;
-import javax.naming.ldap.Rdn;
 
-/** Reads a device identity from a verified certificate: the subject CN, or the first SAN URI or DNS name. */
+/**
+ * Reads a device identity from a verified certificate: the subject's CN, or the SAN URI or DNS name, each read
+ * exactly from the DER by {@link IdentityDer} (the string types RFC 5280 names, each by its own rules). A certificate
+ * that names its device ambiguously or in bytes its string type does not allow is refused with a
+ * {@link CertificateRefusals} exception, by the trust manager during the handshake ({@link #requireReadable}) and
+ * again when the identity is taken. Immutable; any thread.
+ */
 public final class CertificateIdentities {
-    private static final int SAN_DNS = 2;
-    private static final int SAN_URI = 6;
+    private static final String SUBJECT_ALT_NAME = "2.5.29.17";
 
     private final String source;
 
@@ -26,48 +25,39 @@ public final class CertificateIdentities {
         return "cn".equals(source);
     }
 
-    /** The identity, or null when the certificate does not carry one of the configured kind. */
-    public String identityOf(X509Certificate certificate) {
+    /**
+     * The identity, or null when the certificate does not carry one of the configured kind.
+     *
+     * @throws CertificateException the certificate carries more than one, or one that is not a string read exactly
+     */
+    public String identityOf(X509Certificate certificate) throws CertificateException {
         return switch (source) {
             case "cn" -> commonName(certificate);
-            case "san-uri" -> subjectAltName(certificate, SAN_URI);
-            case "san-dns" -> subjectAltName(certificate, SAN_DNS);
+            case "san-uri" -> subjectAltName(certificate, IdentityDer.SAN_URI);
+            case "san-dns" -> subjectAltName(certificate, IdentityDer.SAN_DNS);
             default -> throw new IllegalStateException("identity source " + source);
         };
     }
 
-    static String commonName(X509Certificate certificate) {
-        try {
-            List<Rdn> rdns = new LdapName(certificate.getSubjectX500Principal().getName()).getRdns();
-            // LdapName lists RDNs from the least significant; the CN that names the device is the most specific
-            for (int i = rdns.size() - 1; i >= 0; i--) {
-                // a multi-valued RDN (CN=dev-9+SERIALNUMBER=9) reports only one type; look at all its attributes
-                Attribute cn = rdns.get(i).toAttributes().get("CN");
-                if (cn != null) {
-                    String value = String.valueOf(cn.get());
-                    return value.isEmpty() ? null : value;
-                }
-            }
-            return null;
-        } catch (NamingException e) {
-            return null;
+    /**
+     * Refuses, during the handshake, a certificate whose identity {@link #identityOf} would refuse, so the device gets
+     * an alert and the refusal is counted with the other TLS failures. The common shape is read from the DER
+     * ({@link CertificateDer}), leaving a certificate the lean verifier did not parse unparsed.
+     */
+    void requireReadable(X509Certificate device) throws CertificateException {
+        if (fromCommonName() && CertificateDer.read(device.getEncoded()) != null) {
+            return;
         }
+        identityOf(device);
     }
 
-    private static String subjectAltName(X509Certificate certificate, int type) {
-        try {
-            Collection<List<?>> names = certificate.getSubjectAlternativeNames();
-            if (names == null) {
-                return null;
-            }
-            for (List<?> name : names) {
-                if (name.size() >= 2 && name.get(0) instanceof Integer t && t == type) {
-                    return String.valueOf(name.get(1));
-                }
-            }
-            return null;
-        } catch (CertificateParsingException e) {
-            return null;
-        }
+    static String commonName(X509Certificate certificate) throws CertificateException {
+        byte[] subject = certificate.getSubjectX500Principal().getEncoded();
+        return IdentityDer.commonName(subject, 0, subject.length);
+    }
+
+    private static String subjectAltName(X509Certificate certificate, int type) throws CertificateException {
+        byte[] extension = certificate.getExtensionValue(SUBJECT_ALT_NAME);
+        return extension == null ? null : IdentityDer.subjectAltName(extension, type);
     }
 }

@@ -78,6 +78,29 @@ public final class CertificateRefusals {
                 NATIVE ? CertificateVerifier.X509_V_ERR_UNHANDLED_CRITICAL_EXTENSION : 0);
     }
 
+    /**
+     * Why a certificate names no device exactly ({@link IdentityDer}); the reason of its refusal, which
+     * {@link TlsFailureReason} counts. The JDK has no reason for this; its engine's server side (JDK 17) sends
+     * {@code certificate_unknown} for every refused client certificate anyway.
+     */
+    enum IdentityReason implements CertPathValidatorException.Reason {
+        /** More than one CN, or more than one SAN entry of the configured kind. */
+        AMBIGUOUS,
+        /** The identity's value is not a string of the types read, or its bytes break its type's rules. */
+        BAD_ENCODING
+    }
+
+    /** More than one value the identity could be read from: {@code bad_certificate}. */
+    public static CertificateException ambiguousIdentity(String message) {
+        return refusal(message, IdentityReason.AMBIGUOUS, NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);
+    }
+
+    /** An identity that is not a string read exactly (RFC 5280's DirectoryString rules): {@code bad_certificate}. */
+    public static CertificateException badIdentityEncoding(String message) {
+        return refusal(message, IdentityReason.BAD_ENCODING,
+                NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);
+    }
+
     private static CertificateException refusal(String message, CertPathValidatorException.Reason reason, int code) {
         CertPathValidatorException cause = new CertPathValidatorException(message, null, null, -1, reason);
         return NATIVE ? new OpenSslCertificateException(message, cause, code) : new CertificateException(message, cause);

@@ -8,18 +8,23 @@ import javax.net.ssl.SSLEngine;
 import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
- * The TLS listener's trust in device certificates: hands the chain to the configured {@link DeviceCertificateVerifier}
- * and names the CAs the server lists in its CertificateRequest ({@code listener.tls.send-ca-names}; both engines build
- * that list from {@link #getAcceptedIssuers()}, so an empty array sends none). Server-side only. Immutable; called
+ * The TLS listener's trust in device certificates: hands the chain to the configured {@link DeviceCertificateVerifier},
+ * then refuses a trusted certificate that does not name its device exactly ({@link CertificateIdentities}), so the
+ * device gets an alert; and names the CAs the server lists in its CertificateRequest
+ * ({@code listener.tls.send-ca-names}; both engines build that list from {@link #getAcceptedIssuers()}, so an empty
+ * array sends none). Server-side only. Immutable; called
  * concurrently by all event loops.
  */
 final class DeviceTrustManager extends X509ExtendedTrustManager {
     private final DeviceCertificateVerifier verifier;
+    private final CertificateIdentities identities;
     private final X509Certificate[] listedIssuers;
     private final LongSupplier clock;
 
-    DeviceTrustManager(DeviceCertificateVerifier verifier, X509Certificate[] listedIssuers, LongSupplier clock) {
+    DeviceTrustManager(DeviceCertificateVerifier verifier, CertificateIdentities identities,
+                       X509Certificate[] listedIssuers, LongSupplier clock) {
         this.verifier = verifier;
+        this.identities = identities;
         this.listedIssuers = listedIssuers.clone();
         this.clock = clock;
     }
@@ -46,7 +51,10 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
-        return verifier.verify(chain, clock.getAsLong());
+        boolean fromCache = verifier.verify(chain, clock.getAsLong());
+        // after the verifier: a certificate of an unknown CA is refused as that, whatever it names
+        identities.requireReadable(chain[0]);
+        return fromCache;
     }
 
     @Override

@@ -49,6 +49,7 @@ public final class SslContextStore {
     private static final Logger LOG = LoggerFactory.getLogger(SslContextStore.class);
 
     private final GatewayConfig.TlsListener config;
+    private final CertificateIdentities identities;
     private final SslProvider provider;
     private final Counter reloads;
     private final Counter reloadFailures;
@@ -68,8 +69,10 @@ public final class SslContextStore {
     private byte[] checksum;
     private ScheduledFuture<?> watch;
 
-    public SslContextStore(GatewayConfig.TlsListener config, GatewayMetrics metrics) {
+    /** @param identities how device certificates name their device ({@code identity.source}) */
+    public SslContextStore(GatewayConfig.TlsListener config, CertificateIdentities identities, GatewayMetrics metrics) {
         this.config = config;
+        this.identities = identities;
         this.provider = chooseProvider(config.engine());
         this.meters = metrics.registry();
         this.reloads = Counter.builder("mqttgw.tls.reloads").tag("result", "ok")
@@ -210,7 +213,7 @@ public final class SslContextStore {
                                 this.verifier);
                 X509Certificate[] listed = config.sendCaNames() ? cas.toArray(new X509Certificate[0])
                         : new X509Certificate[0];
-                builder.trustManager(new DeviceTrustManager(verifier, listed, System::currentTimeMillis));
+                builder.trustManager(new DeviceTrustManager(verifier, identities, listed, System::currentTimeMillis));
             }
             SslContext context = builder.build();
             crls = lists;

@@ -30,6 +30,16 @@ public enum TlsFailureReason {
      * the verifier does not evaluate.
      */
     CERTIFICATE_REJECTED,
+    /**
+     * The client certificate names its device more than once: two CNs, or two SAN entries of the kind
+     * {@code identity.source} reads.
+     */
+    AMBIGUOUS_IDENTITY,
+    /**
+     * The client certificate's identity is not a string the gateway reads exactly: a BMPString of odd length, an
+     * OCTET STRING, a PrintableString with characters outside its set, ...
+     */
+    BAD_IDENTITY_ENCODING,
     /** The peer closed the connection during the handshake. */
     PEER_CLOSED,
     /** Any other handshake failure: no client certificate, no common protocol or cipher, bad record. */
@@ -64,6 +74,11 @@ public enum TlsFailureReason {
             if (t instanceof CertPathValidatorException s
                     && s.getReason() == CertPathValidatorException.BasicReason.UNDETERMINED_REVOCATION_STATUS) {
                 return CRL_STALE;
+            }
+            if (t instanceof CertPathValidatorException i
+                    && i.getReason() instanceof CertificateRefusals.IdentityReason identity) {
+                return identity == CertificateRefusals.IdentityReason.AMBIGUOUS ? AMBIGUOUS_IDENTITY
+                        : BAD_IDENTITY_ENCODING;
             }
             if (t instanceof CertificateExpiredException || t instanceof CertificateNotYetValidException
                     || t instanceof CertPathValidatorException v

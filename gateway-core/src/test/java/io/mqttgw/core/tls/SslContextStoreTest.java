@@ -35,7 +35,7 @@ class SslContextStoreTest {
         assumeTrue(OpenSsl.isAvailable(), "the OpenSSL engine is what is reference counted");
         TestPki pki = TestPki.create(dir.resolve("pki"));
         SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(),
-                new GatewayMetrics(new SimpleMeterRegistry()));
+                new CertificateIdentities("cn"), new GatewayMetrics(new SimpleMeterRegistry()));
         SslContext first = store.current();
         ReferenceCounted counted = assertInstanceOf(ReferenceCounted.class, first,
                 "the listener uses the reference-counted engine");

@@ -53,6 +53,14 @@ class TlsFailureReasonTest {
     }
 
     @Test
+    void classifiesIdentityRefusalsByTheirOwnReasonNotAsAnyCertificateRejection() {
+        assertEquals(TlsFailureReason.AMBIGUOUS_IDENTITY, TlsFailureReason.classify(causedBy(
+                new SSLHandshakeException("bad certificate"), CertificateRefusals.ambiguousIdentity("two CNs"))));
+        assertEquals(TlsFailureReason.BAD_IDENTITY_ENCODING, TlsFailureReason.classify(causedBy(
+                new SSLHandshakeException("bad certificate"), CertificateRefusals.badIdentityEncoding("odd length"))));
+    }
+
+    @Test
     void classifiesAnExpiredCertificateWrappedInAHandshakeException() {
         assertEquals(TlsFailureReason.CERTIFICATE_EXPIRED, TlsFailureReason.classify(
                 causedBy(new SSLHandshakeException("bad certificate"), new CertificateExpiredException("expired"))));

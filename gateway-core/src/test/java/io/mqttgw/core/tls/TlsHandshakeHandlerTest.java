@@ -144,7 +144,8 @@ class TlsHandshakeHandlerTest {
         assumeTrue(OpenSsl.isAvailable(), "BoringSSL is the engine that holds TLS 1.3 tickets for the first write");
         TestPki pki = TestPki.create(dir.resolve("pki"));
         GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
-        SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(), metrics);
+        SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(),
+                new CertificateIdentities("cn"), metrics);
         ((ReferenceCountedOpenSslContext) store.current()).setBioNonApplicationBufferSize(engineBuffer);
         SslContext deviceTls = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL)
                 .protocols("TLSv1.3").keyManager(TestPki.keys(pki.device("ticket-1"))).trustManager(pki.trust())
