@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.config.ConfigValues;
+import io.mqttgw.core.config.CoreConfigKeys;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,15 +13,89 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The overlays as kustomize renders them ({@link Kustomization}), without kubectl: a balancer that sends a PROXY header
+ * The manifests as kustomize renders them ({@link Kustomization}), without kubectl: a balancer that sends a PROXY header
  * is set up so that the pod's peer is the balancer itself and that peer is in the trusted range (otherwise the gateway
- * closes every device as {@code untrusted_proxy}); PROXY is on at both ends or at neither.
+ * closes every device as {@code untrusted_proxy}); PROXY is on at both ends or at neither; a configuration change
+ * reaches running pods (a directory mount of a fixed-name ConfigMap, watched by the gateway) instead of rolling the
+ * fleet; the operator API component takes its token from a Secret on a listener of its own.
  */
 class KubernetesOverlaysTest {
     private static final Path DIR = Path.of("kubernetes");
     private static final String AWS = "service.beta.kubernetes.io/aws-load-balancer-";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aConfigChangeReachesRunningPodsInsteadOfRollingTheFleet() throws Exception {
+        Kustomization k = Kustomization.render(DIR.resolve("base"));
+        Kustomization.Generated config = k.configMaps.get("mqtt-gateway-config");
+        // a hash-named ConfigMap is a new object on every edit, so the Deployment changes and every pod restarts
+        assertFalse(config.hashSuffix(), "the config ConfigMap must keep its name across edits");
+        Map<String, Object> pod = podSpec(k);
+        Map<String, Object> container = KubernetesManifestsIT.map(KubernetesManifestsIT.list(pod, "containers").get(0));
+        Map<String, Object> volume = KubernetesManifestsIT.list(pod, "volumes").stream()
+                .map(KubernetesManifestsIT::map).filter(v -> v.containsKey("configMap") && "mqtt-gateway-config"
+                        .equals(KubernetesManifestsIT.map(v.get("configMap")).get("name"))).findFirst().orElseThrow();
+        Map<String, Object> mount = KubernetesManifestsIT.list(container, "volumeMounts").stream()
+                .map(KubernetesManifestsIT::map).filter(m -> volume.get("name").equals(m.get("name"))).findFirst()
+                .orElseThrow();
+        assertFalse(mount.containsKey("subPath"), "the kubelet never updates a subPath mount");
+        List<Object> args = KubernetesManifestsIT.list(container, "args");
+        String file = (String) args.get(args.indexOf("--config") + 1);
+        assertEquals(mount.get("mountPath") + "/gateway.yaml", file, "--config must read the mounted directory");
+        ConfigValues values = KubernetesManifestsIT.load(config.data().get("gateway.yaml"),
+                k.configMaps.get("mqtt-gateway-env").data());
+        assertTrue(values.get(CoreConfigKeys.CONFIG_WATCH_INTERVAL).toSeconds() > 0,
+                "config.watch-interval off: an updated file would wait for a restart");
+        assertTrue(values.find(CoreConfigKeys.ADMIN_OPERATIONS_TOKEN_FILE).isEmpty(), "the base leaves operations off");
+    }
+
+    @Test
+    void theOperatorApiComponentTakesItsTokenFromASecretOnAListenerOfItsOwn() throws Exception {
+        Files.writeString(tmp.resolve("kustomization.yaml"), "resources:\n  - " + DIR.resolve("base").toAbsolutePath()
+                + "\ncomponents:\n  - " + DIR.resolve("components/operator-api").toAbsolutePath() + "\n");
+        Kustomization k = Kustomization.render(tmp);
+        Map<String, String> env = k.configMaps.get("mqtt-gateway-env").data();
+        ConfigValues values = KubernetesManifestsIT.load(k.configMaps.get("mqtt-gateway-config").data()
+                .get("gateway.yaml"), env);
+        Map<String, Object> pod = podSpec(k);
+        Map<String, Object> container = KubernetesManifestsIT.map(KubernetesManifestsIT.list(pod, "containers").get(0));
+
+        String tokenFile = values.find(CoreConfigKeys.ADMIN_OPERATIONS_TOKEN_FILE).orElse(null);
+        Map<String, Object> mount = KubernetesManifestsIT.list(container, "volumeMounts").stream()
+                .map(KubernetesManifestsIT::map).filter(m -> tokenFile != null
+                        && tokenFile.startsWith(m.get("mountPath") + "/")).findFirst().orElseThrow(
+                                () -> new AssertionError("the token file " + tokenFile + " is in no mount"));
+        assertFalse(mount.containsKey("subPath"), "a rotated token must reach the pod");
+        Map<String, Object> volume = KubernetesManifestsIT.list(pod, "volumes").stream()
+                .map(KubernetesManifestsIT::map).filter(v -> mount.get("name").equals(v.get("name"))).findFirst()
+                .orElseThrow();
+        assertTrue(volume.containsKey("secret"), "the token comes from a Secret");
+
+        // a listener of its own: the admin port Prometheus and the kubelet reach stays read-only
+        Integer operationsPort = values.find(CoreConfigKeys.ADMIN_OPERATIONS_PORT).orElse(null);
+        assertTrue(operationsPort != null && operationsPort != values.get(CoreConfigKeys.ADMIN_PORT).intValue());
+        String portName = KubernetesManifestsIT.list(container, "ports").stream().map(KubernetesManifestsIT::map)
+                .filter(p -> operationsPort.equals(p.get("containerPort"))).map(p -> (String) p.get("name"))
+                .findFirst().orElseThrow(() -> new AssertionError("no container port " + operationsPort));
+        Map<String, Object> service = k.documents.stream().filter(d -> "Service".equals(d.get("kind"))
+                && "mqtt-gateway-operations".equals(KubernetesManifestsIT.map(d.get("metadata")).get("name")))
+                .map(d -> KubernetesManifestsIT.map(d.get("spec"))).findFirst().orElseThrow();
+        assertEquals("None", service.get("clusterIP"), "per-node API: one address per pod, never the balancer");
+        assertEquals(portName, KubernetesManifestsIT.map(KubernetesManifestsIT.list(service, "ports").get(0))
+                .get("targetPort"));
+    }
+
+    private static Map<String, Object> podSpec(Kustomization k) {
+        Map<String, Object> deployment = k.documents.stream().filter(d -> "Deployment".equals(d.get("kind")))
+                .findFirst().orElseThrow();
+        return KubernetesManifestsIT.map(KubernetesManifestsIT.map(KubernetesManifestsIT.map(deployment.get("spec"))
+                .get("template")).get("spec"));
+    }
 
     @Test
     void everyOverlaySendsPROXYOnlyWhereTheGatewayRequiresIt() throws Exception {

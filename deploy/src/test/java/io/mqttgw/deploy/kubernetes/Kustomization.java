@@ -11,14 +11,14 @@ import org.yaml.snakeyaml.Yaml;
 
 /**
  * Renders a kustomization of this repository the way {@code kubectl kustomize} does, for the features the manifests
- * here use (resources and bases, JSON 6902 patches on a kind and name, ConfigMap generators with files, literals,
+ * here use (resources and bases, components, JSON 6902 patches on a kind and name, ConfigMap generators with files, literals,
  * {@code behavior: merge} and the name-suffix option), so the rendered overlays are checked where kubectl is not
  * installed. Common labels are not added (the checks read the manifests' own selectors); any other feature fails the
  * rendering rather than being ignored.
  */
 final class Kustomization {
-    private static final List<String> KNOWN = List.of("apiVersion", "kind", "resources", "patches", "labels",
-            "configMapGenerator", "generatorOptions");
+    private static final List<String> KNOWN = List.of("apiVersion", "kind", "resources", "components", "patches",
+            "labels", "configMapGenerator", "generatorOptions");
 
     /** A generated ConfigMap: its data, and whether kustomize appends a content hash to its name. */
     record Generated(String name, Map<String, String> data, boolean hashSuffix) {
@@ -50,6 +50,10 @@ final class Kustomization {
                     documents.add((Map<String, Object>) doc);
                 }
             }
+        }
+        // a component works on what the resources produced, before this kustomization's own generators and patches
+        for (Object component : (List<Object>) kustomization.getOrDefault("components", List.of())) {
+            apply(dir.resolve((String) component).normalize());
         }
         Map<String, Object> options = (Map<String, Object>) kustomization.getOrDefault("generatorOptions", Map.of());
         boolean hashByDefault = !Boolean.TRUE.equals(options.get("disableNameSuffixHash"));

@@ -58,6 +58,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -226,6 +227,11 @@ public final class Gateway implements AutoCloseable {
             throw new IllegalStateException("cannot bind a listener (tls " + config.tls().bind() + ":"
                     + config.tls().port() + ", tcp " + config.tcp().bind() + ":" + config.tcp().port() + ", admin "
                     + config.admin().bind() + ":" + config.admin().port() + "): " + e, e);
+        }
+        Duration watch = config.values().get(CoreConfigKeys.CONFIG_WATCH_INTERVAL);
+        if (reloader != null && !watch.isZero()) {
+            // on the housekeeping thread, where POST /config/reload runs too: one reload at a time
+            new ConfigFileWatcher(source.file(), () -> reloader.reload("file-watch")).start(background, watch);
         }
         accepting = true;
         LOG.info("node {} ready: {}, {}, admin {}", config.nodeId(), tlsListener == null ? "tls off" : tlsListener,
