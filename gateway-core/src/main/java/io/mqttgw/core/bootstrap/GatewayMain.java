@@ -70,7 +70,14 @@ public final class GatewayMain {
                 if (config.tls().enabled()) {
                     try {
                         // the files must make a context, not only exist: catches a wrong key, a bad PEM, a CA typo
-                        new SslContextStore(config.tls(), new GatewayMetrics(new SimpleMeterRegistry())).close();
+                        SslContextStore tls = new SslContextStore(config.tls(),
+                                new GatewayMetrics(new SimpleMeterRegistry()));
+                        String warning = tls.serverCertificateWarning();
+                        tls.close();
+                        if (warning != null) {
+                            // still valid, so the configuration is OK; but the day it expires, every device is refused
+                            err.println("warning: " + warning);
+                        }
                     } catch (IllegalStateException e) {
                         err.println("configuration error: " + e.getMessage());
                         return 2;

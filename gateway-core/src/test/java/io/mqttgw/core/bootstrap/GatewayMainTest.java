@@ -1,6 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.testkit.TestPki;
@@ -9,6 +10,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.temporal.ChronoUnit;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,6 +37,46 @@ class GatewayMainTest {
     void acceptsAConfigurationWhoseTlsFilesMakeAContext() throws Exception {
         assertEquals(0, run("check-config", "--config", config(TestPki.create(dir.resolve("pki"))).toString()));
         assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("configuration OK"), out.toString());
+    }
+
+    @Test
+    void refusesAnExpiredServerCertificateNamingTheKeyAndTheFix() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.minus(400, ChronoUnit.DAYS), now.minus(1, ChronoUnit.DAYS));
+        assertEquals(2, run("check-config", "--config", config(pki).toString()));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("configuration error: listener.tls.cert-file=" + pki.certFile()), e);
+        assertTrue(e.contains("expired on") && e.contains("renewed certificate"), e);
+        assertFalse(out.toString(StandardCharsets.UTF_8).contains("configuration OK"));
+    }
+
+    @Test
+    void refusesAServerCertificateNotYetValid() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.plus(2, ChronoUnit.DAYS), now.plus(400, ChronoUnit.DAYS));
+        assertEquals(2, run("check-config", "--config", config(pki).toString()));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("configuration error: listener.tls.cert-file=") && e.contains("not valid before"), e);
+    }
+
+    @Test
+    void acceptsButWarnsAboutAServerCertificateEndingWithin30Days() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.minus(80, ChronoUnit.DAYS), now.plus(10, ChronoUnit.DAYS).plusSeconds(60));
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString());
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("warning: listener.tls.cert-file=" + pki.certFile()) && e.contains("in 10 days"), e);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("configuration OK"));
+    }
+
+    @Test
+    void saysNothingAboutAServerCertificateValidForLonger() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString());
+        assertEquals("", err.toString(StandardCharsets.UTF_8));
     }
 
     @Test
