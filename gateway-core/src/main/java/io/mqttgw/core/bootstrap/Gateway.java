@@ -15,6 +15,7 @@ import io.mqttgw.core.config.LiveConfig;
 import io.mqttgw.core.events.LogLevels;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.metrics.BuildInfo;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.metrics.NodeMeters;
@@ -123,6 +124,7 @@ public final class Gateway implements AutoCloseable {
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         meters.config().commonTags("node", config.nodeId());
         this.metrics = new GatewayMetrics(meters);
+        BuildInfo.register(meters);
         this.reloader = source == null || source.file() == null ? null
                 : new ConfigReloader(source, providers, live, this::applyReloaded, meters,
                         this::authenticatorReloads);
