@@ -1,5 +1,6 @@
 package io.mqttgw.core.bootstrap;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
@@ -166,6 +167,13 @@ public final class Gateway implements AutoCloseable {
             // stays 0 when a re-bind after recovery failed, and is 1 with overload.close-listeners: false)
             metrics.gauge("mqttgw.listeners.open", "1 while the device listeners accept connections, 0 while closed "
                     + "(overload, a failed re-bind, shutdown)", () -> accepting ? 1 : 0);
+            if (operators != null && !Double.isNaN(operators.serverCertificateSecondsLeft())) {
+                Gauge.builder("mqttgw.tls.server.certificate.expiry", operators,
+                                OperatorCredentials::serverCertificateSecondsLeft)
+                        .tag("listener", "operations").baseUnit("seconds")
+                        .description("Time until the notAfter of the listener's server certificate; negative once past")
+                        .register(meters);
+            }
             if (tls != null) {
                 new CertificateExpiryMeter(registry, config.identity().expiryWarning(), meters);
             }

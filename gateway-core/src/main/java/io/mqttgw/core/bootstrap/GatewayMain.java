@@ -86,7 +86,11 @@ public final class GatewayMain {
                 if (config.admin().enabled() && config.admin().operations().enabled()) {
                     try {
                         // the operator token file and TLS files as startup reads them
-                        OperatorCredentials.load(config.admin().operations());
+                        String warning = OperatorCredentials.load(config.admin().operations())
+                                .serverCertificateWarning();
+                        if (warning != null) {
+                            err.println("warning: " + warning);
+                        }
                     } catch (ConfigException e) {
                         err.println("configuration error: " + e.getMessage());
                         return 2;

@@ -73,6 +73,27 @@ class GatewayMainTest {
     }
 
     @Test
+    void checksTheOperationsListenersCertificateAsTheDeviceListenersOne() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        TestPki operations = TestPki.create(dir.resolve("operations"));
+        Instant now = Instant.now();
+        Path file = Files.writeString(dir.resolve("gateway.yaml"), Files.readString(config(pki))
+                + "admin:\n  operations:\n    port: 0\n    tls:\n      cert-file: " + operations.certFile()
+                + "\n      key-file: " + operations.keyFile() + "\n      ca-file: " + operations.caFile() + "\n");
+        operations.writeServer("CN=localhost", now.minus(80, ChronoUnit.DAYS), now.plus(5, ChronoUnit.DAYS));
+        assertEquals(0, run("check-config", "--config", file.toString()), err.toString());
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("warning: admin.operations.tls.cert-file="),
+                err.toString());
+
+        operations.writeServer("CN=localhost", now.minus(80, ChronoUnit.DAYS), now.minus(5, ChronoUnit.DAYS));
+        err.reset();
+        assertEquals(2, run("check-config", "--config", file.toString()));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("configuration error: ") && e.contains("admin.operations.tls.cert-file="
+                + operations.certFile() + ": the server certificate") && e.contains("expired on"), e);
+    }
+
+    @Test
     void saysNothingAboutAServerCertificateValidForLonger() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString());
