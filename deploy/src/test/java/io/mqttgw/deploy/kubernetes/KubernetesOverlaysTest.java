@@ -7,16 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.config.ConfigValues;
 import io.mqttgw.core.config.CoreConfigKeys;
 import java.net.InetAddress;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.yaml.snakeyaml.Yaml;
 
 /**
- * The manifests as kustomize renders them ({@link Kustomization}), without kubectl: a balancer that sends a PROXY header
+ * The manifests as kustomize renders them ({@link Kustomization}, which needs no kubectl and is compared with
+ * {@code kubectl kustomize} where that is installed): a balancer that sends a PROXY header
  * is set up so that the pod's peer is the balancer itself and that peer is in the trusted range (otherwise the gateway
  * closes every device as {@code untrusted_proxy}); PROXY is on at both ends or at neither; a configuration change
  * reaches running pods (a directory mount of a fixed-name ConfigMap, watched by the gateway) instead of rolling the
@@ -146,6 +152,42 @@ class KubernetesOverlaysTest {
         assertEquals(String.valueOf(adminPort), a.get(AWS + "healthcheck-port"), "health check on the admin port");
         assertFalse(k.configMaps.get("mqtt-gateway-env").data().get("MQTTGW_PROXY_PROTOCOL_TRUSTED_SOURCES")
                 .contains("0.0.0.0/0"), "everyone may not speak for a device's address");
+    }
+
+    /** This test's renderer against the real one, where kubectl is installed: what the checks above read agrees. */
+    @Test
+    void rendersTheOverlaysAsKubectlDoes() throws Exception {
+        Path kubectl = Path.of("/usr/bin/kubectl");
+        Assumptions.assumeTrue(Files.isExecutable(kubectl), "kubectl is not installed");
+        List<Path> overlays;
+        try (Stream<Path> list = Files.list(DIR.resolve("overlays"))) {
+            overlays = list.filter(Files::isDirectory).sorted().toList();
+        }
+        for (Path overlay : overlays) {
+            Process p = new ProcessBuilder(kubectl.toString(), "kustomize", overlay.toString()).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertTrue(p.waitFor(60, TimeUnit.SECONDS) && p.exitValue() == 0, out);
+            List<Map<String, Object>> real = new ArrayList<>();
+            for (Object doc : new Yaml().loadAll(out)) {
+                real.add(KubernetesManifestsIT.map(doc));
+            }
+            Kustomization mine = Kustomization.render(overlay);
+            Map<String, Object> realService = real.stream().filter(d -> "Service".equals(d.get("kind"))
+                    && "mqtt-gateway".equals(KubernetesManifestsIT.map(d.get("metadata")).get("name"))).findFirst()
+                    .orElseThrow();
+            assertEquals(KubernetesManifestsIT.map(realService.get("metadata")).get("annotations"), annotations(mine),
+                    overlay.toString());
+            for (Kustomization.Generated generated : mine.configMaps.values()) {
+                Map<String, Object> configMap = real.stream().filter(d -> "ConfigMap".equals(d.get("kind"))
+                        && String.valueOf(KubernetesManifestsIT.map(d.get("metadata")).get("name"))
+                                .startsWith(generated.name())).findFirst().orElseThrow();
+                String name = (String) KubernetesManifestsIT.map(configMap.get("metadata")).get("name");
+                assertEquals(generated.hashSuffix(), !name.equals(generated.name()), overlay + ": " + name);
+                Map<String, Object> data = KubernetesManifestsIT.map(configMap.get("data"));
+                assertEquals(generated.data().keySet(), data.keySet(), overlay + ": " + name);
+                generated.data().forEach((k, v) -> assertEquals(v, String.valueOf(data.get(k)), overlay + ": " + k));
+            }
+        }
     }
 
     @SuppressWarnings("unchecked")
