@@ -37,7 +37,7 @@ import org.yaml.snakeyaml.Yaml;
  * Service with externalTrafficPolicy Local, readiness on /health/ready and liveness on /health/live, a
  * PodDisruptionBudget and anti-affinity selecting the pods, a termination grace that covers preStop and the drain of
  * the pod's connections at shutdown.close-rate, memory for the density JVM profile the launcher computes, TLS from a
- * Secret mounted so that updates reach the pod, a ServiceMonitor that finds the admin port, and a gateway
+ * Secret and the configuration from a ConfigMap mounted so that updates reach the pod, a ServiceMonitor that finds the admin port, and a gateway
  * configuration (file and MQTTGW_* environment) that the gateway's own loader accepts. An IT: it runs the built
  * distribution's launcher ({@code bin/gateway jvm-options}) for the heap and direct-memory sizes.
  */
@@ -182,6 +182,15 @@ class KubernetesManifestsIT {
                     + "Secret's mount");
         }
 
+        // the config file from a ConfigMap mounted as a directory and watched: an edit reaches the pods, no restart
+        Map<String, Object> configVolume = list(pod, "volumes").stream().map(KubernetesManifestsIT::map)
+                .filter(v -> v.containsKey("configMap") && String.valueOf(map(v.get("configMap")).get("name"))
+                        .startsWith("mqtt-gateway-config")).findFirst().orElseThrow();
+        Map<String, Object> configMount = list(container, "volumeMounts").stream().map(KubernetesManifestsIT::map)
+                .filter(m -> configVolume.get("name").equals(m.get("name"))).findFirst().orElseThrow();
+        assertFalse(configMount.containsKey("subPath"), "subPath mounts are not updated: no reload");
+        assertTrue(config.get(CoreConfigKeys.CONFIG_WATCH_INTERVAL).toSeconds() > 0, "config.watch-interval off");
+
         // non-root, read-only root file system, writable /tmp for Netty's native libraries
         Map<String, Object> security = map(container.get("securityContext"));
         assertEquals(true, security.get("readOnlyRootFilesystem"));
@@ -207,7 +216,7 @@ class KubernetesManifestsIT {
     }
 
     /** Loads the configuration with the gateway's loader; every MQTTGW_* variable must name a declared key. */
-    private static ConfigValues load(String gatewayYaml, Map<String, String> env) throws Exception {
+    static ConfigValues load(String gatewayYaml, Map<String, String> env) throws Exception {
         Providers providers = Providers.discover();
         List<ConfigKey<?>> keys = ConfigLoader.withCoreKeys(providers.configKeys());
         Set<String> known = keys.stream().map(k -> "MQTTGW_" + k.name().toUpperCase(Locale.ROOT).replace('.', '_')

@@ -33,6 +33,8 @@ public final class OperatorCredentials {
     private final BearerTokens tokens;
     private final GatewayConfig.Operations config;
     private SslContext tls;
+    /** The operations listener's server certificate (null for plain HTTP); read by the expiry gauge at scrape time. */
+    private volatile X509Certificate serverCertificate;
     private byte[] tlsFilesHash;
     private long tlsCheckedNanos;
 
@@ -42,8 +44,30 @@ public final class OperatorCredentials {
         if (config.mutualTls()) {
             this.tlsFilesHash = tlsFilesHash(config);
             this.tls = tlsContext(config);
+            this.serverCertificate = certificate(config);
             this.tlsCheckedNanos = System.nanoTime();
+            String warning = serverCertificateWarning();
+            if (warning != null) {
+                LOG.warn(warning);
+            }
         }
+    }
+
+    /** Seconds until the operations listener's server certificate ends (negative once past); NaN without TLS. */
+    public double serverCertificateSecondsLeft() {
+        X509Certificate c = serverCertificate;
+        return c == null ? Double.NaN : (c.getNotAfter().getTime() - System.currentTimeMillis()) / 1000.0;
+    }
+
+    /** A warning when the operations listener's server certificate ends within 30 days, else null. */
+    public String serverCertificateWarning() {
+        X509Certificate c = serverCertificate;
+        return c == null ? null : TlsFiles.serverExpiryWarning(CoreConfigKeys.ADMIN_OPERATIONS_TLS_CERT_FILE.name(),
+                config.tlsCertFile(), c, System.currentTimeMillis());
+    }
+
+    private static X509Certificate certificate(GatewayConfig.Operations config) {
+        return TlsFiles.certificates(CoreConfigKeys.ADMIN_OPERATIONS_TLS_CERT_FILE.name(), config.tlsCertFile()).get(0);
     }
 
     /** The credentials of {@code config}; a {@link ConfigException} naming the key when a file cannot be used. */
@@ -71,6 +95,7 @@ public final class OperatorCredentials {
                 byte[] hash = tlsFilesHash(config);
                 if (!java.util.Arrays.equals(hash, tlsFilesHash)) {
                     tls = tlsContext(config);
+                    serverCertificate = certificate(config);
                     tlsFilesHash = hash;
                     LOG.info("operations listener TLS files changed ({}): new connections use them",
                             config.tlsCertFile());
@@ -151,6 +176,9 @@ public final class OperatorCredentials {
             // read by the one PEM reader (BouncyCastle, TlsFiles), as the device listener's files are
             X509Certificate[] chain = TlsFiles.certificates(CoreConfigKeys.ADMIN_OPERATIONS_TLS_CERT_FILE.name(),
                     config.tlsCertFile()).toArray(new X509Certificate[0]);
+            // operator tools would refuse it: say so now, not at the first call in an incident
+            TlsFiles.checkServerValidity(CoreConfigKeys.ADMIN_OPERATIONS_TLS_CERT_FILE.name(), config.tlsCertFile(),
+                    chain[0], System.currentTimeMillis());
             java.security.PrivateKey key = TlsFiles.privateKey(CoreConfigKeys.ADMIN_OPERATIONS_TLS_KEY_FILE.name(),
                     config.tlsKeyFile());
             X509Certificate[] cas = TlsFiles.certificates(CoreConfigKeys.ADMIN_OPERATIONS_TLS_CA_FILE.name(),

@@ -1,5 +1,6 @@
 package io.mqttgw.core.bootstrap;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
@@ -15,6 +16,7 @@ import io.mqttgw.core.config.LiveConfig;
 import io.mqttgw.core.events.LogLevels;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.metrics.BuildInfo;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.metrics.NodeMeters;
@@ -58,6 +60,7 @@ import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -122,6 +125,7 @@ public final class Gateway implements AutoCloseable {
         this.meters = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         meters.config().commonTags("node", config.nodeId());
         this.metrics = new GatewayMetrics(meters);
+        BuildInfo.register(meters);
         this.reloader = source == null || source.file() == null ? null
                 : new ConfigReloader(source, providers, live, this::applyReloaded, meters,
                         this::authenticatorReloads);
@@ -165,6 +169,13 @@ public final class Gateway implements AutoCloseable {
             // stays 0 when a re-bind after recovery failed, and is 1 with overload.close-listeners: false)
             metrics.gauge("mqttgw.listeners.open", "1 while the device listeners accept connections, 0 while closed "
                     + "(overload, a failed re-bind, shutdown)", () -> accepting ? 1 : 0);
+            if (operators != null && !Double.isNaN(operators.serverCertificateSecondsLeft())) {
+                Gauge.builder("mqttgw.tls.server.certificate.expiry", operators,
+                                OperatorCredentials::serverCertificateSecondsLeft)
+                        .tag("listener", "operations").baseUnit("seconds")
+                        .description("Time until the notAfter of the listener's server certificate; negative once past")
+                        .register(meters);
+            }
             if (tls != null) {
                 new CertificateExpiryMeter(registry, config.identity().expiryWarning(), meters);
             }
@@ -228,6 +239,11 @@ public final class Gateway implements AutoCloseable {
             throw new IllegalStateException("cannot bind a listener (tls " + config.tls().bind() + ":"
                     + config.tls().port() + ", tcp " + config.tcp().bind() + ":" + config.tcp().port() + ", admin "
                     + config.admin().bind() + ":" + config.admin().port() + "): " + e, e);
+        }
+        Duration watch = config.values().get(CoreConfigKeys.CONFIG_WATCH_INTERVAL);
+        if (reloader != null && !watch.isZero()) {
+            // on the housekeeping thread, where POST /config/reload runs too: one reload at a time
+            new ConfigFileWatcher(source.file(), () -> reloader.reload("file-watch")).start(background, watch);
         }
         accepting = true;
         LOG.info("node {} ready: {}, {}, admin {}", config.nodeId(), tlsListener == null ? "tls off" : tlsListener,

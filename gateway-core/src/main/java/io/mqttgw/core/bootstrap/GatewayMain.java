@@ -74,8 +74,15 @@ public final class GatewayMain {
                 if (config.tls().enabled()) {
                     try {
                         // the files must make a context, not only exist: catches a wrong key, a bad PEM, a CA typo
-                        new SslContextStore(config.tls(), new CertificateIdentities(config.identity().source()),
-                                new GatewayMetrics(new SimpleMeterRegistry())).close();
+                        SslContextStore tls = new SslContextStore(config.tls(),
+                                new CertificateIdentities(config.identity().source()),
+                                new GatewayMetrics(new SimpleMeterRegistry()));
+                        String warning = tls.serverCertificateWarning();
+                        tls.close();
+                        if (warning != null) {
+                            // still valid, so the configuration is OK; but the day it expires, every device is refused
+                            err.println("warning: " + warning);
+                        }
                     } catch (IllegalStateException e) {
                         err.println("configuration error: " + e.getMessage());
                         return 2;
@@ -84,7 +91,11 @@ public final class GatewayMain {
                 if (config.admin().enabled() && config.admin().operations().enabled()) {
                     try {
                         // the operator token file and TLS files as startup reads them
-                        OperatorCredentials.load(config.admin().operations());
+                        String warning = OperatorCredentials.load(config.admin().operations())
+                                .serverCertificateWarning();
+                        if (warning != null) {
+                            err.println("warning: " + warning);
+                        }
                     } catch (ConfigException e) {
                         err.println("configuration error: " + e.getMessage());
                         return 2;

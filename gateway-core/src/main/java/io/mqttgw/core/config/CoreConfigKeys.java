@@ -466,6 +466,17 @@ public final class CoreConfigKeys {
                     + "log included); config leaves what log4j2.xml says. Reloadable (SIGHUP, POST /config/reload).",
             oneOf("config", "trace", "debug", "info", "warn", "error"));
 
+    public static final ConfigKey<Duration> CONFIG_WATCH_INTERVAL = new ConfigKey<>("config.watch-interval", "0s",
+            "0s (off) or 1s to 1h", "How often the config file's content is compared with what was last read; a "
+                    + "change reloads it as SIGHUP does (a refused file is logged once, until it changes again). "
+                    + "Content, not file events: a Kubernetes ConfigMap volume swaps a symbolic link.", s -> {
+                Duration d = duration(Duration.ZERO, Duration.ofHours(1)).apply(s);
+                if (!d.isZero() && d.toMillis() < 1000) {
+                    throw new IllegalArgumentException("out of range");
+                }
+                return d;
+            });
+
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
             SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_REUSE_PORT, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
@@ -496,5 +507,5 @@ public final class CoreConfigKeys {
             OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_CLOSE_LISTENERS,
             OVERLOAD_REFUSE_CONNECTS, OVERLOAD_PAUSE_HANDSHAKES,
             SHUTDOWN_CLOSE_RATE, SHUTDOWN_READY_GRACE, SHUTDOWN_TIMEOUT,
-            LOG_LIFECYCLE_RATE, LOG_LEVEL);
+            LOG_LIFECYCLE_RATE, LOG_LEVEL, CONFIG_WATCH_INTERVAL);
 }

@@ -68,6 +68,10 @@ public final class SslContextStore {
     private OpenSslSessionTicketKey[] ticketKeys;
     private byte[] checksum;
     private ScheduledFuture<?> watch;
+    /** The server certificate of {@link #current}, for its expiry gauge and warnings. */
+    private volatile X509Certificate serverCertificate;
+    /** What was last logged about the server certificate's dates: ok, expiring or expired. Guarded by {@code this}. */
+    private String lastExpiryState = "ok";
 
     /** @param identities how device certificates name their device ({@code identity.source}) */
     public SslContextStore(GatewayConfig.TlsListener config, CertificateIdentities identities, GatewayMetrics metrics) {
@@ -88,6 +92,43 @@ public final class SslContextStore {
                 config.verifier(),
                 config.crlMode(), config.sendCaNames() ? "listed" : "not listed");
         checkCrlFreshness();
+        Gauge.builder("mqttgw.tls.server.certificate.expiry", this, s -> (s.serverCertificate.getNotAfter().getTime()
+                        - System.currentTimeMillis()) / 1000.0)
+                .tag("listener", "tls").baseUnit("seconds")
+                .description("Time until the notAfter of the listener's server certificate; negative once past")
+                .register(meters);
+        checkServerExpiry();
+    }
+
+    /**
+     * A warning when the server certificate in use ends within {@link TlsFiles#SERVER_EXPIRY_WARNING}, else null:
+     * {@code check-config} prints it, the store logs it.
+     */
+    public String serverCertificateWarning() {
+        return TlsFiles.serverExpiryWarning("listener.tls.cert-file", config.certFile(), serverCertificate,
+                System.currentTimeMillis());
+    }
+
+    /**
+     * Logs once when the server certificate in use enters the warning window or expires (and when a renewed one is
+     * in place); called at build and by the file watcher, so the log says it before devices start failing.
+     */
+    synchronized void checkServerExpiry() {
+        X509Certificate certificate = serverCertificate;
+        long now = System.currentTimeMillis();
+        String warning = serverCertificateWarning();
+        String state = now > certificate.getNotAfter().getTime() ? "expired" : warning != null ? "expiring" : "ok";
+        if (!state.equals(lastExpiryState)) {
+            switch (state) {
+                case "expired" -> LOG.error("listener.tls.cert-file={}: the server certificate in use expired on {}: "
+                        + "devices refuse every new handshake until a renewed certificate is in the file",
+                        config.certFile(), certificate.getNotAfter().toInstant());
+                case "expiring" -> LOG.warn(warning);
+                default -> LOG.info("listener.tls.cert-file={}: the server certificate in use is valid until {}",
+                        config.certFile(), certificate.getNotAfter().toInstant());
+            }
+            lastExpiryState = state;
+        }
     }
 
     private static SslProvider chooseProvider(String engine) {
@@ -149,6 +190,7 @@ public final class SslContextStore {
             return reloadIfFilesChanged();
         } finally {
             checkCrlFreshness();
+            checkServerExpiry();
         }
     }
 
@@ -189,6 +231,8 @@ public final class SslContextStore {
 
     private SslContext build() {
         TlsFiles.ServerCredentials server = TlsFiles.server(config.certFile(), config.keyFile());
+        TlsFiles.checkServerValidity("listener.tls.cert-file", config.certFile(), server.chain()[0],
+                System.currentTimeMillis());
         try {
             SslContextBuilder builder = SslContextBuilder.forServer(server.key(), server.chain())
                     .sslProvider(provider)
@@ -216,6 +260,7 @@ public final class SslContextStore {
                 builder.trustManager(new DeviceTrustManager(verifier, identities, listed, System::currentTimeMillis));
             }
             SslContext context = builder.build();
+            serverCertificate = server.chain()[0];
             crls = lists;
             this.verifier = verifier;
             caNames = cas.stream().map(X509Certificate::getSubjectX500Principal).toList();

@@ -16,6 +16,8 @@ import java.security.Signature;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509CRL;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -57,6 +59,41 @@ public final class TlsFiles {
                     + "was issued for");
         }
         return new ServerCredentials(chain.toArray(new X509Certificate[0]), key);
+    }
+
+    /** How long before its notAfter a server certificate is warned about (startup, check-config, reloads). */
+    public static final Duration SERVER_EXPIRY_WARNING = Duration.ofDays(30);
+
+    /**
+     * Refuses a server certificate outside its validity period: every device would refuse the handshake, so the node
+     * would be up and serve no one. The message names the key, the path, the dates and the fix.
+     */
+    public static void checkServerValidity(String key, Path file, X509Certificate certificate, long nowMillis) {
+        long notAfter = certificate.getNotAfter().getTime();
+        long notBefore = certificate.getNotBefore().getTime();
+        String subject = certificate.getSubjectX500Principal().getName();
+        if (nowMillis > notAfter) {
+            throw new IllegalStateException(key + "=" + file + ": the server certificate (" + subject + ") expired on "
+                    + Instant.ofEpochMilli(notAfter) + ", and every device would refuse it; put a renewed "
+                    + "certificate in " + key + " (and its key in listener.tls.key-file)");
+        }
+        if (nowMillis < notBefore) {
+            throw new IllegalStateException(key + "=" + file + ": the server certificate (" + subject + ") is not valid "
+                    + "before " + Instant.ofEpochMilli(notBefore) + ", and devices would refuse it until then;"
+                    + " check this host's clock, or use a certificate valid now");
+        }
+    }
+
+    /** A warning when the server certificate ends within {@link #SERVER_EXPIRY_WARNING}, else null. */
+    public static String serverExpiryWarning(String key, Path file, X509Certificate certificate, long nowMillis) {
+        long left = certificate.getNotAfter().getTime() - nowMillis;
+        if (left > SERVER_EXPIRY_WARNING.toMillis()) {
+            return null;
+        }
+        return key + "=" + file + ": the server certificate (" + certificate.getSubjectX500Principal().getName()
+                + ") expires on " + Instant.ofEpochMilli(certificate.getNotAfter().getTime()) + ", in "
+                + Duration.ofMillis(Math.max(0, left)).toDays() + " days; renew it before then (a running "
+                + "node picks up the new file within listener.tls.reload-interval)";
     }
 
     /**

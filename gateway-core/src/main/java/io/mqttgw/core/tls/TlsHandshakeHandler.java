@@ -89,6 +89,13 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
                     VerifiedPeer.forget(ssl.engine());
                 }
                 TlsFailureReason reason = TlsFailureReason.classify(done.cause());
+                if (reason == TlsFailureReason.PEER_CLOSED
+                        && ConnectionContext.of(ctx.channel()).closeReason() != null) {
+                    // the gateway closed it before the handshake ended (an untrusted proxy, a PROXY header error, an
+                    // admission refusal): that decision is counted and logged under its own reason, once
+                    ctx.fireUserEventTriggered(evt);
+                    return;
+                }
                 metrics.tlsHandshakeFailed(reason);
                 // rate-limited by the event log: a wrong server key or CA shows in the log, a storm costs a few lines
                 events.tlsRefused(ConnectionContext.of(ctx.channel()).remoteAddress(), reason.label(),

@@ -112,6 +112,54 @@ class ConfigReloadIT {
         }
     }
 
+    /**
+     * The file as the kubelet mounts a ConfigMap key: {@code gateway.yaml -> ..data/gateway.yaml}, {@code ..data} a
+     * link to a timestamped directory; an update writes a new directory and swaps {@code ..data} in one rename.
+     */
+    private static void configMapUpdate(Path mount, String version, String content) throws Exception {
+        Path data = Files.createDirectories(mount.resolve("..2026_11_28_" + version));
+        Files.writeString(data.resolve("gateway.yaml"), content);
+        Path next = Files.createSymbolicLink(mount.resolve("..data_tmp"), data.getFileName());
+        Files.move(next, mount.resolve("..data"), java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        if (!Files.exists(mount.resolve("gateway.yaml"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            Files.createSymbolicLink(mount.resolve("gateway.yaml"), Path.of("..data/gateway.yaml"));
+        }
+    }
+
+    private static void awaitReloads(Gateway gateway, String outcome, double count) throws InterruptedException {
+        // polls every second; the timeout leaves room for a loaded machine
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (reloads(gateway, outcome) < count && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+        }
+        assertEquals(count, reloads(gateway, outcome), outcome);
+    }
+
+    @Test
+    void reloadsAConfigMapMountedFileWhenTheKubeletSwapsItWithoutARestart() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Path mount = Files.createDirectories(dir.resolve("mount"));
+        String watch = "config:\n  watch-interval: 1s\n";
+        configMapUpdate(mount, "1", "acl:\n  subscribe: \"devices/{client-id}/#\"\n" + watch);
+        try (Gateway gateway = TestGateway.tls(pki, dir).startWithFile(mount.resolve("gateway.yaml"))) {
+            assertEquals(false, newDeviceMaySubscribeToFleet(pki, gateway, "dev-5"));
+
+            configMapUpdate(mount, "2", "acl:\n  subscribe: \"devices/{client-id}/#,fleet/#\"\n" + watch);
+            awaitReloads(gateway, "applied", 1);
+            assertTrue(newDeviceMaySubscribeToFleet(pki, gateway, "dev-6"), "the new ACL serves the next CONNECT");
+
+            // a bad update is refused once and not again at every poll; the running ACL stays
+            configMapUpdate(mount, "3", "acl:\n  subscribe: \"devices/{client-id}/#\"\n" + watch
+                    + "overload:\n  heap-after-gc: 500\n");
+            awaitReloads(gateway, "refused", 1);
+            Thread.sleep(3_000);
+            assertEquals(1, reloads(gateway, "refused"), "the same refused content is not reloaded again");
+            assertTrue(newDeviceMaySubscribeToFleet(pki, gateway, "dev-7"), "the ACL before the bad file stays");
+            assertEquals(1, reloads(gateway, "applied"));
+        }
+    }
+
     /** Bit 0 of the ignored-signals mask in /proc/self/status is SIGHUP. */
     private static boolean sighupIgnoredAtStart() throws java.io.IOException {
         Path status = Path.of("/proc/self/status");

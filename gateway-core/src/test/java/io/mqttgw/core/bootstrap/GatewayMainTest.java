@@ -1,6 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.testkit.TestPki;
@@ -9,6 +10,8 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.temporal.ChronoUnit;
+import java.time.Instant;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +38,67 @@ class GatewayMainTest {
         assertEquals(0, run("check-config", "--config", config(TestPki.create(dir.resolve("pki"))).toString()));
         assertTrue(out.toString(StandardCharsets.UTF_8).startsWith("configuration OK"),
                 out.toString(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void refusesAnExpiredServerCertificateNamingTheKeyAndTheFix() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.minus(400, ChronoUnit.DAYS), now.minus(1, ChronoUnit.DAYS));
+        assertEquals(2, run("check-config", "--config", config(pki).toString()));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("configuration error: listener.tls.cert-file=" + pki.certFile()), e);
+        assertTrue(e.contains("expired on") && e.contains("renewed certificate"), e);
+        assertFalse(out.toString(StandardCharsets.UTF_8).contains("configuration OK"));
+    }
+
+    @Test
+    void refusesAServerCertificateNotYetValid() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.plus(2, ChronoUnit.DAYS), now.plus(400, ChronoUnit.DAYS));
+        assertEquals(2, run("check-config", "--config", config(pki).toString()));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("configuration error: listener.tls.cert-file=") && e.contains("not valid before"), e);
+    }
+
+    @Test
+    void acceptsButWarnsAboutAServerCertificateEndingWithin30Days() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.minus(80, ChronoUnit.DAYS), now.plus(10, ChronoUnit.DAYS).plusSeconds(60));
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString(StandardCharsets.UTF_8));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("warning: listener.tls.cert-file=" + pki.certFile()) && e.contains("in 10 days"), e);
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("configuration OK"));
+    }
+
+    @Test
+    void checksTheOperationsListenersCertificateAsTheDeviceListenersOne() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        TestPki operations = TestPki.create(dir.resolve("operations"));
+        Instant now = Instant.now();
+        Path file = Files.writeString(dir.resolve("gateway.yaml"), Files.readString(config(pki))
+                + "admin:\n  operations:\n    port: 0\n    tls:\n      cert-file: " + operations.certFile()
+                + "\n      key-file: " + operations.keyFile() + "\n      ca-file: " + operations.caFile() + "\n");
+        operations.writeServer("CN=localhost", now.minus(80, ChronoUnit.DAYS), now.plus(5, ChronoUnit.DAYS));
+        assertEquals(0, run("check-config", "--config", file.toString()), err.toString(StandardCharsets.UTF_8));
+        assertTrue(err.toString(StandardCharsets.UTF_8).startsWith("warning: admin.operations.tls.cert-file="),
+                err.toString(StandardCharsets.UTF_8));
+
+        operations.writeServer("CN=localhost", now.minus(80, ChronoUnit.DAYS), now.minus(5, ChronoUnit.DAYS));
+        err.reset();
+        assertEquals(2, run("check-config", "--config", file.toString()));
+        String e = err.toString(StandardCharsets.UTF_8);
+        assertTrue(e.startsWith("configuration error: ") && e.contains("admin.operations.tls.cert-file="
+                + operations.certFile() + ": the server certificate") && e.contains("expired on"), e);
+    }
+
+    @Test
+    void saysNothingAboutAServerCertificateValidForLonger() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        assertEquals(0, run("check-config", "--config", config(pki).toString()), err.toString(StandardCharsets.UTF_8));
+        assertEquals("", err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -25,6 +25,7 @@ import io.mqttgw.core.tls.TlsFailureReason;
 import io.netty.channel.Channel;
 import io.netty.pkitesting.X509Bundle;
 import java.nio.file.Path;
+import java.util.Locale;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,7 +106,7 @@ class IdentityEncodingAttackIT {
         try (Gateway gateway = start(pki, verifier, engine)) {
             String alert = alertReceived(pki.clientContext(device(pki, caseName)), gateway.tlsPort());
             assertAlert("bad_certificate", alert, engine);
-            awaitCount(gateway, TlsFailureReason.valueOf(reason.toUpperCase(java.util.Locale.ROOT)), 1);
+            awaitCount(gateway, TlsFailureReason.valueOf(reason.toUpperCase(Locale.ROOT)), 1);
             assertNull(gateway.registry().find("victim"));
             assertEquals(0, gateway.registry().size());
             CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");

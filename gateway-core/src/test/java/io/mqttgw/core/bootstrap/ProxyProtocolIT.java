@@ -8,6 +8,7 @@ import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import io.mqttgw.core.tls.TlsFailureReason;
 import java.io.InputStream;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -113,6 +114,29 @@ class ProxyProtocolIT {
                 Thread.sleep(10);
             }
             assertEquals(1.0, gateway.metrics().disconnects(DisconnectReason.UNTRUSTED_PROXY));
+        }
+    }
+
+    @Test
+    void anUntrustedProxyOnTheTlsListenerIsCountedOnceAndNotAsATlsFailure() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        try (Gateway gateway = TestGateway.tls(pki, dir).with("listener.tls.proxy-protocol", "true")
+                .with("proxy-protocol.trusted-sources", "10.0.0.0/8").start();
+             Socket s = new Socket("127.0.0.1", gateway.tlsPort())) {
+            s.getOutputStream().write(v1("203.0.113.7", 51234));
+            assertTrue(closedWithin(s, 5000), "127.0.0.1 is not a trusted balancer here");
+            long deadline = System.currentTimeMillis() + 5000;
+            while (gateway.metrics().disconnects(DisconnectReason.UNTRUSTED_PROXY) < 1
+                    && System.currentTimeMillis() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(1.0, gateway.metrics().disconnects(DisconnectReason.UNTRUSTED_PROXY));
+            // the TLS failure, when it was counted, followed in the same close on the event loop: long past by now
+            Thread.sleep(300);
+            for (TlsFailureReason reason : TlsFailureReason.values()) {
+                assertEquals(0.0, gateway.metrics().tlsFailures(reason), reason.label());
+            }
+            assertEquals(0.0, gateway.metrics().disconnects(DisconnectReason.TLS_HANDSHAKE_FAILED));
         }
     }
 }

@@ -15,6 +15,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * Device certificates whose subject (or subjectAltName) is given as raw DER, signed by a real CA: every string type a
@@ -39,7 +40,7 @@ public final class IdentityCertificates {
     private static final String SERIAL_NUMBER = "2.5.4.5";
     private static final String ORGANIZATION = "2.5.4.10";
     private static final String COUNTRY = "2.5.4.6";
-    private static final DateTimeFormatter UTC_TIME = DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'");
+    private static final DateTimeFormatter UTC_TIME = DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'", Locale.ROOT);
     private static final SecureRandom RANDOM = new SecureRandom();
 
     /**

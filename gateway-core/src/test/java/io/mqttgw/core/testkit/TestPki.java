@@ -79,12 +79,20 @@ public final class TestPki {
                 .buildSelfSigned();
     }
 
-    /** (Re)writes the server certificate and key, issued by the device CA, with {@code subject}. */
+    /**
+     * (Re)writes the server certificate and key, issued by the device CA, with {@code subject}; valid for 90 days,
+     * beyond the gateway's 30-day expiry warning.
+     */
     public X509Bundle writeServer(String subject) {
+        return writeServer(subject, NOW.minus(1, ChronoUnit.DAYS), NOW.plus(90, ChronoUnit.DAYS));
+    }
+
+    /** (Re)writes the server certificate and key with the given validity (an expired or nearly expired one). */
+    public X509Bundle writeServer(String subject, Instant notBefore, Instant notAfter) {
         try {
             X509Bundle server = builder().subject(subject)
                     .addSanDnsName("localhost").addSanIpAddress("127.0.0.1").addExtendedKeyUsageServerAuth()
-                    .notBefore(NOW.minus(1, ChronoUnit.DAYS)).notAfter(NOW.plus(30, ChronoUnit.DAYS))
+                    .notBefore(notBefore).notAfter(notAfter)
                     .buildIssuedBy(ca);
             // write to temporary files and move, so a reload never reads a half-written pair
             Path cert = Files.writeString(dir.resolve("server.pem.tmp"), server.getCertificatePEM());

@@ -1,4 +1,13 @@
 package io.mqttgw.core.tls;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.micrometer.core.instrument.Gauge;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -29,6 +38,47 @@ import org.junit.jupiter.api.io.TempDir;
 class SslContextStoreTest {
     @TempDir
     Path dir;
+
+    @Test
+    void exportsTheServerCertificatesTimeLeftAndRefusesAnExpiredOneOnReload() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.minus(80, ChronoUnit.DAYS), now.plus(10, ChronoUnit.DAYS));
+        GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+        SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(),
+                new CertificateIdentities("cn"), metrics);
+        Gauge expiry = metrics.registry().find("mqttgw.tls.server.certificate.expiry").tag("listener", "tls").gauge();
+        assertNotNull(expiry);
+        assertEquals(Duration.ofDays(10).toSeconds(), expiry.value(), 120, "seconds until notAfter");
+        assertNotNull(store.serverCertificateWarning());
+        SslContext before = store.current();
+
+        // an expired certificate put in place is refused: the node keeps serving with the one it has
+        pki.writeServer("CN=localhost", now.minus(400, ChronoUnit.DAYS), now.minus(1, ChronoUnit.DAYS));
+        assertFalse(store.reloadIfChanged());
+        assertSame(before, store.current());
+        assertEquals(1, metrics.registry().find("mqttgw.tls.reloads").tag("result", "failed").counter().count());
+        assertEquals(Duration.ofDays(10).toSeconds(), expiry.value(), 120, "still the certificate in use");
+
+        // a renewed one replaces it, and the gauge follows
+        pki.writeServer("CN=localhost", now.minus(1, ChronoUnit.DAYS), now.plus(365, ChronoUnit.DAYS));
+        assertTrue(store.reloadIfChanged());
+        assertEquals(Duration.ofDays(365).toSeconds(), expiry.value(), 120);
+        assertNull(store.serverCertificateWarning());
+        store.close();
+    }
+
+    @Test
+    void refusesToStartWithAnExpiredServerCertificate() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Instant now = Instant.now();
+        pki.writeServer("CN=localhost", now.minus(400, ChronoUnit.DAYS), now.minusSeconds(60));
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> new SslContextStore(
+                TestGateway.tls(pki, dir).config().tls(), new CertificateIdentities("cn"),
+                new GatewayMetrics(new SimpleMeterRegistry())));
+        assertTrue(e.getMessage().startsWith("listener.tls.cert-file=" + pki.certFile() + ": the server certificate"),
+                e.getMessage());
+    }
 
     @Test
     void aReplacedContextLivesUntilItsLastEngineIsReleased() throws Exception {
