@@ -41,12 +41,12 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
         verify(chain);
     }
 
-    /** @return whether the verifier answered from its cache of verified certificates */
-    private boolean verify(X509Certificate[] chain) throws CertificateException {
+    /** @return the verifier's answer: the chain's revocation path, and whether it came from its cache */
+    private DeviceCertificateVerifier.Verdict verify(X509Certificate[] chain) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
-        return verifier.verify(chain, clock.getAsLong());
+        return verifier.check(chain, clock.getAsLong());
     }
 
     @Override
