@@ -88,4 +88,21 @@ class RotatedCaRevocationTest {
         refusedAsRevoked(verifier, revoked);
         accepted(verifier, twin);
     }
+
+    @org.junit.jupiter.api.Test
+    void aCachedDeviceIsCheckedAgainstTheListOfItsOwnCaAfterACrlReload() throws Exception {
+        BigInteger serial = BigInteger.valueOf(88);
+        X509Bundle revoked = CaRotation.device("revoked", oldCa, serial);
+        X509Bundle twin = CaRotation.device("twin", newCa, serial);
+        long now = System.currentTimeMillis();
+        DeviceCertificateVerifier before = DeviceCertificateVerifier.lean(cas, RevocationLists.NONE, false, 100, null);
+        before.verify(new X509Certificate[] {revoked.getCertificate()}, now);
+        before.verify(new X509Certificate[] {twin.getCertificate()}, now);
+
+        DeviceCertificateVerifier after = DeviceCertificateVerifier.lean(cas, lists(CaRotation.crl(oldCa, HOUR_AGO,
+                revoked)), false, 100, before);
+        org.junit.jupiter.api.Assertions.assertTrue(after.verify(new X509Certificate[] {twin.getCertificate()}, now),
+                "known, and not revoked by the other CA's list");
+        refusedAsRevoked(after, revoked);
+    }
 }
