@@ -92,9 +92,12 @@ class CrlRotationAndReloadIT {
             assertTrue(stolenDevice.closedWithin(5000));
             waitFor(() -> gateway.metrics().disconnects(DisconnectReason.CERTIFICATE_REVOKED), before + 1);
             assertEquals(before + 1, gateway.metrics().disconnects(DisconnectReason.CERTIFICATE_REVOKED));
+            String serial = "serial=" + stolen.getCertificate().getSerialNumber().toString(16);
+            // the tests' loggers are asynchronous: the line may land after the close
+            waitFor(() -> log.lines().stream().filter(l -> l.contains("certificate revoked client=dev-stolen")
+                    && l.contains(serial)).count(), 1);
             assertTrue(log.lines().stream().anyMatch(l -> l.contains("certificate revoked client=dev-stolen")
-                    && l.contains("serial=" + stolen.getCertificate().getSerialNumber().toString(16))), log.lines()
-                    .toString());
+                    && l.contains(serial)), log.lines().toString());
 
             keptDevice.send(RawMqttConnection.packet(0xC0, new byte[0]));
             assertEquals(0xD0, keptDevice.readPacket()[0] & 0xF0, "the other device still gets its PINGRESP");
