@@ -189,7 +189,8 @@ public final class Gateway implements AutoCloseable {
                                 config.tls().proxyProtocol()), true);
                 // connections a reloaded CRL revokes are closed, paced, each on its own loop
                 tls.onRevocationReload(new RevokedConnectionSweep(registry, events, background,
-                        config.tls().crlDisconnectRate()));
+                        config.tls().crlDisconnectRate(), config.mqtt().connectTimeout().plus(config.auth().timeout())
+                                .plusSeconds(1)));
                 tls.watch(background);
             }
             if (config.tcp().enabled()) {

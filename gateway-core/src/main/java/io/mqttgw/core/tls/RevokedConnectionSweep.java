@@ -7,6 +7,7 @@ import io.mqttgw.core.protocol.DeviceDisconnector;
 import io.mqttgw.core.protocol.DisconnectReason;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.netty.channel.Channel;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
@@ -25,7 +26,11 @@ import org.slf4j.LoggerFactory;
  * revoked ones are then closed at most {@code perSecond} a second, paced on {@code scheduler}, each on its own event
  * loop, through {@link DeviceDisconnector} with {@link DisconnectReason#CERTIFICATE_REVOKED} (counted, MQTT 5.0
  * DISCONNECT 0x87) and an event-log line: a CRL that revokes a whole production line must not make its devices
- * reconnect all at once. A reload during a sweep replaces it (its lists are the current truth). Thread-safe.
+ * reconnect all at once. A reload during a sweep replaces it (its lists are the current truth).
+ *
+ * <p>A connection whose handshake passed under the old lists but whose CONNECT was still being decided at the reload
+ * is not registered yet, so the first walk misses it; the walk is therefore made once more {@code settle} later (the
+ * longest a CONNECT can take to be decided), unless another reload came meanwhile. Thread-safe.
  */
 public final class RevokedConnectionSweep implements Consumer<RevocationLists> {
     private static final Logger LOG = LoggerFactory.getLogger(RevokedConnectionSweep.class);
@@ -36,11 +41,18 @@ public final class RevokedConnectionSweep implements Consumer<RevocationLists> {
     private final EventLog events;
     private final ScheduledExecutorService scheduler;
     private final int perSecond;
+    private final long settleMillis;
     /** The sweep under way, or null. Guarded by {@code this}. */
     private Sweep running;
+    /** The lists of the latest reload. Guarded by {@code this}. */
+    private RevocationLists latest;
 
+    /**
+     * @param settle how long after a reload the registry is walked again: at least the longest a connection takes
+     *               from its handshake to its registration (connect timeout plus authentication timeout)
+     */
     public RevokedConnectionSweep(ChannelRegistry registry, EventLog events, ScheduledExecutorService scheduler,
-                                  int perSecond) {
+                                  int perSecond, Duration settle) {
         if (perSecond < 1) {
             throw new IllegalArgumentException("perSecond must be positive: " + perSecond);
         }
@@ -48,11 +60,27 @@ public final class RevokedConnectionSweep implements Consumer<RevocationLists> {
         this.events = events;
         this.scheduler = scheduler;
         this.perSecond = perSecond;
+        this.settleMillis = settle.toMillis();
     }
 
     /** Finds the connections {@code lists} revokes and starts closing them; returns at once. */
     @Override
     public void accept(RevocationLists lists) {
+        synchronized (this) {
+            latest = lists;
+        }
+        sweep(lists);
+        scheduler.schedule(() -> {
+            synchronized (this) {
+                if (latest != lists) {
+                    return;
+                }
+            }
+            sweep(lists);
+        }, settleMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void sweep(RevocationLists lists) {
         List<Channel> revoked = new ArrayList<>();
         registry.forEach(channel -> {
             ConnectionContext context = ConnectionContext.of(channel);
@@ -62,6 +90,10 @@ public final class RevokedConnectionSweep implements Consumer<RevocationLists> {
             }
         });
         synchronized (this) {
+            if (latest != lists) {
+                // a newer reload's walk has taken over
+                return;
+            }
             if (running != null) {
                 running.stop();
                 running = null;

@@ -105,6 +105,24 @@ class CrlRotationAndReloadIT {
     }
 
     @Test
+    void aDeviceWhoseConnectWasPendingDuringTheReloadIsDisconnectedOnceAccepted() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        X509Bundle stolen = pki.device("dev-late");
+        Path crl = pki.writeCrl(dir.resolve("devices.crl"));
+        // a CONNECT is decided within 2 s + 100 ms, so the second walk comes about 3.1 s after the reload
+        try (Gateway gateway = TestGateway.tls(pki, dir).with("listener.tls.crl-file", crl.toString())
+                .with("mqtt.connect-timeout", "2s").with("auth.timeout", "100ms").start();
+             RawMqttConnection device = RawMqttConnection.tls(pki.clientContext(stolen), gateway.tlsPort())) {
+            pki.writeCrl(crl, stolen);
+            assertTrue(gateway.reloadTls());
+            // verified under the old CRL, registered after the reload's first walk
+            assertEquals(0, device.connect5("dev-late", 60));
+            device.socket().setSoTimeout(15_000);
+            assertEquals(0x87, device.readDisconnect(), "closed by the walk made once pending CONNECTs are decided");
+        }
+    }
+
+    @Test
     void pacesTheDisconnectsAtTheConfiguredRate() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         Path crl = pki.writeCrl(dir.resolve("devices.crl"));
