@@ -1,8 +1,8 @@
 package io.mqttgw.core.tls;
 
 import io.mqttgw.core.identity.CertificateAuthority;
-import io.mqttgw.core.identity.RevocationPath;
 import io.mqttgw.core.identity.CertificateSha256;
+import io.mqttgw.core.identity.RevocationPath;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.security.cert.CertificateException;
@@ -24,15 +24,16 @@ import javax.security.auth.x500.X500Principal;
  * device sent; each signature is checked with the issuer's public key (cached for configured CAs), validity dates on
  * every certificate of the path, basic constraints on sent intermediates, key usage / extended key usage (clientAuth)
  * on the device certificate, no SHA-1, and no critical extension other than those
- * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical name constraint or policy is refused, not ignored). Revocation is a lookup of (signing CA, serial) in the CRL index, the CA being the configured one
- * whose key verified the signature (its name alone would confuse the two CAs of a rotation). The common case, a
+ * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical name constraint or policy is refused, not ignored).
+ * Revocation is a lookup of (signing CA, serial) in the CRL index, the CA being the configured one whose key verified
+ * the signature (its name alone would confuse the two CAs of a rotation). The common case, a
  * device certificate issued directly by a configured P-256 CA, is read from its DER without the JDK's parse
  * ({@link #verifiedFromDer}); every other certificate, and every refusal, goes through the parsed path.
  *
  * <p>A storm of known devices reconnecting costs no signature work: verified device certificates are remembered by
  * the SHA-256 of their DER (up to {@code cacheCapacity} entries) with their validity and the (signing CA, serial)
- * pairs of their path ({@link RevocationPath}). A hit checks the dates and the CRLs again (a device revoked after it was cached is still refused) and
- * needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. What the cache says (a
+ * pairs of their path ({@link RevocationPath}). A hit checks the dates and the CRLs again (a device revoked after it
+ * was cached is still refused) and needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. What the cache says (a
  * signature checked with a configured CA's key, the path's dates, serials and issuers) depends on the CA file only:
  * a reload that keeps the same CAs (a new CRL, server certificate or key) hands the cache on to the new verifier
  * ({@link #reloaded}), whose CRLs every hit is checked against; a changed CA file starts a new one. When full, about

@@ -1,8 +1,8 @@
 package io.mqttgw.core.tls;
 
-import io.mqttgw.core.identity.RevocationPath;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.identity.CertificateSha256;
+import io.mqttgw.core.identity.RevocationPath;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.DeviceDisconnector;
