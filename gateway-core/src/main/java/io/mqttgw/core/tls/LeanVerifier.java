@@ -125,8 +125,11 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         Map<X500Principal, List<Authority>> byName = new HashMap<>();
         Map<ByteBuffer, List<Authority>> byDer = new HashMap<>();
         for (X509Certificate ca : cas) {
+            CertificateAuthority identity = CertificateAuthority.of(ca);
+            RevocationLists.IssuerCrl crl = policy.crls().of(identity);
+            // the lists' own instance, so that the lookup on each handshake ends at the identity check of equals
             Authority authority = new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey()),
-                    CertificateAuthority.of(ca));
+                    crl != null ? crl.issuer() : identity);
             byName.computeIfAbsent(authority.subject(), k -> new ArrayList<>()).add(authority);
             byDer.computeIfAbsent(ByteBuffer.wrap(authority.subject().getEncoded()), k -> new ArrayList<>())
                     .add(authority);
