@@ -42,6 +42,7 @@ import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.tls.CertificateExpiryMeter;
 import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.spi.TicketKeySource;
+import io.mqttgw.core.tls.RevokedConnectionSweep;
 import io.mqttgw.core.tls.SslContextStore;
 import io.mqttgw.core.tls.TicketKeyRotation;
 import io.netty.bootstrap.ServerBootstrap;
@@ -199,6 +200,10 @@ public final class Gateway implements AutoCloseable {
                 tlsListener = listen("tls", transport, allocator, config.tls().bind(), config.tls().port(),
                         new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
                                 config.tls().proxyProtocol()), true);
+                // connections a reloaded CRL revokes are closed, paced, each on its own loop
+                tls.onRevocationReload(new RevokedConnectionSweep(registry, events, background,
+                        config.tls().crlDisconnectRate(), config.mqtt().connectTimeout().plus(config.auth().timeout())
+                                .plusSeconds(1)));
                 tls.watch(background);
             }
             if (config.tcp().enabled()) {

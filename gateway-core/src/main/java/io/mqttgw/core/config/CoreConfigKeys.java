@@ -72,6 +72,12 @@ public final class CoreConfigKeys {
             "soft or hard; hard needs listener.tls.crl-file",
             "soft: an issuer with no CRL, or one past its next-update, does not block its devices; hard: it does "
                     + "(handshake refused, reason crl_stale, logged and shown in /health).", oneOf("soft", "hard"));
+    public static final ConfigKey<Integer> TLS_CRL_DISCONNECT_RATE = new ConfigKey<>(
+            "listener.tls.crl-disconnect-rate", "500", "1 to 100000 per second",
+            "When a reloaded listener.tls.crl-file revokes the certificates of connected devices, they are "
+                    + "disconnected (MQTT 5.0: DISCONNECT 0x87; reason certificate_revoked) at most this many a second, "
+                    + "so that a large CRL does not send the whole fleet reconnecting at once.",
+            intRange(1, 100_000));
     public static final ConfigKey<Boolean> TLS_SEND_CA_NAMES = new ConfigKey<>("listener.tls.send-ca-names", "true",
             "true or false", "List the trusted device CAs in the TLS CertificateRequest, so a device holding several "
                     + "certificates can pick the right one; false hides the CA names.", bool());
@@ -482,7 +488,7 @@ public final class CoreConfigKeys {
             TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
             TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS, TLS_GROUPS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_TICKET_KEY_ROTATION,
-            TLS_TICKET_KEY_SOURCE, TLS_RELOAD_INTERVAL,
+            TLS_TICKET_KEY_SOURCE, TLS_RELOAD_INTERVAL, TLS_CRL_DISCONNECT_RATE,
             TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS, MQTT_MAX_TOPIC_LENGTH, MQTT_MAX_TOPIC_LEVELS,

@@ -53,7 +53,7 @@ public record GatewayConfig(
                               String engine, Duration handshakeTimeout,
                               int sessionCacheSize, Duration sessionTimeout, Duration reloadInterval,
                               boolean proxyProtocol, String crlMode, boolean sendCaNames, String verifier,
-                              Duration ticketKeyRotation, String ticketKeySource) {
+                              Duration ticketKeyRotation, String ticketKeySource, int crlDisconnectRate) {
         /** Whether an issuer without a current CRL blocks its devices ({@code listener.tls.crl-mode: hard}). */
         public boolean crlHard() {
             return "hard".equals(crlMode);
@@ -184,7 +184,7 @@ public record GatewayConfig(
                 clientAuth, v.get(TLS_PROTOCOLS), v.get(TLS_GROUPS), v.get(TLS_ENGINE), v.get(TLS_HANDSHAKE_TIMEOUT),
                 v.get(TLS_SESSION_CACHE_SIZE), v.get(TLS_SESSION_TIMEOUT), v.get(TLS_RELOAD_INTERVAL),
                 v.get(TLS_PROXY_PROTOCOL), v.get(TLS_CRL_MODE), v.get(TLS_SEND_CA_NAMES), v.get(TLS_VERIFIER),
-                v.get(TLS_TICKET_KEY_ROTATION), v.get(TLS_TICKET_KEY_SOURCE));
+                v.get(TLS_TICKET_KEY_ROTATION), v.get(TLS_TICKET_KEY_SOURCE), v.get(TLS_CRL_DISCONNECT_RATE));
         if (tls.enabled() && tls.crlHard() && tls.crlFile() == null) {
             throw v.invalid(TLS_CRL_MODE, "needs " + TLS_CRL_FILE.name() + ": set the CRL file or use soft");
         }

@@ -49,6 +49,17 @@ public final class EventLog {
     }
 
     /**
+     * An open connection closed because a reloaded CRL revokes its certificate: which CA's list and which serial
+     * (hexadecimal, as {@code openssl crl -text} prints it). Rate-limited like the other lifecycle events.
+     */
+    public void certificateRevoked(String clientId, Object remote, Object issuer, String serialHex) {
+        if (admit()) {
+            LOG.info("certificate revoked client={} remote={} issuer=\"{}\" serial={}{}", LogText.escape(clientId),
+                    remote, LogText.escape(String.valueOf(issuer)), serialHex, suppressedNote());
+        }
+    }
+
+    /**
      * An admin operation by an authenticated operator (token id or certificate subject): what it asked and what
      * came of it, refusals included. Always written, not rate-limited: operations are few and this is their audit
      * trail. Values are escaped, so a topic or client id cannot forge a log line.

@@ -3,6 +3,7 @@ package io.mqttgw.core.protocol;
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.identity.CertificateSha256;
 import io.mqttgw.core.identity.IdentityProof;
+import io.mqttgw.core.identity.RevocationPath;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.core.spi.Subscriptions;
@@ -36,6 +37,12 @@ public final class ConnectionContext {
      * registry reads it safely (the registry's map publishes it).
      */
     private byte[] certificateSha256;
+    /**
+     * The signer and serial of each certificate of the verified path, for a CRL reload to find the connections it
+     * revokes; shared with the verifier's cache (one reference per connection). Null without a verifier. Written with
+     * the certificate, before registration, and never after: the revocation sweep reads it off the loop.
+     */
+    private RevocationPath revocation;
     private String clientId;
     private String sessionKey;
     private Route route;
@@ -151,10 +158,25 @@ public final class ConnectionContext {
      */
     public void verifiedCertificate(X509Certificate certificate, String identity, long notAfterMillis,
                                     byte[] sha256) {
+        verifiedCertificate(certificate, identity, notAfterMillis, sha256, null);
+    }
+
+    /** As {@link #verifiedCertificate(X509Certificate, String, long, byte[])}, with the verifier's revocation path. */
+    public void verifiedCertificate(X509Certificate certificate, String identity, long notAfterMillis,
+                                    byte[] sha256, RevocationPath revocation) {
+        this.revocation = revocation;
         this.certificate = certificate;
         this.certificateIdentity = identity;
         this.certificateNotAfter = notAfterMillis;
         this.certificateSha256 = sha256.clone();
+    }
+
+    /**
+     * The verified certificate's revocation path (its signer and serial, and its intermediates'), or null. Safe to
+     * read off the loop for a connection found in the registry (see the field).
+     */
+    public RevocationPath revocation() {
+        return revocation;
     }
 
     /** How this connection proved its identity: a verified client certificate, or none. */

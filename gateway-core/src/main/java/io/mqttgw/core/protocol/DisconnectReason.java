@@ -81,6 +81,12 @@ public enum DisconnectReason {
     QUOTA_EXCEEDED(0x97),
     /** MQTT 5.0: a PUBLISH marked as UTF-8 (payload format indicator 1) whose payload is not well-formed UTF-8. */
     PAYLOAD_FORMAT_INVALID(0x99),
+    /**
+     * A reloaded {@code listener.tls.crl-file} revokes the certificate the connection was verified with (or one of its
+     * path). MQTT 5.0 has no "banned" DISCONNECT (0x8A is a CONNACK code only): the device is told 0x87, not
+     * authorized.
+     */
+    CERTIFICATE_REVOKED(0x87),
     /** An operator closed the connection ({@code DELETE /clients/{id}} on the operations endpoints). */
     ADMINISTRATIVE(0x98),
     /**

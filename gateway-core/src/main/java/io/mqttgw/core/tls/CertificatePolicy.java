@@ -1,5 +1,7 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.identity.CertificateAuthority;
+import io.mqttgw.core.identity.RevocationPath;
 import java.math.BigInteger;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateParsingException;
@@ -7,7 +9,6 @@ import java.security.cert.X509Certificate;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import javax.security.auth.x500.X500Principal;
 
 /**
  * The rules both verifiers apply on top of chaining to a configured CA: no SHA-1 signatures, key usage and extended
@@ -102,20 +103,28 @@ final class CertificatePolicy {
     }
 
     /**
-     * Looks the serial up in its issuer's CRL; with {@code crl-mode: hard} also refuses when that issuer has no CRL
-     * or one past its next-update. Runs on every handshake, cached or not: it is a hash lookup.
+     * Looks the serial up in the CRL of the authority that signed the certificate; with {@code crl-mode: hard} also
+     * refuses when that authority has no CRL or one past its next-update. Runs on every handshake, cached or not: it
+     * is a hash lookup.
      */
-    void requireNotRevoked(X500Principal issuer, BigInteger serial, long nowMillis) throws CertificateException {
+    void requireNotRevoked(CertificateAuthority issuer, BigInteger serial, long nowMillis) throws CertificateException {
         RevocationLists.IssuerCrl crl = crls.of(issuer);
         if (crlHard && (crl == null || crl.staleAt(nowMillis))) {
             throw CertificateRefusals.crlStale(crl == null
-                    ? "no CRL of " + issuer.getName() + " in listener.tls.crl-file; crl-mode hard refuses its devices"
-                    : "the CRL of " + issuer.getName() + " is past its next-update " + java.time.Instant.ofEpochMilli(
+                    ? "no CRL of " + issuer + " in listener.tls.crl-file; crl-mode hard refuses its devices"
+                    : "the CRL of " + issuer + " is past its next-update " + java.time.Instant.ofEpochMilli(
                             crl.nextUpdateMillis()) + "; crl-mode hard refuses its devices");
         }
         if (crl != null && crl.revokedSerials().contains(serial)) {
-            throw CertificateRefusals.revoked("certificate serial " + serial.toString(16) + " of " + issuer.getName()
+            throw CertificateRefusals.revoked("certificate serial " + serial.toString(16) + " of " + issuer
                     + " is revoked");
+        }
+    }
+
+    /** Every certificate of {@code path} against the CRL of its signer ({@link #requireNotRevoked}). */
+    void requireNotRevoked(RevocationPath path, long nowMillis) throws CertificateException {
+        for (int i = 0; i < path.length(); i++) {
+            requireNotRevoked(path.issuer(i), path.serial(i), nowMillis);
         }
     }
 }

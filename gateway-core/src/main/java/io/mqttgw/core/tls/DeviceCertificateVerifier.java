@@ -1,5 +1,6 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.identity.RevocationPath;
 import java.security.GeneralSecurityException;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
@@ -17,7 +18,21 @@ public interface DeviceCertificateVerifier {
      * @return whether the answer came from a cache of certificates verified before (no signature was checked: the
      *         handshake was cheap, which admission control gives back as CPU budget)
      */
-    boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException;
+    default boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
+        return check(chain, nowMillis).fromCache();
+    }
+
+    /** As {@link #verify}, answering also what the chain's revocation depends on. */
+    Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException;
+
+    /**
+     * An accepted chain.
+     *
+     * @param path      the signer and serial of each certificate of the path, for a later CRL to be checked against
+     * @param fromCache whether no signature was checked ({@link #verify})
+     */
+    record Verdict(RevocationPath path, boolean fromCache) {
+    }
 
     /**
      * The lean verifier ({@code listener.tls.verifier: lean}).

@@ -46,15 +46,15 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
         verify(chain);
     }
 
-    /** @return whether the verifier answered from its cache of verified certificates */
-    private boolean verify(X509Certificate[] chain) throws CertificateException {
+    /** @return the verifier's answer: the chain's revocation path, and whether it came from its cache */
+    private DeviceCertificateVerifier.Verdict verify(X509Certificate[] chain) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
-        boolean fromCache = verifier.verify(chain, clock.getAsLong());
+        DeviceCertificateVerifier.Verdict verdict = verifier.check(chain, clock.getAsLong());
         // after the verifier: a certificate of an unknown CA is refused as that, whatever it names
         identities.requireReadable(chain[0]);
-        return fromCache;
+        return verdict;
     }
 
     @Override

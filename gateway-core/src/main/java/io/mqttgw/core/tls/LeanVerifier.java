@@ -1,6 +1,8 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.identity.CertificateAuthority;
 import io.mqttgw.core.identity.CertificateSha256;
+import io.mqttgw.core.identity.RevocationPath;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.security.cert.CertificateException;
@@ -22,14 +24,16 @@ import javax.security.auth.x500.X500Principal;
  * device sent; each signature is checked with the issuer's public key (cached for configured CAs), validity dates on
  * every certificate of the path, basic constraints on sent intermediates, key usage / extended key usage (clientAuth)
  * on the device certificate, no SHA-1, and no critical extension other than those
- * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical name constraint or policy is refused, not ignored). Revocation is a lookup of (issuer, serial) in the CRL index. The common case, a
+ * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical name constraint or policy is refused, not ignored).
+ * Revocation is a lookup of (signing CA, serial) in the CRL index, the CA being the configured one whose key verified
+ * the signature (its name alone would confuse the two CAs of a rotation). The common case, a
  * device certificate issued directly by a configured P-256 CA, is read from its DER without the JDK's parse
  * ({@link #verifiedFromDer}); every other certificate, and every refusal, goes through the parsed path.
  *
  * <p>A storm of known devices reconnecting costs no signature work: verified device certificates are remembered by
- * the SHA-256 of their DER (up to {@code cacheCapacity} entries) with their validity and the (issuer, serial) pairs of
- * their path. A hit checks the dates and the CRLs again (a device revoked after it was cached is still refused) and
- * needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. What the cache says (a
+ * the SHA-256 of their DER (up to {@code cacheCapacity} entries) with their validity and the (signing CA, serial)
+ * pairs of their path ({@link RevocationPath}). A hit checks the dates and the CRLs again (a device revoked after it
+ * was cached is still refused) and needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. What the cache says (a
  * signature checked with a configured CA's key, the path's dates, serials and issuers) depends on the CA file only:
  * a reload that keeps the same CAs (a new CRL, server certificate or key) hands the cache on to the new verifier
  * ({@link #reloaded}), whose CRLs every hit is checked against; a changed CA file starts a new one. When full, about
@@ -40,12 +44,23 @@ import javax.security.auth.x500.X500Principal;
 final class LeanVerifier implements DeviceCertificateVerifier {
     static final int MAX_SENT_INTERMEDIATES = 3;
 
-    /** A configured CA: its name and its public key, read once. */
-    private record Authority(X500Principal subject, IssuerKey key) {
+    /** A configured CA: its name, its public key read once, and its identity for the CRL lookup. */
+    private record Authority(X500Principal subject, IssuerKey key, CertificateAuthority identity) {
     }
 
-    /** What a cache hit must still check: the validity of the path and the (issuer, serial) of each link. */
-    private record Verified(long notBefore, long notAfter, X500Principal[] issuers, BigInteger[] serials) {
+    /**
+     * What a cache hit must still check: the validity of the path and the (signing CA, serial) of each link. It is
+     * the revocation path a connection keeps, so a known device's connection costs no object of its own.
+     */
+    private static final class Verified extends RevocationPath {
+        private final long notBefore;
+        private final long notAfter;
+
+        Verified(long notBefore, long notAfter, CertificateAuthority[] issuers, BigInteger[] serials) {
+            super(issuers, serials);
+            this.notBefore = notBefore;
+            this.notAfter = notAfter;
+        }
     }
 
     /** SHA-256 of a certificate's DER, with the hash code taken from its first bytes. */
@@ -110,7 +125,11 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         Map<X500Principal, List<Authority>> byName = new HashMap<>();
         Map<ByteBuffer, List<Authority>> byDer = new HashMap<>();
         for (X509Certificate ca : cas) {
-            Authority authority = new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey()));
+            CertificateAuthority identity = CertificateAuthority.of(ca);
+            RevocationLists.IssuerCrl crl = policy.crls().of(identity);
+            // the lists' own instance, so that the lookup on each handshake ends at the identity check of equals
+            Authority authority = new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey()),
+                    crl != null ? crl.issuer() : identity);
             byName.computeIfAbsent(authority.subject(), k -> new ArrayList<>()).add(authority);
             byDer.computeIfAbsent(ByteBuffer.wrap(authority.subject().getEncoded()), k -> new ArrayList<>())
                     .add(authority);
@@ -125,7 +144,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     @Override
-    public boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
+    public Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
@@ -148,10 +167,9 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             throw CertificateRefusals.notYetValid("certificate not valid before " + java.time.Instant.ofEpochMilli(
                     verified.notBefore));
         }
-        for (int i = 0; i < verified.issuers.length; i++) {
-            policy.requireNotRevoked(verified.issuers[i], verified.serials[i], nowMillis);
-        }
-        return known;
+        // a hit too: the CRLs may have changed since, and the path names the CA each was signed by
+        policy.requireNotRevoked(verified, nowMillis);
+        return new Verdict(verified, known);
     }
 
     /** Entries in the cache of verified certificates. */
@@ -183,14 +201,14 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         for (Authority authority : configured) {
             if (authority.key().verifies(certificate)) {
                 return new Verified(certificate.notBeforeMillis(), certificate.notAfterMillis(),
-                        new X500Principal[] {authority.subject()}, new BigInteger[] {certificate.serial()});
+                        new CertificateAuthority[] {authority.identity()}, new BigInteger[] {certificate.serial()});
             }
         }
         return null;
     }
 
     private Verified verifyPath(X509Certificate[] chain, long nowMillis) throws CertificateException {
-        List<X500Principal> issuers = new ArrayList<>(2);
+        List<CertificateAuthority> issuers = new ArrayList<>(2);
         List<BigInteger> serials = new ArrayList<>(2);
         long notBefore = Long.MIN_VALUE;
         long notAfter = Long.MAX_VALUE;
@@ -203,12 +221,11 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             notAfter = Math.min(notAfter, current.getNotAfter().getTime());
             X500Principal issuer = current.getIssuerX500Principal();
             List<Authority> configured = authorities.get(issuer);
-            // the cache keeps the configured CA's (equal) name, not the one parsed from this certificate: that one
-            // drags its DER, X500Name, RDNs and OIDs along, ~0.9 KB per remembered device (issue 15)
-            issuers.add(configured != null ? configured.get(0).subject() : issuer);
             serials.add(current.getSerialNumber());
             if (configured != null) {
-                requireSignedByOneOf(current, configured);
+                // the configured CA's shared identity, not the name parsed from this certificate: that one drags its
+                // DER, X500Name, RDNs and OIDs along, ~0.9 KB per remembered device
+                issuers.add(requireSignedByOneOf(current, configured).identity());
                 break;
             }
             X509Certificate sent = depth < MAX_SENT_INTERMEDIATES ? sentIssuer(chain, current, issuer) : null;
@@ -221,6 +238,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
                 throw CertificateRefusals.badSignature("the signature of " + current.getSubjectX500Principal().getName()
                         + " does not verify with the key of " + issuer.getName());
             }
+            issuers.add(CertificateAuthority.of(sent));
             if (sent.getBasicConstraints() < depth) {
                 throw CertificateRefusals.wrongUsage(issuer.getName() + " is not a CA for a path this long");
             }
@@ -237,7 +255,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             throw CertificateRefusals.notYetValid("certificate not valid before "
                     + java.time.Instant.ofEpochMilli(notBefore));
         }
-        return new Verified(notBefore, notAfter, issuers.toArray(new X500Principal[0]),
+        return new Verified(notBefore, notAfter, issuers.toArray(new CertificateAuthority[0]),
                 serials.toArray(new BigInteger[0]));
     }
 
@@ -251,11 +269,12 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         return null;
     }
 
-    private static void requireSignedByOneOf(X509Certificate certificate, List<Authority> candidates)
+    /** The configured CA (of those with the certificate's issuer name) whose key verifies its signature. */
+    private static Authority requireSignedByOneOf(X509Certificate certificate, List<Authority> candidates)
             throws CertificateException {
         for (Authority authority : candidates) {
             if (authority.key().verifies(certificate)) {
-                return;
+                return authority;
             }
         }
         throw CertificateRefusals.badSignature("the signature of " + certificate.getSubjectX500Principal().getName()

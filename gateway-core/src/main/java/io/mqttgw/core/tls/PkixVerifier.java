@@ -1,5 +1,8 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.identity.CertificateAuthority;
+import io.mqttgw.core.identity.RevocationPath;
+import java.math.BigInteger;
 import java.security.GeneralSecurityException;
 import java.security.InvalidAlgorithmParameterException;
 import java.security.cert.CertPath;
@@ -10,6 +13,7 @@ import java.security.cert.CertStore;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.CollectionCertStoreParameters;
+import java.security.cert.PKIXCertPathValidatorResult;
 import java.security.cert.PKIXParameters;
 import java.security.cert.PKIXReason;
 import java.security.cert.PKIXRevocationChecker;
@@ -19,9 +23,13 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Date;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import javax.security.auth.x500.X500Principal;
 
 /**
  * {@code listener.tls.verifier: pkix}: the JDK's generic PKIX validation on every handshake, revocation from the CRL
@@ -32,14 +40,22 @@ import java.util.Set;
  */
 final class PkixVerifier implements DeviceCertificateVerifier {
     private final Set<TrustAnchor> anchors = new HashSet<>();
+    /** The anchors of each CA name that more than one configured CA has (a rotation). */
+    private final Map<X500Principal, List<TrustAnchor>> sharedNames = new HashMap<>();
     private final Set<X509Certificate> anchorCertificates;
+    /** Each configured CA's identity, by the certificate object its trust anchor hands back. */
+    private final Map<X509Certificate, CertificateAuthority> authorities = new IdentityHashMap<>();
     private final CertificatePolicy policy;
     private final CertStore crlStore;
 
     PkixVerifier(List<X509Certificate> cas, CertificatePolicy policy) throws GeneralSecurityException {
         for (X509Certificate ca : cas) {
-            anchors.add(new TrustAnchor(ca, null));
+            TrustAnchor anchor = new TrustAnchor(ca, null);
+            anchors.add(anchor);
+            authorities.put(ca, CertificateAuthority.of(ca));
+            sharedNames.computeIfAbsent(ca.getSubjectX500Principal(), k -> new ArrayList<>()).add(anchor);
         }
+        sharedNames.values().removeIf(named -> named.size() < 2);
         this.anchorCertificates = Set.copyOf(cas);
         this.policy = policy;
         this.crlStore = CertStore.getInstance("Collection",
@@ -47,8 +63,9 @@ final class PkixVerifier implements DeviceCertificateVerifier {
     }
 
     @Override
-    public boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
+    public Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException {
         List<X509Certificate> path = new ArrayList<>(Arrays.asList(chain));
+        X509Certificate anchor;
         // a device may send its CA too; the validator wants the path without the trust anchor
         while (path.size() > 1 && anchorCertificates.contains(path.get(path.size() - 1))) {
             path.remove(path.size() - 1);
@@ -56,7 +73,7 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         try {
             CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
             CertPathValidator validator = CertPathValidator.getInstance("PKIX");
-            PKIXParameters parameters = new PKIXParameters(anchors);
+            PKIXParameters parameters = new PKIXParameters(anchorsFor(path.get(path.size() - 1)));
             parameters.setDate(new Date(nowMillis));
             if (policy.crls().crls().isEmpty()) {
                 parameters.setRevocationEnabled(false);
@@ -68,7 +85,9 @@ final class PkixVerifier implements DeviceCertificateVerifier {
                 parameters.addCertPathChecker(checker);
                 parameters.setRevocationEnabled(true);
             }
-            validator.validate(certPath, parameters);
+            PKIXCertPathValidatorResult result = (PKIXCertPathValidatorResult) validator.validate(certPath,
+                    parameters);
+            anchor = result.getTrustAnchor().getTrustedCert();
         } catch (CertPathValidatorException e) {
             throw translate(e);
         } catch (InvalidAlgorithmParameterException e) {
@@ -80,11 +99,42 @@ final class PkixVerifier implements DeviceCertificateVerifier {
             CertificatePolicy.requireStrongSignature(c);
         }
         CertificatePolicy.requireClientUsage(chain[0]);
-        // the JDK's checker is soft-fail; hard CRL mode is this check
-        for (X509Certificate c : path) {
-            policy.requireNotRevoked(c.getIssuerX500Principal(), c.getSerialNumber(), nowMillis);
+        // the JDK's checker is soft-fail; hard CRL mode is this check, against the CA that signed each certificate:
+        // the next one of the validated path, the trust anchor the validator chained the last one to
+        CertificateAuthority[] issuers = new CertificateAuthority[path.size()];
+        BigInteger[] serials = new BigInteger[path.size()];
+        for (int i = 0; i < path.size(); i++) {
+            X509Certificate signer = i + 1 < path.size() ? path.get(i + 1) : anchor;
+            CertificateAuthority configured = authorities.get(signer);
+            issuers[i] = configured != null ? configured : CertificateAuthority.of(signer);
+            serials[i] = path.get(i).getSerialNumber();
         }
-        return false;
+        RevocationPath revocation = new RevocationPath(issuers, serials);
+        policy.requireNotRevoked(revocation, nowMillis);
+        return new Verdict(revocation, false);
+    }
+
+    /**
+     * The anchors to validate against. The JDK's validator tries every anchor whose name matches and reports the
+     * failure of the last one tried: with the two CAs of a rotation, a device revoked by its own CA was refused as
+     * a bad signature of the other, in the order of a hash set. Where the name is shared, only the CAs whose key
+     * verifies the top certificate are offered (one signature check more, in a rotation only).
+     */
+    private Set<TrustAnchor> anchorsFor(X509Certificate top) {
+        List<TrustAnchor> named = sharedNames.get(top.getIssuerX500Principal());
+        if (named == null) {
+            return anchors;
+        }
+        Set<TrustAnchor> signers = new HashSet<>();
+        for (TrustAnchor anchor : named) {
+            try {
+                top.verify(anchor.getTrustedCert().getPublicKey());
+                signers.add(anchor);
+            } catch (GeneralSecurityException e) {
+                // the other CA of the name
+            }
+        }
+        return signers.isEmpty() ? anchors : signers;
     }
 
     private static CertificateException translate(CertPathValidatorException e) {

@@ -8,7 +8,8 @@ import io.mqttgw.core.spi.HealthStatus;
 import java.security.cert.X509Certificate;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import javax.security.auth.x500.X500Principal;
+import io.mqttgw.core.identity.CertificateAuthority;
+import java.util.function.Consumer;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.netty.handler.ssl.ClientAuth;
@@ -57,11 +58,13 @@ public final class SslContextStore {
     static final int VERIFIED_CACHE_CAPACITY = 100_000;
 
     private final MeterRegistry meters;
-    private final Set<X500Principal> crlIssuersMetered = ConcurrentHashMap.newKeySet();
+    private final Set<CertificateAuthority> crlIssuersMetered = ConcurrentHashMap.newKeySet();
     private volatile RevocationLists crls = RevocationLists.NONE;
     /** The verifier of {@link #current}; null without a CA file. */
     private volatile DeviceCertificateVerifier verifier;
-    private volatile List<X500Principal> caNames = List.of();
+    private volatile List<CertificateAuthority> caNames = List.of();
+    /** Told the new CRLs after each reload that put a new context in place; null until the gateway sets it. */
+    private volatile Consumer<RevocationLists> revocationListener;
     private List<String> lastStale = List.of();
     private volatile SslContext current;
     /** Session-ticket keys, current first; null while the engine's own are used. Guarded by {@code this}. */
@@ -144,6 +147,14 @@ public final class SslContextStore {
         return SslProvider.JDK;
     }
 
+    /**
+     * Sets who is told the CRLs of each reload that puts a new context in place (the sweep of connections they
+     * revoke). Called once, by the gateway, before {@link #watch}; runs on the reloading thread and must not block.
+     */
+    public void onRevocationReload(Consumer<RevocationLists> listener) {
+        this.revocationListener = listener;
+    }
+
     /** The context for new connections. */
     public SslContext current() {
         return current;
@@ -219,6 +230,10 @@ public final class SslContextStore {
             checksum = now;
             reloads.increment();
             LOG.info("TLS certificate files changed; new handshakes use the new context");
+            Consumer<RevocationLists> listener = revocationListener;
+            if (listener != null && !crls.isEmpty()) {
+                listener.accept(crls);
+            }
             return true;
         } catch (RuntimeException e) {
             reloadFailures.increment();
@@ -249,7 +264,8 @@ public final class SslContextStore {
             if (config.caFile() != null) {
                 cas = TlsFiles.certificates("listener.tls.ca-file", config.caFile());
                 if (config.crlFile() != null) {
-                    lists = RevocationLists.of(TlsFiles.crls("listener.tls.crl-file", config.crlFile()), cas);
+                    lists = RevocationLists.of(TlsFiles.crls("listener.tls.crl-file", config.crlFile()), cas,
+                            "listener.tls.crl-file=" + config.crlFile());
                 }
                 verifier = "pkix".equals(config.verifier())
                         ? DeviceCertificateVerifier.pkix(cas, lists, config.crlHard())
@@ -263,7 +279,7 @@ public final class SslContextStore {
             serverCertificate = server.chain()[0];
             crls = lists;
             this.verifier = verifier;
-            caNames = cas.stream().map(X509Certificate::getSubjectX500Principal).toList();
+            caNames = cas.stream().map(CertificateAuthority::of).distinct().toList();
             registerCrlMeters(lists);
             return context;
         } catch (SSLException | IllegalArgumentException | GeneralSecurityException e) {
@@ -274,24 +290,29 @@ public final class SslContextStore {
         }
     }
 
-    /** One age and one next-update gauge per CRL issuer, reading the current lists (NaN once an issuer is gone). */
+    /**
+     * One age and one next-update gauge per CA with a CRL, reading the current lists (NaN once a CA is gone). The
+     * {@code key} tag tells apart the CAs of one name during a rotation.
+     */
     private void registerCrlMeters(RevocationLists lists) {
         for (RevocationLists.IssuerCrl crl : lists.all()) {
-            X500Principal issuer = crl.issuer();
+            CertificateAuthority issuer = crl.issuer();
             if (crlIssuersMetered.add(issuer)) {
+                String name = issuer.subject().getName();
+                String key = issuer.keyId();
                 Gauge.builder("mqttgw.tls.crl.age", this, s -> s.crlSeconds(issuer, true))
-                        .tag("issuer", issuer.getName()).baseUnit("seconds")
+                        .tag("issuer", name).tag("key", key).baseUnit("seconds")
                         .description("Time since the thisUpdate of the issuer's CRL in listener.tls.crl-file")
                         .register(meters);
                 Gauge.builder("mqttgw.tls.crl.next.update", this, s -> s.crlSeconds(issuer, false))
-                        .tag("issuer", issuer.getName()).baseUnit("seconds")
+                        .tag("issuer", name).tag("key", key).baseUnit("seconds")
                         .description("Time until the nextUpdate of the issuer's CRL; negative once it is past")
                         .register(meters);
             }
         }
     }
 
-    private double crlSeconds(X500Principal issuer, boolean age) {
+    private double crlSeconds(CertificateAuthority issuer, boolean age) {
         RevocationLists.IssuerCrl crl = crls.of(issuer);
         if (crl == null) {
             return Double.NaN;
@@ -340,20 +361,20 @@ public final class SslContextStore {
         }
         for (RevocationLists.IssuerCrl crl : crls.all()) {
             if (crl.staleAt(now)) {
-                stale.add(crl.issuer().getName());
+                stale.add(crl.issuer().toString());
             }
         }
         if (config.crlHard()) {
-            for (X500Principal ca : caNames()) {
+            for (CertificateAuthority ca : caNames()) {
                 if (crls.of(ca) == null) {
-                    stale.add(ca.getName() + " (no CRL)");
+                    stale.add(ca + " (no CRL)");
                 }
             }
         }
         return stale;
     }
 
-    private List<X500Principal> caNames() {
+    private List<CertificateAuthority> caNames() {
         return caNames;
     }
 

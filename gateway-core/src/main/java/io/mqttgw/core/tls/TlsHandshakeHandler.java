@@ -2,6 +2,7 @@ package io.mqttgw.core.tls;
 
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.identity.CertificateSha256;
+import io.mqttgw.core.identity.RevocationPath;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.protocol.ConnectionContext;
 import io.mqttgw.core.protocol.DeviceDisconnector;
@@ -80,7 +81,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
                 metrics.tlsHandshakeSucceeded(resumed(ctx));
                 if (peer != null) {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer.certificate(), peer.identity(),
-                            peer.notAfterMillis(), peer.sha256());
+                            peer.notAfterMillis(), peer.sha256(), peer.revocation());
                 }
                 EngineTrim.trim(ctx.pipeline().get(SslHandler.class).engine());
             } else {
@@ -161,7 +162,8 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     }
 
     /** What the connection keeps of the device's certificate. */
-    private record Peer(X509Certificate certificate, String identity, long notAfterMillis, byte[] sha256) {
+    private record Peer(X509Certificate certificate, String identity, long notAfterMillis, byte[] sha256,
+                        RevocationPath revocation) {
     }
 
     /**
@@ -177,7 +179,9 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     private Peer peer(ChannelHandlerContext ctx) throws CertificateException {
         SslHandler ssl = ctx.pipeline().get(SslHandler.class);
         // the verifier's own object; asking the engine again would build (and maybe parse) a new one
-        X509Certificate certificate = VerifiedPeer.take(ssl.engine());
+        VerifiedPeer.Handed handed = VerifiedPeer.take(ssl.engine());
+        X509Certificate certificate = handed == null ? null : handed.certificate();
+        RevocationPath revocation = handed == null ? null : handed.verdict().path();
         boolean verifiersOwn = certificate != null;
         if (certificate == null) {
             Certificate[] chain;
@@ -190,35 +194,35 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
             if (chain.length == 0 || !(chain[0] instanceof X509Certificate)) {
                 return null;
             }
-            certificate = verifyResumed(chain);
+            X509Certificate[] copies = new X509Certificate[chain.length];
+            revocation = verifyResumed(chain, copies);
+            certificate = copies[0];
         }
         byte[] der = certificate.getEncoded();
         byte[] sha256 = CertificateSha256.of(der);
         CertificateDer.Facts facts = identities.fromCommonName() ? CertificateDer.read(der) : null;
         if (facts != null) {
-            return new Peer(certificate, facts.commonName(), facts.notAfterMillis(), sha256);
+            return new Peer(certificate, facts.commonName(), facts.notAfterMillis(), sha256, revocation);
         }
         if (!verifiersOwn) {
             // with this loop's factory, not the lazy copy's, which all threads share
             certificate = (X509Certificate) X509.get().generateCertificate(new ByteArrayInputStream(der));
         }
-        return new Peer(certificate, identities.identityOf(certificate), certificate.getNotAfter().getTime(), sha256);
+        return new Peer(certificate, identities.identityOf(certificate), certificate.getNotAfter().getTime(), sha256,
+                revocation);
     }
 
     /**
      * Verifies the chain of a resumed session with the current verifier, on private lazy copies of its DER (the
-     * session's own certificates would keep their parse for the connection's life). Returns the device's copy.
+     * session's own certificates would keep their parse for the connection's life), put in {@code chain}. Returns the
+     * revocation path, or null without a verifier.
      */
-    private X509Certificate verifyResumed(Certificate[] session) throws CertificateException {
-        X509Certificate[] chain = new X509Certificate[session.length];
+    private RevocationPath verifyResumed(Certificate[] session, X509Certificate[] chain) throws CertificateException {
         for (int i = 0; i < session.length; i++) {
             chain[i] = new LazyX509Certificate(session[i].getEncoded());
         }
         DeviceCertificateVerifier verifier = currentVerifier.get();
-        if (verifier != null) {
-            verifier.verify(chain, System.currentTimeMillis());
-        }
-        return chain[0];
+        return verifier == null ? null : verifier.check(chain, System.currentTimeMillis()).path();
     }
 
 

@@ -20,12 +20,10 @@ import javax.net.ssl.SSLEngine;
  * falls back to the session's DER.
  */
 final class VerifiedPeer {
-    private record Verified(X509Certificate certificate, boolean fromCache) {
-    }
 
-    private static final FastThreadLocal<Map<Object, Verified>> IN_FLIGHT = new FastThreadLocal<>() {
+    private static final FastThreadLocal<Map<Object, Handed>> IN_FLIGHT = new FastThreadLocal<>() {
         @Override
-        protected Map<Object, Verified> initialValue() {
+        protected Map<Object, Handed> initialValue() {
             return new IdentityHashMap<>();
         }
     };
@@ -33,9 +31,9 @@ final class VerifiedPeer {
     private VerifiedPeer() {
     }
 
-    static void remember(SSLEngine engine, X509Certificate device, boolean fromCache) {
+    static void remember(SSLEngine engine, X509Certificate device, DeviceCertificateVerifier.Verdict verdict) {
         if (engine != null) {
-            IN_FLIGHT.get().put(key(engine), new Verified(device, fromCache));
+            IN_FLIGHT.get().put(key(engine), new Handed(device, verdict));
         }
     }
 
@@ -45,14 +43,20 @@ final class VerifiedPeer {
      * as nothing verified it in this handshake, verified again).
      */
     static boolean fromCache(SSLEngine engine) {
-        Verified verified = IN_FLIGHT.get().get(key(engine));
-        return verified != null && verified.fromCache();
+        Handed verified = IN_FLIGHT.get().get(key(engine));
+        return verified != null && verified.verdict().fromCache();
     }
 
-    /** The certificate verified during this handshake, or null (a resumed session verifies nothing). */
-    static X509Certificate take(SSLEngine engine) {
-        Verified verified = IN_FLIGHT.get().remove(key(engine));
-        return verified == null ? null : verified.certificate();
+    /**
+     * The certificate verified during this handshake and the verifier's answer, or null (a resumed session verifies
+     * nothing).
+     */
+    static Handed take(SSLEngine engine) {
+        return IN_FLIGHT.get().remove(key(engine));
+    }
+
+    /** What the handshake handler takes over: the device certificate and the verifier's answer. */
+    record Handed(X509Certificate certificate, DeviceCertificateVerifier.Verdict verdict) {
     }
 
     /** Drops what a failed handshake left. */

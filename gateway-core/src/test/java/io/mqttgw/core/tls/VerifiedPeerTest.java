@@ -37,10 +37,10 @@ class VerifiedPeerTest {
     void askingWhetherTheCacheAnsweredLeavesTheCertificateForTheHandshakeHandler() throws Exception {
         X509Certificate device = TestPki.create(dir).device("dev-1").getCertificate();
         SSLEngine engine = SSLContext.getDefault().createSSLEngine();
-        VerifiedPeer.remember(engine, device, true);
+        VerifiedPeer.remember(engine, device, new DeviceCertificateVerifier.Verdict(null, true));
 
         assertTrue(VerifiedPeer.fromCache(engine));
-        assertSame(device, VerifiedPeer.take(engine));
+        assertSame(device, VerifiedPeer.take(engine).certificate());
         assertEquals(0, VerifiedPeer.inFlight());
         assertNull(VerifiedPeer.take(engine), "taken once");
     }
@@ -48,7 +48,8 @@ class VerifiedPeerTest {
     @Test
     void aFailedHandshakeLeavesNothingBehind() throws Exception {
         SSLEngine engine = SSLContext.getDefault().createSSLEngine();
-        VerifiedPeer.remember(engine, TestPki.create(dir).device("dev-2").getCertificate(), false);
+        VerifiedPeer.remember(engine, TestPki.create(dir).device("dev-2").getCertificate(),
+                new DeviceCertificateVerifier.Verdict(null, false));
 
         assertFalse(VerifiedPeer.fromCache(engine));
         VerifiedPeer.forget(engine);
@@ -69,13 +70,13 @@ class VerifiedPeerTest {
             recording.enable("jdk.JavaMonitorInflate").withThreshold(Duration.ZERO);
             recording.start();
             synchronized (engine) { // as in the engine's unwrap, from which BoringSSL calls the trust manager
-                VerifiedPeer.remember(engine, device, false);
+                VerifiedPeer.remember(engine, device, new DeviceCertificateVerifier.Verdict(null, false));
             }
             recording.stop();
             recording.dump(file);
         }
 
-        assertSame(device, VerifiedPeer.take(engine));
+        assertSame(device, VerifiedPeer.take(engine).certificate());
         List<String> inflated = RecordingFile.readAllEvents(file).stream()
                 .map(event -> event.getClass("monitorClass").getName())
                 .filter(type -> type.endsWith("OpenSslEngine"))
