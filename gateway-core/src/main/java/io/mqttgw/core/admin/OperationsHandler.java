@@ -19,8 +19,9 @@ import java.util.Locale;
  * The operations of an authenticated operator ({@link OperatorAuthHandler} ran before):
  * {@code POST /downlink?client=ID&topic=T&qos=1[&retain=true]} sends the body to one device and answers with the
  * outcome once known (for QoS 1/2 after the device's PUBACK); {@code POST /downlink/broadcast?topic=T&qos=1} sends
- * it to every device of this node subscribed to the topic and answers with how many. Input is checked by
- * {@link DownlinkRequest}; each operation, done or refused, is written to the event log with its operator.
+ * it to every device of this node subscribed to the topic and answers with how many. Both take the MQTT 5.0
+ * message expiry and PUBLISH properties. Input is checked by {@link DownlinkRequest} (an unknown parameter is
+ * refused by name); each operation, done or refused, is written to the event log with its operator.
  * Stateless, shared by the connections; reads on the admin thread, completions arrive on device event loops.
  */
 @ChannelHandler.Sharable
@@ -78,7 +79,8 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
         }
         DownlinkMessage m = parsed.message();
         String what = (broadcast ? "broadcast" : "downlink client=" + m.clientId()) + " topic=" + m.topic() + " qos="
-                + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length;
+                + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length
+                + (m.expiresAtMillis() > 0 ? " expiry" : "") + (m.properties().isEmpty() ? "" : " properties");
         if (broadcast) {
             downlink.broadcast(m).whenComplete((n, e) -> done(ctx, keepAlive, endpoint, operator, remote, what,
                     e == null ? "handed_to=" + n : null, e == null ? g -> {
