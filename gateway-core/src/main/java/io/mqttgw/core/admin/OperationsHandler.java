@@ -1,5 +1,6 @@
 package io.mqttgw.core.admin;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.protocol.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
@@ -13,6 +14,7 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.IOException;
 import java.util.Locale;
 
 /**
@@ -82,22 +84,44 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
                 + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length
                 + (m.expiresAtMillis() > 0 ? " expiry" : "") + (m.properties().isEmpty() ? "" : " properties");
         if (broadcast) {
-            downlink.broadcast(m).whenComplete((n, e) -> done(ctx, keepAlive, endpoint, operator, remote, what,
-                    e == null ? "handed_to=" + n : null, e == null ? g -> {
-                        g.writeStartObject();
-                        g.writeNumberField("handedTo", n);
-                        g.writeEndObject();
-                    } : null));
+            downlink.broadcastReporting(m).whenComplete((r, e) -> {
+                String retained = e == null ? name(r.retained()) : null;
+                done(ctx, keepAlive, endpoint, operator, remote, what, e == null ? "handed_to=" + r.handedTo()
+                        + (retained == null ? "" : " retained=" + retained) : null, e == null ? g -> {
+                            g.writeStartObject();
+                            g.writeNumberField("handedTo", r.handedTo());
+                            writeRetained(g, retained);
+                            g.writeEndObject();
+                        } : null);
+            });
         } else {
-            downlink.deliver(m).whenComplete((o, e) -> {
-                String outcome = e == null ? o.name().toLowerCase(Locale.ROOT) : null;
-                done(ctx, keepAlive, endpoint, operator, remote, what, outcome, outcome == null ? null
-                        : g -> {
+            downlink.deliverReporting(m).whenComplete((r, e) -> {
+                String outcome = e == null ? name(r.outcome()) : null;
+                String retained = e == null ? name(r.retained()) : null;
+                done(ctx, keepAlive, endpoint, operator, remote, what,
+                        outcome == null || retained == null ? outcome : outcome + " retained=" + retained,
+                        outcome == null ? null : g -> {
                             g.writeStartObject();
                             g.writeStringField("outcome", outcome);
+                            writeRetained(g, retained);
                             g.writeEndObject();
                         });
             });
+        }
+    }
+
+    private static String name(Enum<?> value) {
+        return value == null ? null : value.name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * With the retain flag the delivery and the retained copy are separate answers: {@code not_connected} alone would
+     * hide that the message was stored and will reach the device when it subscribes.
+     */
+    private static void writeRetained(JsonGenerator g, String retained)
+            throws IOException {
+        if (retained != null) {
+            g.writeStringField("retained", retained);
         }
     }
 

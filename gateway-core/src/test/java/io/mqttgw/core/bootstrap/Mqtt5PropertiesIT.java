@@ -174,4 +174,26 @@ class Mqtt5PropertiesIT {
             device.disconnect().get(15, TimeUnit.SECONDS);
         }
     }
+
+    @Test
+    void aRetainedDownlinkToAnOfflineDeviceSaysItWasStoredAndReachesTheDeviceLater() throws Exception {
+        HttpResponse<String> answer = DownlinkIT.post(gateway, "/downlink?client=dev-later"
+                + "&topic=devices/dev-later/config&qos=1&retain=true", "cfg-3").get(15, TimeUnit.SECONDS);
+        assertEquals(200, answer.statusCode(), answer.body());
+        assertEquals("{\"outcome\":\"not_connected\",\"retained\":\"stored\"}\n", answer.body());
+
+        LinkedBlockingQueue<Mqtt5Publish> received = new LinkedBlockingQueue<>();
+        Mqtt5AsyncClient device = TestDevices.mutualTls5(pki, gateway.tlsPort(), "dev-later").buildAsync();
+        device.connect().get(15, TimeUnit.SECONDS);
+        try {
+            device.subscribeWith().topicFilter("devices/dev-later/config").qos(MqttQos.AT_LEAST_ONCE)
+                    .callback(received::add).send().get(15, TimeUnit.SECONDS);
+            Mqtt5Publish p = received.poll(15, TimeUnit.SECONDS);
+            assertNotNull(p, "the retained message followed the SUBACK");
+            assertTrue(p.isRetain());
+            assertEquals("cfg-3", new String(p.getPayloadAsBytes(), StandardCharsets.UTF_8));
+        } finally {
+            device.disconnect().get(15, TimeUnit.SECONDS);
+        }
+    }
 }
