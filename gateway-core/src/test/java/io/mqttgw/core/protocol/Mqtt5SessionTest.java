@@ -192,6 +192,17 @@ class Mqtt5SessionTest {
     }
 
     @Test
+    void aWillKeepsItsMessageExpiryInterval() {
+        ProtocolFixture f = allowing();
+        connected(f, connect5("dev-w", 0).willFlag(true).willTopic("devices/dev-w/status")
+                .willQoS(MqttQoS.AT_LEAST_ONCE).willMessage("gone".getBytes(StandardCharsets.UTF_8))
+                .willProperties(properties(new MqttProperties.IntegerProperty(
+                        MqttProperties.PUBLICATION_EXPIRY_INTERVAL, 30))));
+        send5(last(), disconnect(0x04, MqttProperties.NO_PROPERTIES));
+        assertEquals(30L, f.sink.next().message().expiryInterval());
+    }
+
+    @Test
     void disconnectWithAnErrorReasonPublishesTheWill() {
         ProtocolFixture f = allowing();
         connected(f, withWill(connect5("dev-w", 0), 0));
