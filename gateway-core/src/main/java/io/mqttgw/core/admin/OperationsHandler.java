@@ -1,5 +1,6 @@
 package io.mqttgw.core.admin;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.protocol.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
@@ -13,14 +14,16 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import java.io.IOException;
 import java.util.Locale;
 
 /**
  * The operations of an authenticated operator ({@link OperatorAuthHandler} ran before):
  * {@code POST /downlink?client=ID&topic=T&qos=1[&retain=true]} sends the body to one device and answers with the
  * outcome once known (for QoS 1/2 after the device's PUBACK); {@code POST /downlink/broadcast?topic=T&qos=1} sends
- * it to every device of this node subscribed to the topic and answers with how many. Input is checked by
- * {@link DownlinkRequest}; each operation, done or refused, is written to the event log with its operator.
+ * it to every device of this node subscribed to the topic and answers with how many. Both take the MQTT 5.0
+ * message expiry and PUBLISH properties. Input is checked by {@link DownlinkRequest} (an unknown parameter is
+ * refused by name); each operation, done or refused, is written to the event log with its operator.
  * Stateless, shared by the connections; reads on the admin thread, completions arrive on device event loops.
  */
 @ChannelHandler.Sharable
@@ -78,24 +81,47 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
         }
         DownlinkMessage m = parsed.message();
         String what = (broadcast ? "broadcast" : "downlink client=" + m.clientId()) + " topic=" + m.topic() + " qos="
-                + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length;
+                + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length
+                + (m.expiresAtMillis() > 0 ? " expiry" : "") + (m.properties().isEmpty() ? "" : " properties");
         if (broadcast) {
-            downlink.broadcast(m).whenComplete((n, e) -> done(ctx, keepAlive, endpoint, operator, remote, what,
-                    e == null ? "handed_to=" + n : null, e == null ? g -> {
-                        g.writeStartObject();
-                        g.writeNumberField("handedTo", n);
-                        g.writeEndObject();
-                    } : null));
+            downlink.broadcastReporting(m).whenComplete((r, e) -> {
+                String retained = e == null ? name(r.retained()) : null;
+                done(ctx, keepAlive, endpoint, operator, remote, what, e == null ? "handed_to=" + r.handedTo()
+                        + (retained == null ? "" : " retained=" + retained) : null, e == null ? g -> {
+                            g.writeStartObject();
+                            g.writeNumberField("handedTo", r.handedTo());
+                            writeRetained(g, retained);
+                            g.writeEndObject();
+                        } : null);
+            });
         } else {
-            downlink.deliver(m).whenComplete((o, e) -> {
-                String outcome = e == null ? o.name().toLowerCase(Locale.ROOT) : null;
-                done(ctx, keepAlive, endpoint, operator, remote, what, outcome, outcome == null ? null
-                        : g -> {
+            downlink.deliverReporting(m).whenComplete((r, e) -> {
+                String outcome = e == null ? name(r.outcome()) : null;
+                String retained = e == null ? name(r.retained()) : null;
+                done(ctx, keepAlive, endpoint, operator, remote, what,
+                        outcome == null || retained == null ? outcome : outcome + " retained=" + retained,
+                        outcome == null ? null : g -> {
                             g.writeStartObject();
                             g.writeStringField("outcome", outcome);
+                            writeRetained(g, retained);
                             g.writeEndObject();
                         });
             });
+        }
+    }
+
+    private static String name(Enum<?> value) {
+        return value == null ? null : value.name().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * With the retain flag the delivery and the retained copy are separate answers: {@code not_connected} alone would
+     * hide that the message was stored and will reach the device when it subscribes.
+     */
+    private static void writeRetained(JsonGenerator g, String retained)
+            throws IOException {
+        if (retained != null) {
+            g.writeStringField("retained", retained);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.mqttgw.core.defaults;
 
 import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.MessageProperties;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
@@ -35,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * line was handed to the file system. Overflow policy: when {@code uplink.file.queue-capacity} messages wait, new
  * ones are refused at once with {@link UplinkRejectedException} (QoS 1 not acknowledged, QoS 0 dropped, both
  * counted). A write error fails the batch and marks the sink degraded until a write succeeds.
+ *
+ * <p>A line is {@code {"ts","node","client","topic","qos","retain","payload"}} (payload in base64), followed by the
+ * MQTT 5.0 properties the device sent: {@code payloadFormatIndicator} (1), {@code messageExpiryInterval} (seconds),
+ * {@code contentType}, {@code responseTopic}, {@code correlationData} (base64) and {@code userProperties} (an array of
+ * {@code {"name","value"}} in the order sent, repeated names kept).
  */
 public final class JsonLinesFileSink implements UplinkSink {
     private static final Logger LOG = LoggerFactory.getLogger(JsonLinesFileSink.class);
@@ -181,7 +187,8 @@ public final class JsonLinesFileSink implements UplinkSink {
         }
     }
 
-    // Kept hand-written (issue 16): one fixed line shape per message into a reused builder, no generator per line.
+    // Kept hand-written: one fixed line shape per message into a reused builder, no generator per line.
+    // The MQTT 5.0 keys follow the payload and only when the device sent them, so a 3.1.1 line is what it always was.
     private void appendJson(StringBuilder b, UplinkMessage m) {
         b.append("{\"ts\":\"").append(Instant.ofEpochMilli(m.receivedAtMillis())).append("\",\"node\":");
         quote(b, nodeId);
@@ -190,7 +197,44 @@ public final class JsonLinesFileSink implements UplinkSink {
         b.append(",\"topic\":");
         quote(b, m.topic());
         b.append(",\"qos\":").append(m.qos()).append(",\"retain\":").append(m.retain()).append(",\"payload\":\"")
-                .append(Base64.getEncoder().encodeToString(m.payload())).append("\"}");
+                .append(Base64.getEncoder().encodeToString(m.payload())).append('"');
+        appendProperties(b, m);
+        b.append('}');
+    }
+
+    private static void appendProperties(StringBuilder b, UplinkMessage m) {
+        MessageProperties p = m.properties();
+        if (p.utf8Payload()) {
+            b.append(",\"payloadFormatIndicator\":1");
+        }
+        if (m.expires()) {
+            b.append(",\"messageExpiryInterval\":").append(m.expiryInterval());
+        }
+        if (p.contentType() != null) {
+            b.append(",\"contentType\":");
+            quote(b, p.contentType());
+        }
+        if (p.responseTopic() != null) {
+            b.append(",\"responseTopic\":");
+            quote(b, p.responseTopic());
+        }
+        if (p.correlationData() != null) {
+            b.append(",\"correlationData\":\"").append(Base64.getEncoder().encodeToString(p.correlationData()))
+                    .append('"');
+        }
+        if (!p.userProperties().isEmpty()) {
+            // an array, not an object: MQTT keeps the order and lets a name repeat
+            b.append(",\"userProperties\":[");
+            for (int i = 0; i < p.userProperties().size(); i++) {
+                MessageProperties.UserProperty u = p.userProperties().get(i);
+                b.append(i == 0 ? "{\"name\":" : ",{\"name\":");
+                quote(b, u.name());
+                b.append(",\"value\":");
+                quote(b, u.value());
+                b.append('}');
+            }
+            b.append(']');
+        }
     }
 
     static void quote(StringBuilder b, String s) {

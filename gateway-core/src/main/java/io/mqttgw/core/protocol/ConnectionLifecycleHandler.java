@@ -77,14 +77,18 @@ public final class ConnectionLifecycleHandler {
         }
     }
 
-    /** The will goes out as the device's last PUBLISH, stamped with the time the session ended. */
+    /**
+     * The will goes out as the device's last PUBLISH, stamped with the time the session ended: its expiry interval
+     * runs from when it is published, not from CONNECT.
+     */
     private void publishWill(UplinkMessage will) {
         services.metrics().publishReceived(will.qos());
-        services.sink().send(new UplinkMessage(will.clientId(), will.topic(), will.qos(), will.retain(),
-                will.payload(), System.currentTimeMillis(), will.properties())).whenComplete((ignored, error) -> {
-                    if (error != null) {
-                        services.metrics().uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
-                    }
-                });
+        UplinkMessage published = new UplinkMessage(will.clientId(), will.topic(), will.qos(), will.retain(),
+                will.payload(), System.currentTimeMillis(), will.properties(), will.expiryInterval());
+        services.sink().send(published).whenComplete((ignored, error) -> {
+            if (error != null) {
+                services.metrics().uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
+            }
+        });
     }
 }

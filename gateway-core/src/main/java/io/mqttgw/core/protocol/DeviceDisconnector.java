@@ -1,10 +1,13 @@
 package io.mqttgw.core.protocol;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttProperties;
+import java.nio.charset.StandardCharsets;
 
 /**
  * The one place connections are closed by the gateway. The first reason given wins, so an error that follows a
@@ -13,8 +16,27 @@ import io.netty.handler.codec.mqtt.MqttProperties;
  * is told the reason first in a server DISCONNECT ({@link DisconnectReason#reasonCode()}), when the reason has a code
  * and the device still reads (an unwritable channel is closed at once: the DISCONNECT would wait behind what it does
  * not read).
+ *
+ * <p>That DISCONNECT carries the reason's metric label ({@link DisconnectReason#label()}) as its Reason String, which
+ * DISCONNECT may always carry: a client that reads only a DISCONNECT longer than two bytes for its reason code
+ * (paho-mqtt 2.1 for Python) sees the reason too, and the device's log names what the operator's
+ * {@code mqttgw_disconnects_total} counts. Each packet is encoded once per reason; a close writes a read-only,
+ * unreleasable duplicate of it. A device whose maximum packet size is below that packet gets the reason code alone
+ * (MQTT-3.14.2-3).
  */
 public final class DeviceDisconnector {
+    /** The encoded DISCONNECT per reason (by ordinal), or null for a reason never told. */
+    private static final ByteBuf[] TOLD = new ByteBuf[DisconnectReason.values().length];
+
+    static {
+        for (DisconnectReason reason : DisconnectReason.values()) {
+            if (reason.toldToDevice()) {
+                TOLD[reason.ordinal()] = Unpooled.unreleasableBuffer(
+                        Unpooled.wrappedBuffer(encode(reason.reasonCode(), reason.label())).asReadOnly());
+            }
+        }
+    }
+
     private DeviceDisconnector() {
     }
 
@@ -32,7 +54,10 @@ public final class DeviceDisconnector {
         c.closeReason(reason);
         if (decides && reason.toldToDevice() && c.capabilities().reasonCodes() && channel.isActive()
                 && channel.isWritable()) {
-            channel.writeAndFlush(disconnect(reason, reasonString)).addListener(ChannelFutureListener.CLOSE);
+            ByteBuf told = TOLD[reason.ordinal()];
+            Object packet = reasonString == null && told.readableBytes() <= c.capabilities().maximumPacketSize()
+                    ? told.duplicate() : disconnect(reason, reasonString);
+            channel.writeAndFlush(packet).addListener(ChannelFutureListener.CLOSE);
             return;
         }
         channel.close();
@@ -44,6 +69,33 @@ public final class DeviceDisconnector {
         channel.writeAndFlush(lastPacket).addListener(ChannelFutureListener.CLOSE);
     }
 
+    /** The DISCONNECT packet told for {@code reason}: what {@link #close} writes (a test reads it). */
+    static ByteBuf told(DisconnectReason reason) {
+        return TOLD[reason.ordinal()].duplicate();
+    }
+
+    /** DISCONNECT with {@code code} and a Reason String property holding {@code text} (ASCII, under 128 bytes). */
+    private static byte[] encode(int code, String text) {
+        byte[] ascii = text.getBytes(StandardCharsets.US_ASCII);
+        int properties = 1 + 2 + ascii.length;
+        int remaining = 1 + 1 + properties;
+        if (properties > 127 || remaining > 127) {
+            throw new IllegalStateException("reason label too long for a one-byte length: " + text);
+        }
+        byte[] packet = new byte[2 + remaining];
+        int i = 0;
+        packet[i++] = (byte) 0xE0;
+        packet[i++] = (byte) remaining;
+        packet[i++] = (byte) code;
+        packet[i++] = (byte) properties;
+        packet[i++] = (byte) MqttProperties.REASON_STRING;
+        packet[i++] = (byte) (ascii.length >> 8);
+        packet[i++] = (byte) ascii.length;
+        System.arraycopy(ascii, 0, packet, i, ascii.length);
+        return packet;
+    }
+
+    /** The reason code alone, or with a reason string given by the caller (the broken rule). */
     private static MqttMessage disconnect(DisconnectReason reason, String reasonString) {
         MqttMessageBuilders.DisconnectBuilder b = MqttMessageBuilders.disconnect()
                 .reasonCode((byte) reason.reasonCode());

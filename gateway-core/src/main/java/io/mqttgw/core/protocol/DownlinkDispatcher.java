@@ -11,6 +11,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ScheduledExecutorService;
@@ -58,12 +59,38 @@ public final class DownlinkDispatcher implements DownlinkTarget {
 
     @Override
     public CompletionStage<Outcome> deliver(DownlinkMessage message) {
+        return deliver(message, null);
+    }
+
+    @Override
+    public CompletionStage<Report> deliverReporting(DownlinkMessage message) {
+        if (!message.retain()) {
+            return deliver(message, null).thenApply(o -> new Report(o, null));
+        }
+        CompletableFuture<Retained> retained = new CompletableFuture<>();
+        return deliver(message, retained).thenCombine(retained, Report::new);
+    }
+
+    @Override
+    public CompletionStage<BroadcastReport> broadcastReporting(DownlinkMessage message) {
+        if (!message.retain()) {
+            return broadcast(message, null).thenApply(n -> new BroadcastReport(n, null));
+        }
+        CompletableFuture<Retained> retained = new CompletableFuture<>();
+        return broadcast(message, retained).thenCombine(retained, BroadcastReport::new);
+    }
+
+    /** @param retained completed with what became of the retained copy (null when none was kept); may be null */
+    private CompletableFuture<Outcome> deliver(DownlinkMessage message, CompletableFuture<Retained> retained) {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         if (!withinLimits(message)) {
             complete(outcome, Outcome.INVALID_TOPIC);
+            if (retained != null) {
+                retained.complete(null);
+            }
             return outcome;
         }
-        DownlinkMessage live = retainAndStrip(message);
+        DownlinkMessage live = retainAndStrip(message, retained);
         Channel channel = registry.find(live.clientId());
         if (channel == null) {
             queueOffline(live, outcome);
@@ -142,16 +169,16 @@ public final class DownlinkDispatcher implements DownlinkTarget {
      * A message with the retain flag becomes its topic's retained message (an empty payload deletes it); the live
      * copy goes out with the flag cleared.
      */
-    private DownlinkMessage retainAndStrip(DownlinkMessage message) {
+    private DownlinkMessage retainAndStrip(DownlinkMessage message, CompletableFuture<Retained> retained) {
         if (!message.retain()) {
             return message;
         }
         boolean delete = message.payload().length == 0;
         SessionStoreCalls.call(metrics, "retain", () -> store.retain(message)).whenComplete((ignored, error) -> {
-            if (error != null) {
-                metrics.retained("refused");
-            } else {
-                metrics.retained(delete ? "deleted" : "stored");
+            Retained result = error != null ? Retained.REFUSED : delete ? Retained.DELETED : Retained.STORED;
+            metrics.retained(result.name().toLowerCase(Locale.ROOT));
+            if (retained != null) {
+                retained.complete(result);
             }
         });
         return message.withRetain(false);
@@ -159,11 +186,18 @@ public final class DownlinkDispatcher implements DownlinkTarget {
 
     @Override
     public CompletionStage<Integer> broadcast(DownlinkMessage retainedOrNot) {
+        return broadcast(retainedOrNot, null);
+    }
+
+    private CompletableFuture<Integer> broadcast(DownlinkMessage retainedOrNot, CompletableFuture<Retained> retained) {
         if (!withinLimits(retainedOrNot)) {
             metrics.downlinkOutcome(Outcome.INVALID_TOPIC);
+            if (retained != null) {
+                retained.complete(null);
+            }
             return CompletableFuture.completedFuture(0);
         }
-        DownlinkMessage message = retainAndStrip(retainedOrNot);
+        DownlinkMessage message = retainAndStrip(retainedOrNot, retained);
         List<Channel> receivers = new ArrayList<>((int) Math.min(Integer.MAX_VALUE, registry.size()));
         registry.forEach(receivers::add);
         CompletableFuture<Integer> done = new CompletableFuture<>();

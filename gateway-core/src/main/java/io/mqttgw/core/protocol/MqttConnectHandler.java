@@ -210,7 +210,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
                 return;
             }
             will = new UplinkMessage(clientId, willTopic, header.willQos(), header.isWillRetain(),
-                    payload.willMessageInBytes(), 0L, PublishProperties.read(payload.willProperties()));
+                    payload.willMessageInBytes(), 0L, PublishProperties.read(payload.willProperties()),
+                    PublishProperties.expiryInterval(payload.willProperties()));
         }
         AuthRequest request = new AuthRequest(clientId, payload.userName(), payload.passwordInBytes(),
                 context.certificateIdentity(), context.certificate(), context.remoteAddress(),

@@ -1,6 +1,7 @@
 package io.mqttgw.core.protocol;
 
 import io.mqttgw.core.spi.MessageProperties;
+import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.BinaryProperty;
 import io.netty.handler.codec.mqtt.MqttProperties.IntegerProperty;
@@ -43,6 +44,18 @@ public final class PublishProperties {
             return MessageProperties.NONE;
         }
         return new MessageProperties(utf8, contentType, responseTopic, correlationData, userProperties);
+    }
+
+    /**
+     * The message expiry interval among {@code properties} in seconds (an unsigned four-byte value), or
+     * {@link UplinkMessage#NO_EXPIRY} when there is none.
+     */
+    public static long expiryInterval(MqttProperties properties) {
+        if (properties == null || properties.isEmpty()) {
+            return UplinkMessage.NO_EXPIRY;
+        }
+        MqttProperty<?> expiry = properties.getProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL);
+        return expiry == null ? UplinkMessage.NO_EXPIRY : Integer.toUnsignedLong((Integer) expiry.value());
     }
 
     /** Adds {@code message}'s properties to {@code target} (a PUBLISH's properties being built). */

@@ -137,7 +137,8 @@ public final class UplinkPublishHandler {
             denied(ctx, context, qos, packetId);
             return;
         }
-        MessageProperties properties = context.capabilities().properties()
+        boolean mqtt5 = context.capabilities().properties();
+        MessageProperties properties = mqtt5
                 ? PublishProperties.read(publish.variableHeader().properties()) : MessageProperties.NONE;
         if (properties.utf8Payload() && !ByteBufUtil.isText(publish.payload(), StandardCharsets.UTF_8)) {
             // the device said the payload is UTF-8 text and it is not: refused, never passed on as text
@@ -149,7 +150,9 @@ public final class UplinkPublishHandler {
         try {
             message = new UplinkMessage(context.clientId(), topic, qos,
                     publish.fixedHeader().isRetain(), ByteBufUtil.getBytes(publish.payload()),
-                    System.currentTimeMillis(), properties);
+                    System.currentTimeMillis(), properties,
+                    mqtt5 ? PublishProperties.expiryInterval(publish.variableHeader().properties())
+                            : UplinkMessage.NO_EXPIRY);
         } finally {
             publish.release();
         }

@@ -36,8 +36,43 @@ public interface DownlinkTarget {
         QUEUED
     }
 
+    /** What became of the copy of a message with the retain flag kept as its topic's retained message. */
+    enum Retained {
+        /** Stored: later subscribers to the topic get it, whatever became of the delivery. */
+        STORED,
+        /** The message had an empty payload: the topic's retained message was deleted. */
+        DELETED,
+        /** The store refused it or failed (past {@code session.max-retained}, store unreachable): not kept. */
+        REFUSED
+    }
+
+    /**
+     * What became of one message: its delivery, and for one with the retain flag the retained copy (null without the
+     * flag, or when the implementation does not report it). The two are independent: a device that is not connected
+     * gets nothing now and the retained message all the same when it subscribes.
+     */
+    record Report(Outcome outcome, Retained retained) {
+    }
+
+    /** What became of a broadcast: the devices it was handed to, and the retained copy as in {@link Report}. */
+    record BroadcastReport(int handedTo, Retained retained) {
+    }
+
     /** Delivers to one device; the stage completes with the outcome (for QoS 1/2 once the device acknowledged). */
     CompletionStage<Outcome> deliver(DownlinkMessage message);
+
+    /**
+     * {@link #deliver}, completing once both the delivery and the storing of the retained copy are known. This
+     * default does not know the latter.
+     */
+    default CompletionStage<Report> deliverReporting(DownlinkMessage message) {
+        return deliver(message).thenApply(outcome -> new Report(outcome, null));
+    }
+
+    /** {@link #broadcast}, completing once the retained copy is known too. This default does not know it. */
+    default CompletionStage<BroadcastReport> broadcastReporting(DownlinkMessage message) {
+        return broadcast(message).thenApply(n -> new BroadcastReport(n, null));
+    }
 
     /**
      * Delivers to every device on this node subscribed to a filter matching the message's topic. The PUBLISH is

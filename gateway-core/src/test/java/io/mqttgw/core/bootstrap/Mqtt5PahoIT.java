@@ -63,10 +63,17 @@ class Mqtt5PahoIT {
 
     /** A callback that completes {@code told} with the reason code of a server DISCONNECT. */
     static MqttCallback toldBy(CompletableFuture<Integer> told) {
+        CompletableFuture<MqttDisconnectResponse> response = new CompletableFuture<>();
+        response.thenAccept(r -> told.complete(r.getReturnCode()));
+        return toldWith(response);
+    }
+
+    /** A callback that completes {@code told} with a server DISCONNECT as Paho reports it. */
+    static MqttCallback toldWith(CompletableFuture<MqttDisconnectResponse> told) {
         return new MqttCallback() {
             @Override
             public void disconnected(MqttDisconnectResponse response) {
-                told.complete(response.getReturnCode());
+                told.complete(response);
             }
 
             @Override
@@ -113,6 +120,22 @@ class Mqtt5PahoIT {
         MqttClient second = paho(gateway, "paho-take");
         second.connect(options("paho-take", true, 0));
         assertEquals(0x8E, told.get(15, TimeUnit.SECONDS));
+        second.disconnect();
+        second.close();
+        first.close();
+    }
+
+    @Test
+    void pahoReadsTheReasonStringOfAServerDisconnect() throws Exception {
+        CompletableFuture<MqttDisconnectResponse> told = new CompletableFuture<>();
+        MqttClient first = paho(gateway, "paho-why");
+        first.setCallback(toldWith(told));
+        first.connect(options("paho-why", true, 0));
+        MqttClient second = paho(gateway, "paho-why");
+        second.connect(options("paho-why", true, 0));
+        MqttDisconnectResponse response = told.get(15, TimeUnit.SECONDS);
+        assertEquals(0x8E, response.getReturnCode());
+        assertEquals("takeover", response.getReasonString());
         second.disconnect();
         second.close();
         first.close();

@@ -1,5 +1,6 @@
 package io.mqttgw.core.bootstrap;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -21,6 +22,7 @@ import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
@@ -98,6 +100,28 @@ class Mqtt5SessionIT {
             assertEquals(0, raw.connect5("dev-ka", 1));
             raw.socket().setSoTimeout(15_000);
             assertEquals(0x8D, raw.readDisconnect());
+        }
+    }
+
+    /**
+     * The whole DISCONNECT, byte for byte: paho-mqtt 2.1 (Python) reads the reason code only from a body longer than
+     * two bytes, so the Reason String that follows it is what makes the reason visible there.
+     */
+    @Test
+    void theServerDisconnectCarriesItsReasonAsAReasonString() throws Exception {
+        try (RawMqttConnection raw = raw("dev-rs")) {
+            assertEquals(0, raw.connect5("dev-rs", 1));
+            raw.socket().setSoTimeout(15_000);
+            byte[] disconnect;
+            do {
+                disconnect = raw.readPacket();
+            } while ((disconnect[0] & 0xF0) != 0xE0);
+            byte[] label = "keepalive_timeout".getBytes(StandardCharsets.US_ASCII);
+            ByteArrayOutputStream expected = new ByteArrayOutputStream();
+            expected.writeBytes(new byte[] {(byte) 0xE0, (byte) (2 + 3 + label.length), (byte) 0x8D,
+                    (byte) (3 + label.length), 0x1F, 0, (byte) label.length});
+            expected.writeBytes(label);
+            assertArrayEquals(expected.toByteArray(), disconnect);
         }
     }
 

@@ -125,7 +125,7 @@ class PersistentSessionIT {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway gateway = TestGateway.tls(pki, dir).withOperatorToken(dir)
                 .with("acl.subscribe", "devices/{client-id}/#,fleet/+/config").start()) {
-            assertEquals("{\"handedTo\":0}", outcome(post(gateway,
+            assertEquals("{\"handedTo\":0,\"retained\":\"stored\"}", outcome(post(gateway,
                     "/downlink/broadcast?topic=fleet/g1/config&qos=1&retain=true", "cfg-7")));
             post(gateway, "/downlink/broadcast?topic=fleet/g2/config&qos=1&retain=true", "cfg-9").get(10,
                     TimeUnit.SECONDS);

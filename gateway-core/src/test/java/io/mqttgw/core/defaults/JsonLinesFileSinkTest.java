@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.MessageProperties;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import java.io.IOException;
@@ -77,6 +78,35 @@ class JsonLinesFileSinkTest {
         assertEquals(List.of("{\"ts\":\"2026-03-01T12:00:00.123Z\",\"node\":\"node-a\",\"client\":\"dev-1\","
                 + "\"topic\":\"telemetry/temp\",\"qos\":1,\"retain\":true,\"payload\":\"AAEC/w==\"}"), lines);
         assertEquals(HealthStatus.UP, sink.health());
+    }
+
+    @Test
+    void writesEveryMqtt5PropertyAfterThePayloadWithUserPropertiesInOrderAndRepeated() throws Exception {
+        JsonLinesFileSink sink = sink(1 << 20, 3, 1024);
+        MessageProperties properties = new MessageProperties(true, "application/json", "devices/dev-1/replies",
+                new byte[] {0, 1, 2, (byte) 0xFF}, List.of(new MessageProperties.UserProperty("b", "2"),
+                        new MessageProperties.UserProperty("a", "1\""), new MessageProperties.UserProperty("b", "3")));
+        await(sink.send(new UplinkMessage("dev-1", "telemetry/temp", 1, false, "{}".getBytes(StandardCharsets.UTF_8),
+                T0, properties, 4_294_967_295L)));
+
+        assertEquals(List.of("{\"ts\":\"2026-03-01T12:00:00.123Z\",\"node\":\"node-a\",\"client\":\"dev-1\","
+                + "\"topic\":\"telemetry/temp\",\"qos\":1,\"retain\":false,\"payload\":\"e30=\","
+                + "\"payloadFormatIndicator\":1,\"messageExpiryInterval\":4294967295,"
+                + "\"contentType\":\"application/json\",\"responseTopic\":\"devices/dev-1/replies\","
+                + "\"correlationData\":\"AAEC/w==\",\"userProperties\":[{\"name\":\"b\",\"value\":\"2\"},"
+                + "{\"name\":\"a\",\"value\":\"1\\\"\"},{\"name\":\"b\",\"value\":\"3\"}]}"),
+                Files.readAllLines(current(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void writesOnlyThePropertiesTheDeviceSent() throws Exception {
+        JsonLinesFileSink sink = sink(1 << 20, 3, 1024);
+        await(sink.send(new UplinkMessage("dev-1", "t", 0, false, new byte[0], T0,
+                new MessageProperties(false, null, null, new byte[0], List.of()), 0)));
+
+        assertEquals(List.of("{\"ts\":\"2026-03-01T12:00:00.123Z\",\"node\":\"node-a\",\"client\":\"dev-1\","
+                + "\"topic\":\"t\",\"qos\":0,\"retain\":false,\"payload\":\"\",\"messageExpiryInterval\":0,"
+                + "\"correlationData\":\"\"}"), Files.readAllLines(current(), StandardCharsets.UTF_8));
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
+import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;
 import io.mqttgw.core.spi.SessionStore.Append;
 import io.netty.buffer.ByteBuf;
@@ -374,6 +375,31 @@ class DownlinkDispatcherTest {
         handOut(d.broadcast(new DownlinkMessage(null, "fleet/a/config", 0, true, new byte[0])).toCompletableFuture());
         written(ch).forEach(ReferenceCountUtil::release);
         assertTrue(sessions.retained("fleet/#").toCompletableFuture().join().isEmpty(), "an empty payload deletes");
+    }
+
+    @Test
+    void reportsTheRetainedCopyBesideTheOutcomeOfADeliveryToAnOfflineDevice() {
+        InMemorySessionStore one = new InMemorySessionStore(60_000, 100, 1, System::currentTimeMillis);
+        DownlinkDispatcher d = new DownlinkDispatcher(registry, new GatewayConfig.Downlink(16, 100,
+                Duration.ofMillis(100), 5, 100_000), metrics, pacer, one);
+        byte[] v2 = "v2".getBytes(StandardCharsets.UTF_8);
+
+        assertEquals(new DownlinkTarget.Report(Outcome.NOT_CONNECTED, DownlinkTarget.Retained.STORED),
+                d.deliverReporting(new DownlinkMessage("never-seen", "devices/never-seen/config", 1, true, v2))
+                        .toCompletableFuture().join());
+        assertEquals(1, one.retained("devices/never-seen/config").toCompletableFuture().join().size());
+        assertEquals(new DownlinkTarget.Report(Outcome.NOT_CONNECTED, DownlinkTarget.Retained.REFUSED),
+                d.deliverReporting(new DownlinkMessage("never-seen", "devices/never-seen/other", 1, true, v2))
+                        .toCompletableFuture().join(), "session.max-retained is 1");
+        assertEquals(new DownlinkTarget.Report(Outcome.NOT_CONNECTED, DownlinkTarget.Retained.DELETED),
+                d.deliverReporting(new DownlinkMessage("never-seen", "devices/never-seen/config", 1, true,
+                        new byte[0])).toCompletableFuture().join());
+        assertEquals(new DownlinkTarget.Report(Outcome.NOT_CONNECTED, null),
+                d.deliverReporting(new DownlinkMessage("never-seen", "devices/never-seen/config", 1, false, v2))
+                        .toCompletableFuture().join(), "no retain flag, nothing to report of it");
+        assertEquals(new DownlinkTarget.BroadcastReport(0, DownlinkTarget.Retained.STORED),
+                d.broadcastReporting(new DownlinkMessage(null, "fleet/a/config", 1, true, v2)).toCompletableFuture()
+                        .join());
     }
 
     @Test

@@ -12,9 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.spi.AuthResult;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
+import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
@@ -102,6 +105,17 @@ class Mqtt5SessionTest {
     }
 
     /** The server DISCONNECT written last to {@code ch}: its reason code (-1 when none was written). */
+    private static MqttReasonCodeAndPropertiesVariableHeader serverDisconnectHeader(EmbeddedChannel ch) {
+        List<MqttMessage> out = written5(ch);
+        release(out);
+        for (MqttMessage m : out) {
+            if (m.fixedHeader().messageType() == MqttMessageType.DISCONNECT) {
+                return (MqttReasonCodeAndPropertiesVariableHeader) m.variableHeader();
+            }
+        }
+        return null;
+    }
+
     private static int serverDisconnect(EmbeddedChannel ch) {
         List<MqttMessage> out = written5(ch);
         release(out);
@@ -178,6 +192,17 @@ class Mqtt5SessionTest {
     }
 
     @Test
+    void aWillKeepsItsMessageExpiryInterval() {
+        ProtocolFixture f = allowing();
+        connected(f, connect5("dev-w", 0).willFlag(true).willTopic("devices/dev-w/status")
+                .willQoS(MqttQoS.AT_LEAST_ONCE).willMessage("gone".getBytes(StandardCharsets.UTF_8))
+                .willProperties(properties(new MqttProperties.IntegerProperty(
+                        MqttProperties.PUBLICATION_EXPIRY_INTERVAL, 30))));
+        send5(last(), disconnect(0x04, MqttProperties.NO_PROPERTIES));
+        assertEquals(30L, f.sink.next().message().expiryInterval());
+    }
+
+    @Test
     void disconnectWithAnErrorReasonPublishesTheWill() {
         ProtocolFixture f = allowing();
         connected(f, withWill(connect5("dev-w", 0), 0));
@@ -248,12 +273,53 @@ class Mqtt5SessionTest {
 
     @ParameterizedTest
     @EnumSource(DisconnectReason.class)
-    void everyCloseTheGatewayDecidesIsToldToA5DeviceWithItsReasonCode(DisconnectReason reason) {
+    void everyCloseTheGatewayDecidesIsToldToA5DeviceWithItsReasonCodeAndLabel(DisconnectReason reason) {
         ProtocolFixture f = allowing();
         connected(f, connect5("dev-r", 0));
         DeviceDisconnector.close(last(), reason);
         assertFalse(last().isOpen());
-        assertEquals(reason.toldToDevice() ? reason.reasonCode() : -1, serverDisconnect(last()));
+        MqttReasonCodeAndPropertiesVariableHeader told = serverDisconnectHeader(last());
+        if (!reason.toldToDevice()) {
+            assertNull(told);
+            return;
+        }
+        assertEquals(reason.reasonCode(), told.reasonCode() & 0xFF);
+        // a reason code alone in a two-byte body is what paho-mqtt 2.1 reads as 0x00
+        assertEquals(reason.label(), told.properties().getProperty(MqttProperties.REASON_STRING).value());
+    }
+
+    @Test
+    void theEncodedDisconnectIsWhatNettysEncoderMakesOfTheSameMessage() {
+        for (DisconnectReason reason : DisconnectReason.values()) {
+            if (!reason.toldToDevice()) {
+                continue;
+            }
+            MqttProperties p = properties(new MqttProperties.StringProperty(MqttProperties.REASON_STRING,
+                    reason.label()));
+            EmbeddedChannel encoder = new EmbeddedChannel(MqttEncoder.INSTANCE);
+            encoder.attr(ProtocolFixture.CODEC_VERSION).set(MqttVersion.MQTT_5);
+            encoder.writeOutbound(MqttMessageBuilders.disconnect().reasonCode((byte) reason.reasonCode())
+                    .properties(p).build());
+            ByteBuf expected = encoder.readOutbound();
+            try {
+                assertEquals(ByteBufUtil.hexDump(expected), ByteBufUtil.hexDump(DeviceDisconnector.told(reason)),
+                        reason.label());
+            } finally {
+                expected.release();
+                encoder.finishAndReleaseAll();
+            }
+        }
+    }
+
+    @Test
+    void aDeviceWhoseMaximumPacketSizeIsTooSmallForTheReasonStringGetsTheCodeAlone() {
+        ProtocolFixture f = allowing();
+        connected(f, connect5("dev-small", 0).properties(properties(expiry(0),
+                new MqttProperties.IntegerProperty(MqttProperties.MAXIMUM_PACKET_SIZE, 8))));
+        DeviceDisconnector.close(last(), DisconnectReason.KEEPALIVE_TIMEOUT);
+        MqttReasonCodeAndPropertiesVariableHeader told = serverDisconnectHeader(last());
+        assertEquals(0x8D, told.reasonCode() & 0xFF);
+        assertNull(told.properties().getProperty(MqttProperties.REASON_STRING), "MQTT-3.14.2-3");
     }
 
     @Test

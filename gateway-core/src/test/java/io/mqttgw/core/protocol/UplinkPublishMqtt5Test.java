@@ -112,6 +112,21 @@ class UplinkPublishMqtt5Test {
     }
 
     @Test
+    void passesTheMessageExpiryIntervalToTheSinkAsAnUnsignedValue() {
+        channel();
+        MqttProperties expiry = new MqttProperties();
+        expiry.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, 60));
+        ch.writeInbound(publish("up/1", MqttQoS.AT_MOST_ONCE, 0, new byte[] {1}, expiry));
+        MqttProperties longest = new MqttProperties();
+        longest.add(new MqttProperties.IntegerProperty(MqttProperties.PUBLICATION_EXPIRY_INTERVAL, -1));
+        ch.writeInbound(publish("up/1", MqttQoS.AT_MOST_ONCE, 0, new byte[] {1}, longest));
+        ch.writeInbound(publish("up/1", MqttQoS.AT_MOST_ONCE, 0, new byte[] {1}, MqttProperties.NO_PROPERTIES));
+        assertEquals(60L, sink.next().message().expiryInterval());
+        assertEquals(4_294_967_295L, sink.next().message().expiryInterval(), "four bytes, unsigned");
+        assertFalse(sink.next().message().expires());
+    }
+
+    @Test
     void aThreeOneOneMessageCarriesNoProperties() {
         channel(TopicAcl.ALLOW_ALL, true, ProtocolCapabilities.MQTT_3_1_1);
         ch.writeInbound(publish("up/1", MqttQoS.AT_MOST_ONCE, 0, new byte[] {1}, MqttProperties.NO_PROPERTIES));
