@@ -11,6 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.util.LazyX509Certificate;
@@ -20,6 +21,7 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -82,7 +84,11 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer.certificate(), peer.identity(),
                             peer.notAfterMillis(), peer.sha256());
                 }
-                EngineTrim.trim(ctx.pipeline().get(SslHandler.class).engine());
+                SSLEngine engine = ctx.pipeline().get(SslHandler.class).engine();
+                // the trim reads the OpenSSL engine's own fields; the JDK engine has none of them
+                if (engine instanceof ReferenceCountedOpenSslEngine) {
+                    EngineTrim.trim(engine);
+                }
             } else {
                 SslHandler ssl = ctx.pipeline().get(SslHandler.class);
                 if (ssl != null) {
