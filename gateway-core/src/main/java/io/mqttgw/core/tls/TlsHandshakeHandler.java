@@ -11,7 +11,6 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.handler.ssl.ReferenceCountedOpenSslEngine;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.util.LazyX509Certificate;
@@ -21,7 +20,6 @@ import java.security.cert.CertificateException;
 import java.security.cert.CertificateFactory;
 import java.security.cert.X509Certificate;
 import java.util.function.Supplier;
-import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
@@ -64,6 +62,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof SslHandshakeCompletionEvent done) {
+            String deviceAlert = DeviceAlertHandler.leave(ctx.pipeline());
             if (done.isSuccess()) {
                 Peer peer;
                 try {
@@ -84,21 +83,23 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
                     ConnectionContext.of(ctx.channel()).verifiedCertificate(peer.certificate(), peer.identity(),
                             peer.notAfterMillis(), peer.sha256());
                 }
-                SSLEngine engine = ctx.pipeline().get(SslHandler.class).engine();
-                // the trim reads the OpenSSL engine's own fields; the JDK engine has none of them
-                if (engine instanceof ReferenceCountedOpenSslEngine) {
-                    EngineTrim.trim(engine);
-                }
+                EngineTrim.trim(ctx.pipeline().get(SslHandler.class).engine());
             } else {
                 SslHandler ssl = ctx.pipeline().get(SslHandler.class);
                 if (ssl != null) {
                     VerifiedPeer.forget(ssl.engine());
                 }
                 TlsFailureReason reason = TlsFailureReason.classify(done.cause());
+                String detail = detail(done.cause());
+                if (deviceAlert != null
+                        && (reason == TlsFailureReason.HANDSHAKE_FAILED || reason == TlsFailureReason.PEER_CLOSED)) {
+                    // the engine's own report of it may be a decryption error (TLS 1.3): the alert says what happened
+                    reason = TlsFailureReason.DEVICE_ALERT;
+                    detail = "device sent alert " + deviceAlert + "; engine: " + detail;
+                }
                 metrics.tlsHandshakeFailed(reason);
                 // rate-limited by the event log: a wrong server key or CA shows in the log, a storm costs a few lines
-                events.tlsRefused(ConnectionContext.of(ctx.channel()).remoteAddress(), reason.label(),
-                        detail(done.cause()));
+                events.tlsRefused(ConnectionContext.of(ctx.channel()).remoteAddress(), reason.label(), detail);
                 DeviceDisconnector.close(ctx.channel(), DisconnectReason.TLS_HANDSHAKE_FAILED);
             }
         }
