@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelPipeline;
+import java.util.NoSuchElementException;
 
 /**
  * Reads the TLS record headers a device sends during the handshake, before the TLS engine, to remember the first
@@ -96,11 +97,17 @@ public final class DeviceAlertHandler extends ChannelInboundHandlerAdapter {
      * null (none seen, or no such handler).
      */
     public static String leave(ChannelPipeline pipeline) {
-        DeviceAlertHandler handler = pipeline.get(DeviceAlertHandler.class);
-        if (handler == null) {
+        ChannelHandlerContext ctx = pipeline.context(DeviceAlertHandler.class);
+        if (ctx == null) {
             return null;
         }
-        pipeline.remove(handler);
+        DeviceAlertHandler handler = (DeviceAlertHandler) ctx.handler();
+        try {
+            pipeline.remove(handler);
+        } catch (NoSuchElementException e) {
+            // already leaving with a pipeline being torn down: what it saw is still good, and the caller must go on
+            // to close the channel
+        }
         return handler.received();
     }
 
