@@ -15,9 +15,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * {@code listener.tls.engine: jdk} over a run of handshakes, not just the first: accepted and refused devices in turn,
- * on both protocol versions and both verifiers. The OpenSSL engine's post-handshake trimming must never reach the JDK
- * engine (loading netty-tcnative's engine classes without the native library fails once and for all).
+ * {@code listener.tls.engine: jdk} over a run of handshakes, not just the first: accepted and refused devices in
+ * turn, on both protocol versions and both verifiers, and a resumed session at the end. The OpenSSL engine's
+ * post-handshake trimming must never reach the JDK engine (loading netty-tcnative's engine classes without the
+ * native library fails once and for all).
  */
 class JdkEngineIT {
     private static final int ROUNDS = 4;
@@ -32,20 +33,27 @@ class JdkEngineIT {
         try (Gateway gateway = TestGateway.tls(pki, dir).with("listener.tls.engine", "jdk")
                 .with("listener.tls.verifier", verifier).with("listener.tls.protocols", protocol).start()) {
             SSLContext stranger = pki.clientContext(pki.untrustedDevice("dev-stranger"));
+            SSLContext first = pki.clientContext(pki.device("dev-jdk-0"));
+            long firstSession = 0;
             for (int round = 0; round < ROUNDS; round++) {
                 String device = "dev-jdk-" + round;
-                try (RawMqttConnection raw = RawMqttConnection.tls(pki.clientContext(pki.device(device)),
-                        gateway.tlsPort(), protocol)) {
+                try (RawMqttConnection raw = RawMqttConnection.tls(round == 0 ? first
+                        : pki.clientContext(pki.device(device)), gateway.tlsPort(), protocol)) {
                     assertEquals(protocol, ((SSLSocket) raw.socket()).getSession().getProtocol());
                     assertEquals(0, raw.connect(device, 60), "round " + round + ": CONNACK accepted");
+                    if (round == 0) {
+                        firstSession = ((SSLSocket) raw.socket()).getSession().getCreationTime();
+                    }
                 }
                 CertificateRevocationIT.refused(stranger, gateway.tlsPort(), "dev-stranger");
                 TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.CERTIFICATE_UNKNOWN_CA, round + 1);
             }
-            // the same device again after the run: nothing was left broken by the earlier handshakes
-            try (RawMqttConnection raw = RawMqttConnection.tls(pki.clientContext(pki.device("dev-jdk-0")),
-                    gateway.tlsPort(), protocol)) {
+            // the first device again after the run, resuming its session (the JDK client keeps it in its context):
+            // a resumed session's certificate is verified again, on the JDK engine too
+            try (RawMqttConnection raw = RawMqttConnection.tls(first, gateway.tlsPort(), protocol)) {
                 assertEquals(0, raw.connect("dev-jdk-0", 60));
+                assertEquals(firstSession, ((SSLSocket) raw.socket()).getSession().getCreationTime(),
+                        "the client resumed its first session");
             }
             assertTrue(gateway.metrics().tlsFailures(TlsFailureReason.HANDSHAKE_FAILED) == 0,
                     "no accepted handshake was closed as a failure");
