@@ -30,7 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * verifier checks an ECDSA certificate signature on:
  * <ul>
  *   <li>a configured P-256 CA key: {@link P256Key}'s own arithmetic;</li>
- *   <li>a configured P-384 or P-521 CA key: BouncyCastle's {@code ECDSASigner} with a per-thread precomputed point;</li>
+ *   <li>a configured P-384 or P-521 CA key: BouncyCastle's {@code ECDSASigner} with a per-thread precomputed
+ *   point;</li>
  *   <li>a key the device sent (an intermediate), any of the three curves: BouncyCastle's signer, nothing kept.</li>
  * </ul>
  * All three start with {@link EcdsaSignature#strictDer}, so the encoding vectors (BER lengths, missing or extra zero
