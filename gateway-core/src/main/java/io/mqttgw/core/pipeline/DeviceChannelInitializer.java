@@ -17,6 +17,7 @@ import io.mqttgw.core.protocol.UplinkPublishHandler;
 import io.mqttgw.core.protocol.WritabilityWatch;
 import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.tls.SslContextStore;
+import io.mqttgw.core.tls.DeviceAlertHandler;
 import io.mqttgw.core.tls.TlsHandshakeHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
@@ -95,6 +96,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
             context.holdHandshakeSlot(true);
             SslHandler ssl = tls.current().newHandler(ch.alloc());
             ssl.setHandshakeTimeoutMillis(services.config().tls().handshakeTimeout().toMillis());
+            p.addLast(HandlerNames.DEVICE_ALERT, new DeviceAlertHandler());
             p.addLast(HandlerNames.TLS, ssl);
             // after the TLS handler: its handshake-completion event travels only towards the tail
             p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);

@@ -10,6 +10,8 @@ public final class HandlerNames {
     /** PROXY protocol header decoder and reader (listeners behind a balancer); both leave after the header. */
     public static final String PROXY_DECODER = "proxyDecoder";
     public static final String PROXY_HEADER = "proxyHeader";
+    /** Notes the first alert a device sends in the clear during the handshake; leaves when the handshake ends. */
+    public static final String DEVICE_ALERT = "deviceAlert";
     public static final String TLS = "tls";
     /** Gives the TLS handshake slot back; removes itself once the handshake ends. After TLS: it needs its event. */
     public static final String HANDSHAKE_BUDGET = "handshakeBudget";

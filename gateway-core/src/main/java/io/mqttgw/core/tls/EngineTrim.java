@@ -57,15 +57,15 @@ final class EngineTrim {
         Field wrapped = null;
         Object x509None = null;
         try {
-            Class<?> session = Class.forName(SESSION_CLASS);
+            Class<?> session = type(SESSION_CLASS);
             peer = session.getDeclaredField("peerCerts");
             x509 = session.getDeclaredField("x509PeerCerts");
             peer.setAccessible(true);
             x509.setAccessible(true);
-            wrapped = Class.forName(EXTENDED_CLASS).getDeclaredField("wrapped");
+            wrapped = type(EXTENDED_CLASS).getDeclaredField("wrapped");
             wrapped.setAccessible(true);
             x509None = Array.newInstance(x509.getType().getComponentType(), 0);
-        } catch (ReflectiveOperationException | RuntimeException e) {
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             changedShape("session", "device certificates stay in each TLS session (about 550 B per connection)", e);
             peer = null;
             x509 = null;
@@ -86,19 +86,27 @@ final class EngineTrim {
 
     private static Field engineField(String className, String name, Class<?> type) {
         try {
-            Field f = Class.forName(className).getDeclaredField(name);
+            Field f = type(className).getDeclaredField(name);
             if (f.getType() != type) {
                 throw new NoSuchFieldException(name + " is a " + f.getType().getName());
             }
             f.setAccessible(true);
             return f;
-        } catch (ReflectiveOperationException | RuntimeException e) {
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
             changedShape("engine", "each engine keeps its own " + name, e);
             return null;
         }
     }
 
-    private static void changedShape(String what, String cost, Exception e) {
+    /**
+     * Loaded, never initialised: initialising the OpenSSL engine's classes calls into netty-tcnative, whose native
+     * library is loaded only when the OpenSSL engine is in use ({@code listener.tls.engine: jdk} never loads it).
+     */
+    private static Class<?> type(String name) throws ClassNotFoundException {
+        return Class.forName(name, false, EngineTrim.class.getClassLoader());
+    }
+
+    private static void changedShape(String what, String cost, Throwable e) {
         LoggerFactory.getLogger(EngineTrim.class).warn("Netty's OpenSSL {} changed shape ({}); {}", what,
                 e.toString(), cost);
     }

@@ -40,6 +40,13 @@ public enum TlsFailureReason {
      * OCTET STRING, a PrintableString with characters outside its set, ...
      */
     BAD_IDENTITY_ENCODING,
+    /**
+     * The device ended the handshake with a TLS alert: typically it does not trust the server certificate
+     * ({@code unknown_ca}, {@code bad_certificate}) or shares no protocol version with the server. The log names the
+     * alert. Only alerts sent in the clear are seen as such (TLS 1.2, and TLS 1.3 clients that reject the server before
+     * switching keys); an encrypted one counts as {@link #HANDSHAKE_FAILED}.
+     */
+    DEVICE_ALERT,
     /** The peer closed the connection during the handshake. */
     PEER_CLOSED,
     /** Any other handshake failure: no client certificate, no common protocol or cipher, bad record. */

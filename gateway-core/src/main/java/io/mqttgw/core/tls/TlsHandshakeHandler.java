@@ -63,6 +63,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object evt) throws Exception {
         if (evt instanceof SslHandshakeCompletionEvent done) {
+            String deviceAlert = DeviceAlertHandler.leave(ctx.pipeline());
             if (done.isSuccess()) {
                 Peer peer;
                 try {
@@ -97,10 +98,16 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
                     ctx.fireUserEventTriggered(evt);
                     return;
                 }
+                String detail = detail(done.cause());
+                if (deviceAlert != null
+                        && (reason == TlsFailureReason.HANDSHAKE_FAILED || reason == TlsFailureReason.PEER_CLOSED)) {
+                    // the engine's own report of it may be a decryption error (TLS 1.3): the alert says what happened
+                    reason = TlsFailureReason.DEVICE_ALERT;
+                    detail = "device sent alert " + deviceAlert + "; engine: " + detail;
+                }
                 metrics.tlsHandshakeFailed(reason);
                 // rate-limited by the event log: a wrong server key or CA shows in the log, a storm costs a few lines
-                events.tlsRefused(ConnectionContext.of(ctx.channel()).remoteAddress(), reason.label(),
-                        detail(done.cause()));
+                events.tlsRefused(ConnectionContext.of(ctx.channel()).remoteAddress(), reason.label(), detail);
                 DeviceDisconnector.close(ctx.channel(), DisconnectReason.TLS_HANDSHAKE_FAILED);
             }
         }

@@ -1,0 +1,346 @@
+package io.mqttgw.core.tls;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.cert.CertificateException;
+import java.security.cert.CertificateFactory;
+import java.security.cert.X509CRL;
+import java.security.cert.X509Certificate;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.zip.GZIPInputStream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The x509-limbo path-validation cases that apply to a device certificate, through both verifiers
+ * ({@code listener.tls.verifier: lean} and {@code pkix}), as the gateway calls them: every certificate of the case's
+ * trusted set is a CA of {@code listener.tls.ca-file}, the untrusted intermediates are what the device sends after its
+ * own certificate, the case's CRLs are {@code listener.tls.crl-file} (soft mode), and the check runs at the case's
+ * validation time. The subset, and how it was made, is under {@code src/test/resources/x509-limbo}.
+ *
+ * <p>Every case's expected result must match, except the cases skipped ({@link #SKIPPED}, each with why) and the known
+ * divergences ({@link #KNOWN_LEAN}, {@link #KNOWN_PKIX}): places where a verifier is more or less permissive than
+ * x509-limbo expects today. Those lists are exact: a divergence not listed fails the test, and so does a listed one
+ * that no longer diverges (take it off the list).
+ */
+class LimboClientTest {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String ANY_USAGE = "2.5.29.37.0";
+    private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
+
+    /** Cases of the subset not run, by id prefix or id, with why. */
+    static final Map<String, String> SKIPPED = new TreeMap<>(Map.ofEntries(
+            Map.entry("pathlen::max-chain-depth-",
+                    "a validator option the gateway does not have: its bound is fixed at 3 sent intermediates "
+                            + "(DeviceCertificateVerifierTest)"),
+            Map.entry("rfc5280::eku::ee-wrong-eku",
+                    "its leaf is clientAuth-only, wrong for the server validation it was written for and the valid "
+                            + "case for a device"),
+            Map.entry("rfc5280::ca-as-leaf-wrong-san",
+                    "fails on the peer name only; devices are not matched against a host name"),
+            Map.entry("rfc5280::ca-as-leaf",
+                    "client profile: its leaf is a CA certificate whose key usage lacks digitalSignature, which a "
+                            + "device needs to sign its handshake (refused as wrong usage)"),
+            Map.entry("pathlen::validation-ignores-pathlen-in-leaf",
+                    "client profile: leaf key usage without digitalSignature (as rfc5280::ca-as-leaf)"),
+            Map.entry("webpki::v1-cert", "CA/Browser Forum rule; RFC 5280 allows a v1 end-entity certificate"),
+            Map.entry("webpki::malformed-aia",
+                    "CA/Browser Forum rule on an extension neither verifier evaluates (authorityInfoAccess)"),
+            Map.entry("webpki::ee-basicconstraints-ca",
+                    "CA/Browser Forum rule; RFC 5280 allows cA=TRUE without keyCertSign in an end-entity")));
+
+    /*
+     * Why a verifier diverges, one reason per kind of divergence. The findings are reported; the verifiers are not
+     * changed by this test.
+     */
+    private static final String ANCHOR_NC = "name constraints in a certificate of the CA file are not applied (pkix: a "
+            + "TrustAnchor made from a certificate ignores its nameConstraints; lean: CA-file certificates are not "
+            + "inspected)";
+    private static final String ANCHOR_AS_IS = "a certificate of the CA file is trusted as it is: its validity dates, "
+            + "basicConstraints, keyUsage and critical extensions are not checked";
+    private static final String ISSUANCE = "an issuance rule (AKI/SKI presence or criticality, serial number zero or "
+            + "over 20 octets) is not enforced on the certificates verified";
+    private static final String SAN_CONTENT = "the subjectAltName's content is not checked (malformed DER, an IP "
+            + "address or underscore as dNSName); the identity is read from the CN by default";
+    private static final String NO_KEY_FLOOR = "no floor on key type or size (DSA, RSA 1024; lean also verifies P-192 "
+            + "with BouncyCastle, which the JDK refuses)";
+    private static final String CRL_CHECKS = "a CRL is used (or, soft mode, ignored) without RFC 5280's checks on it "
+            + "(CRLNumber present and non-critical, the issuer's keyUsage allowing cRLSign)";
+    private static final String SECONDS = "validity compared in milliseconds: an X.509 time names a whole second, so "
+            + "notAfter 00:00:00Z still covers 00:00:00.5Z";
+    private static final String LEAN_NC_BY_DESIGN = "by design (README): a critical nameConstraints in a sent "
+            + "intermediate is refused, not evaluated; such fleets use pkix";
+    private static final String LEAN_BY_NAME = "lean follows the first issuer it finds by name; the valid path goes "
+            + "through another certificate of that name, so a valid chain is refused";
+    private static final String PKIX_AS_SENT = "pkix validates the chain in the order the device sent it, without "
+            + "path building: extra, unordered or alternative certificates fail a valid path";
+    private static final String JDK_NC = "the JDK's name-constraint matching is laxer than RFC 5280 here (a wildcard "
+            + "SAN under an excluded name, invalid SAN syntax under a permitted subtree)";
+    private static final String MISPLACED_CONSTRAINTS = "nameConstraints in an end-entity, or a non-critical "
+            + "policyConstraints, is not refused";
+    private static final String LEAF_KEY_CERT_SIGN = "keyCertSign in an end-entity certificate (cA=FALSE) is not "
+            + "refused";
+
+    /**
+     * Where the lean verifier's answer differs from x509-limbo's today: id, and what happens. Reported to be decided;
+     * the verifier is not changed here.
+     */
+    static final Map<String, String> KNOWN_LEAN = new TreeMap<>(Map.ofEntries(
+            Map.entry("crl::crlnumber-critical", CRL_CHECKS),
+            Map.entry("crl::crlnumber-missing", CRL_CHECKS),
+            Map.entry("crl::issuer-missing-crlsign", CRL_CHECKS),
+            Map.entry("pathlen::self-issued-certs-pathlen", LEAN_BY_NAME),
+            Map.entry("pathological::nc-dos-1", ANCHOR_NC),
+            Map.entry("pathological::nc-dos-2", ANCHOR_NC),
+            Map.entry("pathological::nc-dos-3", ANCHOR_NC),
+            Map.entry("rfc5280::aki::critical-aki", ISSUANCE),
+            Map.entry("rfc5280::aki::cross-signed-root-missing-aki", ISSUANCE),
+            Map.entry("rfc5280::aki::intermediate-missing-aki", ISSUANCE),
+            Map.entry("rfc5280::aki::leaf-missing-aki", ISSUANCE),
+            Map.entry("rfc5280::leaf-ku-keycertsign", LEAF_KEY_CERT_SIGN),
+            Map.entry("rfc5280::nc::excluded-dn-match-sub-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-dn-match", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-dns-match-second", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-ipv4-match", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-ipv6-match", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-match-permitted-and-excluded", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-self-issued-leaf", ANCHOR_NC),
+            Map.entry("rfc5280::nc::intermediate-with-san-rejected-by-root-nc", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-dnsname-leading-period", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-dnsname-wildcard", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-email-address", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-ipv4-address", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-ipv6-address", ANCHOR_NC),
+            Map.entry("rfc5280::nc::nc-forbids-alternate-chain-ica", LEAN_BY_NAME),
+            Map.entry("rfc5280::nc::nc-forbids-othername-noop", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::nc-forbids-same-chain-ica", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::nc-permits-email-domain", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::nc-permits-email-exact", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::nc-permits-email-literal-asterisk-exact-match", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::nc-permits-email-literal-double-asterisk", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::nc-permits-email-literal-mid-asterisk", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::not-allowed-in-ee-noncritical", MISPLACED_CONSTRAINTS),
+            Map.entry("rfc5280::nc::permitted-dn-match-subject-san-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-dn-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-dns-match-noncritical", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-dns-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-ip-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-self-issued", LEAN_BY_NAME),
+            Map.entry("rfc5280::pc::ica-noncritical-pc", MISPLACED_CONSTRAINTS),
+            Map.entry("rfc5280::root-inconsistent-ca-extensions", ANCHOR_AS_IS),
+            Map.entry("rfc5280::root-missing-basic-constraints", ANCHOR_AS_IS),
+            Map.entry("rfc5280::root-non-critical-basic-constraints", ANCHOR_AS_IS),
+            Map.entry("rfc5280::san::ip-in-dns", SAN_CONTENT),
+            Map.entry("rfc5280::san::malformed", SAN_CONTENT),
+            Map.entry("rfc5280::san::underscore-dns", SAN_CONTENT),
+            Map.entry("rfc5280::serial::too-long", ISSUANCE),
+            Map.entry("rfc5280::serial::zero", ISSUANCE),
+            Map.entry("rfc5280::ski::critical-ski", ISSUANCE),
+            Map.entry("rfc5280::ski::intermediate-missing-ski", ISSUANCE),
+            Map.entry("rfc5280::ski::root-missing-ski", ISSUANCE),
+            Map.entry("rfc5280::unknown-critical-extension-root", ANCHOR_AS_IS),
+            Map.entry("rfc5280::validity::expired-root", ANCHOR_AS_IS),
+            Map.entry("rfc5280::validity::notafter-fractional", SECONDS),
+            Map.entry("webpki::forbidden-dsa-leaf", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-dsa-root", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-p192-leaf", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-p192-root", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-weak-rsa-in-leaf", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-weak-rsa-key-in-root", NO_KEY_FLOOR)));
+
+    /** Where the JDK PKIX verifier (with the gateway's policy on top) differs from x509-limbo today. */
+    static final Map<String, String> KNOWN_PKIX = new TreeMap<>(Map.ofEntries(
+            Map.entry("crl::crlnumber-critical", CRL_CHECKS),
+            Map.entry("crl::crlnumber-missing", CRL_CHECKS),
+            Map.entry("crl::issuer-missing-crlsign", CRL_CHECKS),
+            Map.entry("cve::cve-2024-0567", PKIX_AS_SENT),
+            Map.entry("cve::cve-2025-61727", JDK_NC),
+            Map.entry("pathlen::intermediate-pathlen-may-increase", PKIX_AS_SENT),
+            Map.entry("pathlen::self-issued-certs-pathlen", PKIX_AS_SENT),
+            Map.entry("pathological::multiple-chains-expired-intermediate", PKIX_AS_SENT),
+            Map.entry("pathological::nc-dos-1", ANCHOR_NC),
+            Map.entry("pathological::nc-dos-2", ANCHOR_NC),
+            Map.entry("pathological::nc-dos-3", ANCHOR_NC),
+            Map.entry("rfc5280::aki::critical-aki", ISSUANCE),
+            Map.entry("rfc5280::aki::cross-signed-root-missing-aki", ISSUANCE),
+            Map.entry("rfc5280::aki::intermediate-missing-aki", ISSUANCE),
+            Map.entry("rfc5280::aki::leaf-missing-aki", ISSUANCE),
+            Map.entry("rfc5280::leaf-ku-keycertsign", LEAF_KEY_CERT_SIGN),
+            Map.entry("rfc5280::nc::excluded-dn-match-sub-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-dn-match", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-dns-match-second", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-ipv4-match", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-ipv6-match", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-match-permitted-and-excluded", ANCHOR_NC),
+            Map.entry("rfc5280::nc::excluded-self-issued-leaf", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-dnsname-leading-period", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-dnsname-wildcard", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-email-address", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-ipv4-address", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-ipv6-address", ANCHOR_NC),
+            Map.entry("rfc5280::nc::nc-forbids-alternate-chain-ica", PKIX_AS_SENT),
+            Map.entry("rfc5280::nc::nc-forbids-dnsname-wildcard-san", JDK_NC),
+            Map.entry("rfc5280::nc::nc-forbids-same-chain-ica", PKIX_AS_SENT),
+            Map.entry("rfc5280::nc::nc-permits-invalid-dns-san", JDK_NC),
+            Map.entry("rfc5280::nc::nc-permits-invalid-email-san", JDK_NC),
+            Map.entry("rfc5280::nc::nc-permits-invalid-ip-san", JDK_NC),
+            Map.entry("rfc5280::nc::not-allowed-in-ee-critical", MISPLACED_CONSTRAINTS),
+            Map.entry("rfc5280::nc::not-allowed-in-ee-noncritical", MISPLACED_CONSTRAINTS),
+            Map.entry("rfc5280::nc::permitted-dn-match-subject-san-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-dn-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-dns-match-noncritical", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-dns-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::nc::permitted-ip-mismatch", ANCHOR_NC),
+            Map.entry("rfc5280::pc::ica-noncritical-pc", MISPLACED_CONSTRAINTS),
+            Map.entry("rfc5280::root-and-intermediate-swapped", PKIX_AS_SENT),
+            Map.entry("rfc5280::root-inconsistent-ca-extensions", ANCHOR_AS_IS),
+            Map.entry("rfc5280::root-missing-basic-constraints", ANCHOR_AS_IS),
+            Map.entry("rfc5280::root-non-critical-basic-constraints", ANCHOR_AS_IS),
+            Map.entry("rfc5280::san::ip-in-dns", SAN_CONTENT),
+            Map.entry("rfc5280::san::malformed", SAN_CONTENT),
+            Map.entry("rfc5280::san::underscore-dns", SAN_CONTENT),
+            Map.entry("rfc5280::serial::too-long", ISSUANCE),
+            Map.entry("rfc5280::serial::zero", ISSUANCE),
+            Map.entry("rfc5280::ski::intermediate-missing-ski", ISSUANCE),
+            Map.entry("rfc5280::ski::root-missing-ski", ISSUANCE),
+            Map.entry("rfc5280::unknown-critical-extension-root", ANCHOR_AS_IS),
+            Map.entry("rfc5280::unknown-critical-extension-unrelated-intermediate", PKIX_AS_SENT),
+            Map.entry("rfc5280::validity::expired-root", ANCHOR_AS_IS),
+            Map.entry("rfc5280::validity::notafter-fractional", SECONDS),
+            Map.entry("webpki::forbidden-dsa-leaf", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-dsa-root", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-weak-rsa-in-leaf", NO_KEY_FLOOR),
+            Map.entry("webpki::forbidden-weak-rsa-key-in-root", NO_KEY_FLOOR)));
+
+    private static List<JsonNode> cases;
+
+    @BeforeAll
+    static void read() throws IOException {
+        String path = "/x509-limbo/limbo-client-subset.json.gz";
+        try (InputStream in = LimboClientTest.class.getResourceAsStream(path)) {
+            assertTrue(in != null, path + " is vendored");
+            cases = new ArrayList<>();
+            JSON.readTree(new GZIPInputStream(in)).get("testcases").forEach(cases::add);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"lean", "pkix"})
+    void matchesTheExpectedResultOfEveryApplicableCase(String kind) throws Exception {
+        Map<String, String> diverged = new TreeMap<>();
+        Set<String> skippedSeen = new TreeSet<>();
+        int run = 0;
+        for (JsonNode c : cases) {
+            String id = c.get("id").asText();
+            String skip = skipReason(id);
+            if (skip != null) {
+                skippedSeen.add(SKIPPED.containsKey(id) ? id : prefixOf(id));
+                continue;
+            }
+            boolean expected = "SUCCESS".equals(c.get("expected_result").asText());
+            long start = System.nanoTime();
+            String got = outcome(kind, c);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            // a pathological chain must be refused (or accepted) quickly, not only correctly
+            assertTrue(millis < 20_000, id + " took " + millis + " ms");
+            run++;
+            if (got.equals("accepted") != expected) {
+                diverged.put(id, "expected " + (expected ? "SUCCESS" : "FAILURE") + ", got " + got);
+            }
+        }
+        assertEquals(SKIPPED.keySet(), skippedSeen, "every skip entry names cases of the subset");
+        Map<String, String> known = "lean".equals(kind) ? KNOWN_LEAN : KNOWN_PKIX;
+        StringBuilder report = new StringBuilder();
+        diverged.forEach((id, what) -> report.append('\n').append(id).append(": ").append(what));
+        assertEquals(known.keySet(), diverged.keySet(), kind + " diverges from x509-limbo on:" + report);
+        assertTrue(run >= 100, "most of the subset runs: " + run);
+    }
+
+    private static String skipReason(String id) {
+        if (SKIPPED.containsKey(id)) {
+            return SKIPPED.get(id);
+        }
+        String prefix = prefixOf(id);
+        return prefix == null ? null : SKIPPED.get(prefix);
+    }
+
+    private static String prefixOf(String id) {
+        for (String key : SKIPPED.keySet()) {
+            if (key.endsWith("-") && id.startsWith(key)) {
+                return key;
+            }
+        }
+        return null;
+    }
+
+    /** "accepted", or how it was refused: the refusal's type, or that a file would not load. */
+    private static String outcome(String kind, JsonNode c) {
+        List<X509Certificate> cas;
+        List<X509CRL> crls = new ArrayList<>();
+        try {
+            cas = certificates(c.get("trusted_certs"));
+            for (JsonNode crl : c.get("crls")) {
+                crls.add((X509CRL) factory().generateCRL(pem(crl)));
+            }
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return "refused at configuration (" + e.getClass().getSimpleName() + ")";
+        }
+        X509Certificate[] chain;
+        try {
+            List<X509Certificate> sent = new ArrayList<>();
+            sent.add((X509Certificate) factory().generateCertificate(pem(c.get("peer_certificate"))));
+            sent.addAll(certificates(c.get("untrusted_intermediates")));
+            chain = sent.toArray(new X509Certificate[0]);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            // the TLS engine hands the verifier only certificates the JDK can parse
+            return "refused: unparseable (" + e.getClass().getSimpleName() + ")";
+        }
+        JsonNode at = c.get("validation_time");
+        // no time given: now, as x509-limbo's harnesses do
+        long now = at == null || at.isNull() ? System.currentTimeMillis()
+                : OffsetDateTime.parse(at.asText()).toInstant().toEpochMilli();
+        try {
+            RevocationLists revocation = crls.isEmpty() ? RevocationLists.NONE : RevocationLists.of(crls, cas);
+            DeviceCertificateVerifier verifier = "lean".equals(kind)
+                    ? DeviceCertificateVerifier.lean(cas, revocation, false, 0)
+                    : DeviceCertificateVerifier.pkix(cas, revocation, false);
+            verifier.verify(chain, now);
+            return "accepted";
+        } catch (CertificateException e) {
+            return "refused (" + e.getClass().getSimpleName() + ": " + TlsHandshakeHandler.detail(e) + ")";
+        } catch (GeneralSecurityException | RuntimeException e) {
+            return "refused by an unchecked " + e.getClass().getName() + ": " + e.getMessage();
+        }
+    }
+
+    private static List<X509Certificate> certificates(JsonNode pems) throws CertificateException {
+        List<X509Certificate> out = new ArrayList<>();
+        for (JsonNode pem : pems) {
+            out.add((X509Certificate) factory().generateCertificate(pem(pem)));
+        }
+        return out;
+    }
+
+    private static ByteArrayInputStream pem(JsonNode text) {
+        return new ByteArrayInputStream(text.asText().getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private static CertificateFactory factory() throws CertificateException {
+        return CertificateFactory.getInstance("X.509");
+    }
+}
