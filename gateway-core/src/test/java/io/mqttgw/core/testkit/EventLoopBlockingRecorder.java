@@ -60,6 +60,17 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
         // there: the uplink sink runs with max.block.ms=0 (exhaustion throws) and bounds its pending bytes itself.
         // Seen once in KafkaLeaderFailoverIT (CI, 2026-11-24).
         builder.allowBlockingCallsInside("org.apache.kafka.clients.producer.internals.BufferPool", "allocate");
+        // Redisson's connection pool queues waiters for a connection in a list guarded by a lock held only for one
+        // link or unlink; its own event loop, giving a connection back, can meet another thread's insertion there.
+        // A hand-off inside the Redis client, never a device event loop. Seen in NodeLivenessIT on a loaded machine.
+        for (String method : new String[] {"add", "remove", "removeFirst", "moveToTail", "clear"}) {
+            builder.allowBlockingCallsInside("org.redisson.misc.FastRemovalQueue$DoublyLinkedList", method);
+        }
+        // Netty's adaptive allocator, growing its set of magazines under contention, retires a magazine under that
+        // magazine's write lock, which another thread holds only for one allocation from it. Seen in NodeLivenessIT
+        // on a loaded machine, on a Redis client's event loop.
+        builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup",
+                "tryExpandMagazines");
     }
 
     /** BlockHound asks this on the thread itself, once per thread. */

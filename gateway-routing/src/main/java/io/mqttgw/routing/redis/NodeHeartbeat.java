@@ -15,6 +15,9 @@ import org.slf4j.LoggerFactory;
  * own thread, {@code redis-route-heartbeat}, whatever the flusher is doing: a long flush backlog or a flusher backing
  * off after failures must not let the key expire, or other nodes would remove this node's live routes as a dead
  * node's. One Redis call in flight at a time, each bounded by {@code routes.redis.timeout}; nothing queues up.
+ *
+ * <p>The value is the run id and a sequence number that grows with every beat, so the other nodes see the heartbeat
+ * advance (see {@link NodeLiveness}); a beat that finds the key missing writes it again at once.
  */
 final class NodeHeartbeat {
     private static final Logger LOG = LoggerFactory.getLogger(NodeHeartbeat.class);
@@ -28,6 +31,7 @@ final class NodeHeartbeat {
     private final Listener listener;
     private final ScheduledExecutorService thread;
     private long beats;
+    private long sequence;
     private boolean failing;
     private long lastDuplicateWarningNanos;
 
@@ -38,6 +42,9 @@ final class NodeHeartbeat {
 
         /** The key was gone (Redis lost data, or this node stalled past the ttl): this node's routes may be too. */
         void keyWasLost();
+
+        /** A beat failed: Redis is unreachable or too slow. */
+        void failed();
     }
 
     NodeHeartbeat(RedisRouteSettings settings, String nodeId, String runId, RedissonClient client,
@@ -71,10 +78,16 @@ final class NodeHeartbeat {
         }
     }
 
+    /** The run id of a heartbeat value; a gateway of an earlier version wrote the run id alone. */
+    static String runOf(String value) {
+        int space = value.lastIndexOf(' ');
+        return space < 0 ? value : value.substring(0, space);
+    }
+
     private void beat() {
         try {
             RBatch batch = batches.begin();
-            RFuture<String> old = batches.heartbeat(batch, runId, settings.nodeTtl());
+            RFuture<String> old = batches.heartbeat(batch, runId + " " + ++sequence, settings.nodeTtl());
             batch.getSet(keys.nodes(), StringCodec.INSTANCE).addAsync(nodeId);
             batches.execute(batch);
             String previous = RouteBatches.result(old);
@@ -87,7 +100,7 @@ final class NodeHeartbeat {
                 LOG.warn("heartbeat key {} was gone (Redis lost data, or this node stalled past routes.redis.node-ttl);"
                         + " resynchronising this node's routes", keys.alive(nodeId));
                 listener.keyWasLost();
-            } else if (previous != null && !previous.equals(runId) && beats > 0) {
+            } else if (previous != null && !runOf(previous).equals(runId) && beats > 0) {
                 long now = System.nanoTime();
                 if (lastDuplicateWarningNanos == 0 || now - lastDuplicateWarningNanos > TimeUnit.MINUTES.toNanos(1)) {
                     lastDuplicateWarningNanos = now;
@@ -101,6 +114,7 @@ final class NodeHeartbeat {
             Thread.currentThread().interrupt();
         } catch (Exception e) {
             metrics.heartbeatsFailed.increment();
+            listener.failed();
             if (!failing) {
                 failing = true;
                 LOG.warn("heartbeat of node {} failed ({}); retried every {}", nodeId, e.toString(),

@@ -82,7 +82,8 @@ public final class RedisConfigKeys {
             duration(Duration.ofMillis(100), Duration.ofMinutes(5)));
     public static final ConfigKey<Duration> NODE_TTL = new ConfigKey<>("routes.redis.node-ttl", "30s",
             "1s to 1h, at least three heartbeat intervals",
-            "Time to live of the heartbeat key; a node whose key expired is dead and its routes are removed.",
+            "Time to live of the heartbeat key. A node is dead, and its routes are removed, once its key is gone "
+                    + "and another node has watched its heartbeat not advance for this long while Redis answered.",
             duration(Duration.ofSeconds(1), Duration.ofHours(1)));
     public static final ConfigKey<Boolean> DEAD_NODE_CLEANUP = new ConfigKey<>("routes.redis.dead-node-cleanup",
             "true", "true or false", "Remove the routes of dead nodes (one live node does it, under a lock).",

@@ -19,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.api.RBatch;
+import org.redisson.api.RBucketAsync;
 import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -32,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * pipelines one at a time. A failed pipeline is kept and sent again after a full-jitter backoff; while Redis is down
  * the queue keeps taking operations up to its bound. Between flushes it resynchronises
  * this node's routes when they may have drifted (startup, recovery, queue overflow, heartbeat key lost), and removes
- * the routes of dead nodes, each in chunks of {@code batch-size} so flushes are never held up long. The node's
+ * the routes of dead nodes, each in chunks of {@code batch-size} so flushes are never held up long. Which node is
+ * dead is {@link NodeLiveness}'s rule, fed by this thread's looks at the other nodes' heartbeats. The node's
  * heartbeat is not its job: {@link NodeHeartbeat} refreshes it on its own schedule, so a backlog here cannot starve it.
  */
 final class RouteFlusher implements Runnable {
@@ -78,6 +80,7 @@ final class RouteFlusher implements Runnable {
     /** Set by the heartbeat thread when the heartbeat key was lost; taken over into resyncWanted by the flusher. */
     private volatile boolean resyncRequested;
     private final NodeHeartbeat heartbeat;
+    private final NodeLiveness liveness;
 
     RouteFlusher(RedisRouteSettings settings, String nodeId, String runId, RedissonClient client, RouteQueue queue,
                  RouteTableMetrics metrics) {
@@ -92,6 +95,7 @@ final class RouteFlusher implements Runnable {
         this.backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
         this.intervalNanos = settings.flushInterval().toNanos();
         this.heartbeatNanos = settings.heartbeatInterval().toNanos();
+        this.liveness = new NodeLiveness(settings.nodeTtl().toNanos());
         this.heartbeat = new NodeHeartbeat(settings, nodeId, runId, client, metrics, new NodeHeartbeat.Listener() {
             @Override
             public void answered() {
@@ -100,8 +104,15 @@ final class RouteFlusher implements Runnable {
 
             @Override
             public void keyWasLost() {
+                // Redis lost data: the other nodes' keys may be gone too while those nodes are alive
+                liveness.restart();
                 resyncRequested = true;
                 wake();
+            }
+
+            @Override
+            public void failed() {
+                liveness.restart();
             }
         });
     }
@@ -370,7 +381,9 @@ final class RouteFlusher implements Runnable {
             long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - failingSinceNanos);
             LOG.info("Redis answers again after {} s; resynchronising this node's routes", seconds);
             failingSinceNanos = 0;
-            // Redis may have lost data while it was away: a resync under way works from a stale picture
+            // Redis may have lost data while it was away: a resync under way works from a stale picture, and what
+            // this node saw of the others' heartbeats before says nothing about the data set it now reads
+            liveness.restart();
             resync = null;
             resyncWanted = true;
             onHealthy.run();
@@ -381,6 +394,7 @@ final class RouteFlusher implements Runnable {
 
     private void failed(String what, Exception e) {
         metrics.batchFailures.increment();
+        liveness.restart();
         long now = System.nanoTime();
         attempt++;
         retryAtNanos = now + backoff.delayNanos(attempt);
@@ -404,25 +418,52 @@ final class RouteFlusher implements Runnable {
         }
     }
 
+    /**
+     * Looks at every other node's heartbeat (value and remaining time to live) in one pipeline, together with this
+     * node's own key, and claims the cleanup of the first node {@link NodeLiveness} finds dead. The claim is a key set
+     * only if absent, with a time to live: one node of the fleet cleans a dead node up.
+     */
     private void findDeadNode() {
         try {
             Set<String> nodes = batches.await(client.<String>getSet(keys.nodes(), StringCodec.INSTANCE)
                     .readAllAsync());
             nodes.remove(nodeId);
+            liveness.retainOnly(nodes);
             if (nodes.isEmpty()) {
                 return;
             }
             RBatch batch = batches.begin();
-            Map<String, RFuture<Long>> alive = new HashMap<>();
+            RFuture<Long> own = batch.getKeys().countExistsAsync(keys.alive(nodeId));
+            Map<String, RFuture<String>> values = new HashMap<>();
+            Map<String, RFuture<Long>> ttls = new HashMap<>();
             for (String node : nodes) {
-                alive.put(node, batch.getKeys().countExistsAsync(keys.alive(node)));
+                RBucketAsync<String> key = batch.getBucket(keys.alive(node), StringCodec.INSTANCE);
+                values.put(node, key.getAsync());
+                ttls.put(node, key.remainTimeToLiveAsync());
             }
+            long start = System.nanoTime();
             batches.execute(batch);
-            for (Map.Entry<String, RFuture<Long>> e : alive.entrySet()) {
-                if (RouteBatches.result(e.getValue()) == 0L && lock(e.getKey())) {
-                    LOG.info("node {} is dead (no heartbeat key {}); removing its routes", e.getKey(),
-                            keys.alive(e.getKey()));
-                    cleanup = new DeadNodeCleanup(e.getKey());
+            long now = System.nanoTime();
+            if (RouteBatches.result(own) == 0L) {
+                // this node's own key is gone too: Redis lost data (or this node stalled), so the others' missing
+                // keys say nothing yet; the heartbeat thread writes ours again
+                liveness.restart();
+                return;
+            }
+            List<String> dead = new ArrayList<>();
+            for (String node : nodes) {
+                Long ttl = RouteBatches.result(ttls.get(node));
+                if (liveness.observe(node, RouteBatches.result(values.get(node)), ttl == null ? -2 : ttl,
+                        now - start, now)) {
+                    dead.add(node);
+                }
+            }
+            for (String node : dead) {
+                if (lock(node)) {
+                    LOG.info("node {} is dead (its heartbeat key {} is gone and did not advance for {} s while this "
+                            + "node watched it); removing its routes", node, keys.alive(node),
+                            liveness.stillSeconds(node, now));
+                    cleanup = new DeadNodeCleanup(node);
                     return;
                 }
             }
@@ -431,6 +472,10 @@ final class RouteFlusher implements Runnable {
         }
     }
 
+    /**
+     * The claim stays until its time to live runs out, also after the cleanup finished: a node that decided on the
+     * same death a moment later finds it taken rather than cleaning the node up a second time.
+     */
     private boolean lock(String node) throws Exception {
         return batches.await(client.<String>getBucket(keys.cleanupLock(node), StringCodec.INSTANCE)
                 .setIfAbsentAsync(runId, settings.nodeTtl()));
@@ -453,8 +498,8 @@ final class RouteFlusher implements Runnable {
             if (chunk.isEmpty()) {
                 RBatch batch = batches.begin();
                 batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(c.node);
-                batch.getBucket(keys.cleanupLock(c.node), StringCodec.INSTANCE).deleteAsync();
                 batches.execute(batch);
+                liveness.forget(c.node);
                 metrics.deadNodes.increment();
                 LOG.info("removed {} routes of dead node {}", c.removed, c.node);
                 cleanup = null;
@@ -466,6 +511,8 @@ final class RouteFlusher implements Runnable {
             for (ScoredEntry<String> e : chunk) {
                 results.add(batches.delete(batch, c.node, e.getValue(), (long) e.getScore().doubleValue()));
             }
+            // a long cleanup keeps its claim, so no other node starts on the same one meanwhile
+            batch.getBucket(keys.cleanupLock(c.node), StringCodec.INSTANCE).expireAsync(settings.nodeTtl());
             batches.execute(batch);
             long removed = results.stream().filter(r -> RouteBatches.result(r) == 1L).count();
             c.removed += removed;

@@ -8,8 +8,8 @@ package io.mqttgw.routing.redis;
  *       {@code remote}; a business service finds a device with {@code HGETALL P:route:{device-1}}</li>
  *   <li>{@code P:node:{nodeId}:routes}: sorted set, member client id, score epoch: the routes a node wrote, for
  *       resync and for removing a dead node's routes</li>
- *   <li>{@code P:node:{nodeId}:alive}: heartbeat, a string with a time to live</li>
- *   <li>{@code P:node:{nodeId}:cleanup}: lock of the node that removes a dead node's routes</li>
+ *   <li>{@code P:node:{nodeId}:alive}: heartbeat, "runId sequence" with a time to live</li>
+ *   <li>{@code P:node:{nodeId}:cleanup}: claim of the node that removes a dead node's routes, left to expire</li>
  *   <li>{@code P:nodes}: set of node ids that ever wrote routes</li>
  *   <li>channel {@code P:takeover:{nodeId}}: "epoch clientId" when another node took the device over</li>
  * </ul>

@@ -4,7 +4,9 @@ import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,7 +17,8 @@ import redis.embedded.RedisExecProvider;
 
 /**
  * A real redis-server for a test, on 127.0.0.1 and a free port, without persistence, so a restart comes back empty
- * as after a crash. The binary is the one org.signal:embedded-redis ships (7.0.15), or the one named by the system
+ * as after a crash, unless the test wrote a snapshot with {@link #saveSnapshot()}: a restart then loads it, as a Redis
+ * with RDB persistence does. The binary is the one org.signal:embedded-redis ships (7.0.15), or the one named by the system
  * property {@code mqttgw.test.redis-server} (e.g. {@code /usr/bin/redis-server} from Debian's package). Can be
  * stopped and started again on the same port.
  */
@@ -109,6 +112,33 @@ public final class RedisTestServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         process = null;
+    }
+
+    /**
+     * Writes the data set to {@code dump.rdb} in the server's directory (SAVE); the next {@link #start()} loads it,
+     * dropping the keys whose time to live ran out meanwhile, until {@link #deleteSnapshot()}.
+     */
+    public void saveSnapshot() {
+        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            s.setSoTimeout(10_000);
+            s.getOutputStream().write("SAVE\r\n".getBytes(StandardCharsets.US_ASCII));
+            String answer = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
+                    .readLine();
+            if (!"+OK".equals(answer)) {
+                throw new IllegalStateException("SAVE answered " + answer);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot save a snapshot on port " + port, e);
+        }
+    }
+
+    /** Removes the snapshot, so the next start comes back empty again. */
+    public void deleteSnapshot() {
+        try {
+            Files.deleteIfExists(dir.resolve("dump.rdb"));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public int port() {
