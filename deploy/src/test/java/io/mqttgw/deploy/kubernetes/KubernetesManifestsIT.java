@@ -37,7 +37,8 @@ import org.yaml.snakeyaml.Yaml;
  * Service with externalTrafficPolicy Local, readiness on /health/ready and liveness on /health/live, a
  * PodDisruptionBudget and anti-affinity selecting the pods, a termination grace that covers preStop and the drain of
  * the pod's connections at shutdown.close-rate, memory for the density JVM profile the launcher computes, TLS from a
- * Secret and the configuration from a ConfigMap mounted so that updates reach the pod, a ServiceMonitor that finds the admin port, and a gateway
+ * Secret and the configuration from a ConfigMap mounted so that updates reach the pod, a ServiceMonitor that finds the
+ * admin port, and a gateway
  * configuration (file and MQTTGW_* environment) that the gateway's own loader accepts. An IT: it runs the built
  * distribution's launcher ({@code bin/gateway jvm-options}) for the heap and direct-memory sizes.
  */

@@ -11,7 +11,8 @@ import org.yaml.snakeyaml.Yaml;
 
 /**
  * Renders a kustomization of this repository the way {@code kubectl kustomize} does, for the features the manifests
- * here use (resources and bases, components, JSON 6902 patches on a kind and name, ConfigMap generators with files, literals,
+ * here use (resources and bases, components, JSON 6902 patches on a kind and name, ConfigMap generators with files,
+ * literals,
  * {@code behavior: merge} and the name-suffix option), so the rendered overlays are checked where kubectl is not
  * installed. Common labels are not added (the checks read the manifests' own selectors); any other feature fails the
  * rendering rather than being ignored.

@@ -56,7 +56,9 @@ final class ConfigFileWatcher {
         }
     }
 
-    /** The file's SHA-256, or null while it cannot be read (logged once per outage: a swap in progress, a typo'd path). */
+    /**
+     * The file's SHA-256, or null while it cannot be read (logged once per outage: a swap in progress, a typo'd path).
+     */
     private byte[] digest() {
         try {
             byte[] d = MessageDigest.getInstance("SHA-256").digest(Files.readAllBytes(file));

@@ -75,7 +75,8 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Integer> TLS_CRL_DISCONNECT_RATE = new ConfigKey<>(
             "listener.tls.crl-disconnect-rate", "500", "1 to 100000 per second",
             "When a reloaded listener.tls.crl-file revokes the certificates of connected devices, they are "
-                    + "disconnected (MQTT 5.0: DISCONNECT 0x87; reason certificate_revoked) at most this many a second, "
+                    + "disconnected (MQTT 5.0: DISCONNECT 0x87; reason certificate_revoked) at most this many a "
+                    + "second, "
                     + "so that a large CRL does not send the whole fleet reconnecting at once.",
             intRange(1, 100_000));
     public static final ConfigKey<Boolean> TLS_SEND_CA_NAMES = new ConfigKey<>("listener.tls.send-ca-names", "true",
@@ -204,7 +205,8 @@ public final class CoreConfigKeys {
                     + "connection at once (reason slow_consumer).", size(1, 256L << 20));
 
     public static final ConfigKey<Integer> MQTT_TOPIC_ALIAS_MAXIMUM = new ConfigKey<>("mqtt.topic-alias-maximum",
-            "16", "0 to 65535", "MQTT 5.0: topic aliases a device may set up on uplink, announced in CONNACK (topic alias "
+            "16", "0 to 65535",
+                    "MQTT 5.0: topic aliases a device may set up on uplink, announced in CONNACK (topic alias "
                     + "maximum); 0 turns uplink topic aliases off.", intRange(0, 65535));
     public static final ConfigKey<Duration> MQTT_MAX_KEEP_ALIVE = new ConfigKey<>("mqtt.max-keep-alive", "0s",
             "0s (no cap) or 1s to 65535s", "MQTT 5.0: the longest keepalive a device may use; a 5.0 device asking for "
@@ -385,15 +387,19 @@ public final class CoreConfigKeys {
     public static final ConfigKey<Duration> ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST = new ConfigKey<>(
             "admission.known-device-handshake-cost", "600us", "1us to 1s, at most admission.handshake-cost",
             "CPU time of a full handshake with CONNECT whose device certificate the lean verifier already knew (its "
-                    + "cache answered: no certificate signature; measured 0.42-0.49 ms, BENCHMARKS.md); admission gives the "
-                    + "rest of a full handshake's charge back.", duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
+                    + "cache answered: no certificate signature; measured 0.42-0.49 ms, BENCHMARKS.md); admission "
+                    + "gives the "
+                    + "rest of a full handshake's charge back.", duration(Duration.ofNanos(1000),
+                            Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_RESUMED_HANDSHAKE_COST = new ConfigKey<>(
             "admission.resumed-handshake-cost", "400us", "1us to 1s, at most admission.handshake-cost",
             "CPU time of a resumed TLS handshake with CONNECT (no certificate, no signature; measured 0.26-0.31 ms, "
                     + "BENCHMARKS.md); admission gives the rest of a full handshake's charge back.",
             duration(Duration.ofNanos(1000), Duration.ofSeconds(1)));
     public static final ConfigKey<Duration> ADMISSION_REJECT_DELAY = new ConfigKey<>("admission.reject-delay", "1s",
-            "0s to 1m", "A turned-away connection (rare: one that arrives while another waits at the gate) is closed after a "
+            "0s to 1m",
+                    "A turned-away connection (rare: one that arrives while another waits at the gate) is closed "
+                            + "after a "
                     + "random delay up to this, so retries spread out.",
             duration(Duration.ZERO, Duration.ofMinutes(1)));
 
@@ -410,8 +416,10 @@ public final class CoreConfigKeys {
             duration(Duration.ZERO, Duration.ofMinutes(10)));
     public static final ConfigKey<String> OVERLOAD_LAG_REACTION = new ConfigKey<>("overload.lag-reaction",
             "admission", "admission or overload", "What event-loop lag and the handshake rate past their thresholds "
-                    + "do. admission: the node is busy, its handshake budget shrinks to a quarter and the rest waits in the "
-                    + "listen backlog until it is not (no listener is closed, nothing already admitted is paused). overload: they count as "
+                    + "do. admission: the node is busy, its handshake budget shrinks to a quarter and the rest "
+                    + "waits in the "
+                    + "listen backlog until it is not (no listener is closed, nothing already admitted is paused). "
+                    + "overload: they count as "
                     + "overload, with all its reactions.", oneOf("admission", "overload"));
     public static final ConfigKey<Duration> OVERLOAD_LAG = new ConfigKey<>("overload.event-loop-lag", "500ms",
             "0s (off) to 1m", "Overloaded when a task waits this long on an I/O event loop.",
@@ -449,8 +457,10 @@ public final class CoreConfigKeys {
             "true", "true or false", "While overloaded, answer CONNECT with CONNACK server unavailable after a random "
                     + "delay up to admission.reject-delay.", bool());
     public static final ConfigKey<Boolean> OVERLOAD_PAUSE_HANDSHAKES = new ConfigKey<>("overload.pause-handshakes",
-            "true", "true or false", "While overloaded, take no new connections off the listen backlog. Handshakes already admitted "
-                    + "finish (admission.max-handshakes bounds them), so none runs into the handshake timeout.", bool());
+            "true", "true or false",
+                    "While overloaded, take no new connections off the listen backlog. Handshakes already admitted "
+                    + "finish (admission.max-handshakes bounds them), so none runs into the handshake timeout.",
+                            bool());
 
     public static final ConfigKey<Integer> SHUTDOWN_CLOSE_RATE = new ConfigKey<>("shutdown.close-rate", "2000",
             "1 to 10000000", "Connections closed per second during a graceful shutdown.", intRange(1, 10_000_000));
@@ -484,12 +494,15 @@ public final class CoreConfigKeys {
             });
 
     public static final List<ConfigKey<?>> ALL = List.of(NODE_ID,
-            SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_REUSE_PORT, SERVER_ALLOCATOR, SERVER_WRITE_LOW, SERVER_WRITE_HIGH,
-            TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE, TLS_SEND_CA_NAMES,
+            SERVER_TRANSPORT, SERVER_IO_THREADS, SERVER_BACKLOG, SERVER_REUSE_PORT, SERVER_ALLOCATOR, SERVER_WRITE_LOW,
+                    SERVER_WRITE_HIGH,
+            TLS_ENABLED, TLS_BIND, TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE, TLS_CA_FILE, TLS_CRL_FILE, TLS_CRL_MODE,
+                    TLS_SEND_CA_NAMES,
             TLS_VERIFIER, TLS_CLIENT_AUTH, TLS_PROTOCOLS, TLS_GROUPS,
             TLS_ENGINE, TLS_HANDSHAKE_TIMEOUT, TLS_SESSION_CACHE_SIZE, TLS_SESSION_TIMEOUT, TLS_TICKET_KEY_ROTATION,
             TLS_TICKET_KEY_SOURCE, TLS_RELOAD_INTERVAL, TLS_CRL_DISCONNECT_RATE,
-            TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED, PROXY_HEADER_TIMEOUT,
+            TLS_PROXY_PROTOCOL, TCP_ENABLED, TCP_BIND, TCP_PORT, TCP_PROXY_PROTOCOL, PROXY_TRUSTED,
+                    PROXY_HEADER_TIMEOUT,
             MQTT_CONNECT_TIMEOUT, MQTT_MAX_PACKET_SIZE, MQTT_MAX_CLIENT_ID_LENGTH, MQTT_MAX_INFLIGHT_UPLINK,
             MQTT_MAX_SUBSCRIPTIONS, MQTT_MAX_QOS, MQTT_MAX_TOPIC_LENGTH, MQTT_MAX_TOPIC_LEVELS,
             MQTT_WRITE_STALL_TIMEOUT, MQTT_MAX_PENDING_OUTBOUND, MQTT_TOPIC_ALIAS_MAXIMUM, MQTT_MAX_KEEP_ALIVE,
@@ -499,13 +512,15 @@ public final class CoreConfigKeys {
             ROUTES_PROVIDER,
             UPLINK_SINK, UPLINK_FILE_DIR, UPLINK_FILE_MAX_SIZE, UPLINK_FILE_MAX_FILES, UPLINK_FILE_QUEUE_CAPACITY,
             DOWNLINK_SOURCE, DOWNLINK_MAX_INFLIGHT, DOWNLINK_MAX_QUEUED, DOWNLINK_RETRY_INTERVAL, DOWNLINK_MAX_RETRIES,
-            DOWNLINK_BROADCAST_RATE, SESSION_PROVIDER, SESSION_EXPIRY, SESSION_OPEN_TIMEOUT, SESSION_MAX_PENDING, SESSION_MAX_RETAINED,
+            DOWNLINK_BROADCAST_RATE, SESSION_PROVIDER, SESSION_EXPIRY, SESSION_OPEN_TIMEOUT, SESSION_MAX_PENDING,
+                    SESSION_MAX_RETAINED,
             SESSION_MAX_SESSIONS,
             ADMIN_ENABLED, ADMIN_BIND, ADMIN_PORT, ADMIN_IDLE_TIMEOUT, ADMIN_MAX_CONNECTIONS,
             ADMIN_OPERATIONS_TOKEN_FILE, ADMIN_OPERATIONS_BIND,
             ADMIN_OPERATIONS_PORT, ADMIN_OPERATIONS_TLS_CERT_FILE, ADMIN_OPERATIONS_TLS_KEY_FILE,
             ADMIN_OPERATIONS_TLS_CA_FILE, ADMIN_OPERATIONS_MAX_PAYLOAD,
-            ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_HANDSHAKE_COST, ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,
+            ADMISSION_CONNECTION_RATE, ADMISSION_MAX_HANDSHAKES, ADMISSION_HANDSHAKE_COST,
+                    ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,
             ADMISSION_RESUMED_HANDSHAKE_COST, ADMISSION_REJECT_DELAY,
             OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_MIN_HOLD, OVERLOAD_LAG_REACTION,
             OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,

@@ -212,7 +212,8 @@ public record GatewayConfig(
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v),
                 v.get(ADMIN_IDLE_TIMEOUT), v.get(ADMIN_MAX_CONNECTIONS));
-        Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_READY_GRACE), v.get(SHUTDOWN_TIMEOUT));
+        Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_READY_GRACE),
+                v.get(SHUTDOWN_TIMEOUT));
         Duration fullCost = v.get(ADMISSION_HANDSHAKE_COST);
         for (ConfigKey<Duration> cheaper : List.of(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,
                 ADMISSION_RESUMED_HANDSHAKE_COST)) {
@@ -240,11 +241,14 @@ public record GatewayConfig(
                         threshold(v, OverloadMonitor.ROUTES_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
                                 p -> p / 100.0)),
                 v.get(OVERLOAD_CLOSE_LISTENERS), v.get(OVERLOAD_REFUSE_CONNECTS), v.get(OVERLOAD_PAUSE_HANDSHAKES));
-        return new GatewayConfig(nodeId, server, tls, tcp, proxyProtocol, mqtt, identity, auth, acl, v.get(ROUTES_PROVIDER),
+        return new GatewayConfig(nodeId, server, tls, tcp, proxyProtocol, mqtt, identity, auth, acl,
+                v.get(ROUTES_PROVIDER),
                 v.get(UPLINK_SINK), v.get(DOWNLINK_SOURCE), new Downlink(v.get(DOWNLINK_MAX_INFLIGHT),
                         v.get(DOWNLINK_MAX_QUEUED), v.get(DOWNLINK_RETRY_INTERVAL), v.get(DOWNLINK_MAX_RETRIES),
-                        v.get(DOWNLINK_BROADCAST_RATE)), new Session(v.get(SESSION_PROVIDER), v.get(SESSION_EXPIRY), v.get(SESSION_OPEN_TIMEOUT),
-                        v.get(SESSION_MAX_PENDING), v.get(SESSION_MAX_RETAINED), v.get(SESSION_MAX_SESSIONS)), admin, admission, overload, shutdown,
+                        v.get(DOWNLINK_BROADCAST_RATE)), new Session(v.get(SESSION_PROVIDER), v.get(SESSION_EXPIRY),
+                                v.get(SESSION_OPEN_TIMEOUT),
+                        v.get(SESSION_MAX_PENDING), v.get(SESSION_MAX_RETAINED), v.get(SESSION_MAX_SESSIONS)), admin,
+                                admission, overload, shutdown,
                 v.get(LOG_LIFECYCLE_RATE), v);
     }
 

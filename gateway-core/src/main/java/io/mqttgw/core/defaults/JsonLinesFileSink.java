@@ -269,7 +269,8 @@ public final class JsonLinesFileSink implements UplinkSink {
     private void roll() throws IOException {
         text.close();
         // fixed-width names sort by age: uplink-20261122T014501.123Z-000001.jsonl
-        String name = "uplink-" + ROLLED.format(Instant.now()) + String.format(Locale.ROOT, "-%06d", ++rolls % 1_000_000) + ".jsonl";
+        String name = "uplink-" + ROLLED.format(Instant.now()) + String.format(Locale.ROOT, "-%06d",
+                ++rolls % 1_000_000) + ".jsonl";
         Files.move(dir.resolve(CURRENT), dir.resolve(name));
         try (Stream<Path> files = Files.list(dir)) {
             List<Path> rolled = files.filter(p -> {

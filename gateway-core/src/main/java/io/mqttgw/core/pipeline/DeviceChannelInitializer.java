@@ -31,7 +31,7 @@ import io.netty.handler.ssl.SslHandler;
  * listener's (TLS then MQTT), without one the plain TCP listener's. The CONNECT phase comes first; once CONNECT is
  * accepted {@link #install} puts the one handler of an established session in place of the CONNECT phase, the
  * invalid-packet handler and the error handler (it does their work from then on): every pipeline entry costs each idle
- * connection a context object (issue 15). Stateless handlers are shared singletons, and jobs share an entry where
+ * connection a context object. Stateless handlers are shared singletons, and jobs share an entry where
  * they sit at the same place: the device socket's ({@link DeviceSocketHandler}: bytes metered, the connection's books
  * opened and closed) and the outbound packets' ({@link OutboundPacketHandler}: encoding, the writability watch whose
  * stall timer lives in the {@link ConnectionContext}). Per channel there are only the TLS engine, the packet decoder
@@ -66,7 +66,8 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.handshakeBudget = handshakeBudget;
         this.socket = new DeviceSocketHandler(services);
         this.outbound = new OutboundPacketHandler(new WritabilityWatch(services.metrics(),
-                services.config().mqtt().writeStallTimeout().toMillis(), services.config().mqtt().maxPendingOutbound()));
+                services.config().mqtt().writeStallTimeout().toMillis(),
+                        services.config().mqtt().maxPendingOutbound()));
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), tls::verifier, services.metrics(),
                 services.events());
@@ -112,7 +113,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     @Override
     public void install(ChannelPipeline p, String afterName, int keepAliveSeconds) {
         p.addAfter(afterName, HandlerNames.SESSION, session);
-        // the loop's keepalive wheel, not a handler: a session costs a few fields there (issue 15)
+        // the loop's keepalive wheel, not a handler: a session costs a few fields there
         KeepAliveWheel.watch(p.channel(), keepAliveSeconds);
         // the session handler rejects invalid packets and handles exceptions itself from now on
         p.remove(HandlerNames.INVALID_PACKET);

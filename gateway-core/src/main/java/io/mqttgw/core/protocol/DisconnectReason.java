@@ -47,7 +47,10 @@ public enum DisconnectReason {
     INVALID_UTF8(0x81),
     /** Fixed header with QoS 3, reserved flags set, or an unknown packet type. */
     INVALID_FIXED_HEADER(0x81),
-    /** CONNECT flags the spec forbids: reserved flag, will QoS 3, will QoS or retain without will, password without user name. */
+    /**
+     * CONNECT flags the spec forbids: reserved flag, will QoS 3, will QoS or retain without will, password without
+     * user name.
+     */
     INVALID_CONNECT_FLAGS(0x81),
     /** PUBLISH topic with wildcards or otherwise invalid. */
     INVALID_TOPIC(0x90),
@@ -67,7 +70,8 @@ public enum DisconnectReason {
     /** No valid PROXY header within proxy-protocol.header-timeout. */
     PROXY_PROTOCOL_ERROR(Codes.NONE),
     /**
-     * The device did not read what the gateway sent: its channel stayed unwritable past {@code mqtt.write-stall-timeout}
+     * The device did not read what the gateway sent: its channel stayed unwritable past {@code
+     * mqtt.write-stall-timeout}
      * or its pending outbound bytes passed {@code mqtt.max-pending-outbound}.
      */
     SLOW_CONSUMER(Codes.NONE),

@@ -11,7 +11,7 @@ import java.util.Arrays;
  * common name and notAfter (all a resumed handshake needs; the JDK's parse, its X.500 name and the LDAP name the
  * identity was read through were 3.4 % of a resumed reconnect's CPU), {@link #signed} what the lean verifier checks
  * (the JDK's parse of an unknown certificate was 3-5 % of a full handshake's CPU and a sixth of its garbage;
- * async-profiler, issue 15).
+ * async-profiler).
  *
  * <p>The name is read by {@link IdentityDer}, the parsed path's own reading. Only the simple shape is read for the
  * verifier: a v3 certificate signed with ECDSA and SHA-256/384/512, no unique identifiers, no extension twice, no

@@ -10,7 +10,8 @@ import java.time.Duration;
  * How soon the certificates of connected devices expire: {@code mqttgw_device_certificates_expiring} (sessions whose
  * certificate ends within {@code identity.expiry-warning}) and {@code mqttgw_device_certificate_soonest_expiry_seconds}
  * (time left on the soonest). Computed by walking the registry at scrape time, at most once per 10 s, on the admin
- * thread; the certificate's expiry of a session is set before it is registered and never changes, so reading it there is safe.
+ * thread; the certificate's expiry of a session is set before it is registered and never changes, so reading it there
+ * is safe.
  */
 public final class CertificateExpiryMeter {
     private static final long CACHE_MILLIS = 10_000;

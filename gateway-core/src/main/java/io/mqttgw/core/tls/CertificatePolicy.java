@@ -91,7 +91,7 @@ final class CertificatePolicy {
      * The key usage bits, or null when the certificate has no key usage extension. Asked directly, the JDK's
      * certificate answers null for an absent extension only after throwing and catching two exceptions with stack
      * traces; device certificates often carry only an extended key usage, and that cost was 1.4-2 % of the gateway's
-     * CPU in a ramp of new devices (async-profiler, issue 15). The extension lists are read without exceptions.
+     * CPU in a ramp of new devices (async-profiler). The extension lists are read without exceptions.
      */
     static boolean[] keyUsage(X509Certificate certificate) {
         Set<String> critical = certificate.getCriticalExtensionOIDs();

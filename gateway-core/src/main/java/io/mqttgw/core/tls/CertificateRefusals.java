@@ -103,6 +103,7 @@ public final class CertificateRefusals {
 
     private static CertificateException refusal(String message, CertPathValidatorException.Reason reason, int code) {
         CertPathValidatorException cause = new CertPathValidatorException(message, null, null, -1, reason);
-        return NATIVE ? new OpenSslCertificateException(message, cause, code) : new CertificateException(message, cause);
+        return NATIVE ? new OpenSslCertificateException(message, cause, code) : new CertificateException(message,
+                cause);
     }
 }

@@ -7,7 +7,7 @@ import java.math.BigInteger;
  * when the encoding is strict DER: definite minimal lengths, minimal positive integers, nothing after the sequence.
  * Anything else answers null, and the certificate's signature does not verify: a signature has one encoding, so a
  * second one is never accepted. Read by hand because BouncyCastle's parse and the re-encoding that checked it were a
- * kilobyte of garbage per full handshake and a noticeable share of the JIT's work in a cold ramp (issue 15).
+ * kilobyte of garbage per full handshake and a noticeable share of the JIT's work in a cold ramp.
  * Stateless; any thread.
  *
  * @param r the first integer, positive

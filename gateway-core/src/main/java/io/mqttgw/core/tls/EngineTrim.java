@@ -13,7 +13,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Trims what Netty's OpenSSL engine keeps for a connection's whole life although an established connection never
- * reads it again (issue 15: each item is a measurable share of an idle device's heap).
+ * reads it again (each item is a measurable share of an idle device's heap).
  * <ul>
  *   <li>The peer certificate: at handshake end the engine copies the device's certificate out of BoringSSL into the
  *   session (a lazy wrapper around its DER, about 550 B), whether or not anyone asks for it. The gateway reads what

@@ -7,7 +7,8 @@ import javax.net.ssl.SSLEngine;
 
 /**
  * What a completed TLS handshake cost the node, in three classes that differ by about a factor of two each
- * (docs/benchmarks/history.md, "Storms and handshake CPU after the merge"): a full handshake with a device certificate the
+ * (docs/benchmarks/history.md, "Storms and handshake CPU after the merge"): a full handshake with a device certificate
+ * the
  * verifier had to check, a full handshake of a known device (the lean verifier's cache of verified certificates
  * answered: key exchange and the server's signature, no certificate signature), and a resumed session (no
  * certificate, no signature). Admission charges every new connection as {@link #FULL} and gives back the difference

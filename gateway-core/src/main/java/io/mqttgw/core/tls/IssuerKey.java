@@ -20,7 +20,8 @@ import org.bouncycastle.math.ec.ECPoint;
  * <p>Why not {@link Signature}: on JDK 17 the SunEC provider verifies a P-256 signature in about 1 ms of CPU (two
  * generic scalar multiplications, nothing precomputed), which was most of the Java work of a device's first
  * handshake. BouncyCastle's curve-specific arithmetic, with the issuer's point table precomputed once, does it in
- * about 0.1 ms (measured side by side in one process, docs/benchmarks/history.md, "Cold handshake CPU"). ECDSA with SHA-256/384/512
+ * about 0.1 ms (measured side by side in one process, docs/benchmarks/history.md, "Cold handshake CPU"). ECDSA with
+ * SHA-256/384/512
  * on the curves BouncyCastle has custom arithmetic for (P-256, P-384, P-521 ...) takes that path; every other key or
  * algorithm (RSA, RSASSA-PSS, Ed25519) keeps the JDK's. A configured CA with a P-256 key, the common case, goes one
  * step further: {@link P256Key} checks without allocating and with tables for both points.

@@ -33,7 +33,8 @@ import javax.security.auth.x500.X500Principal;
  * <p>A storm of known devices reconnecting costs no signature work: verified device certificates are remembered by
  * the SHA-256 of their DER (up to {@code cacheCapacity} entries) with their validity and the (signing CA, serial)
  * pairs of their path ({@link RevocationPath}). A hit checks the dates and the CRLs again (a device revoked after it
- * was cached is still refused) and needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed certificate. What the cache says (a
+ * was cached is still refused) and needs no parsing: Netty's OpenSSL engine hands the DER over in a lazily parsed
+ * certificate. What the cache says (a
  * signature checked with a configured CA's key, the path's dates, serials and issuers) depends on the CA file only:
  * a reload that keeps the same CAs (a new CRL, server certificate or key) hands the cache on to the new verifier
  * ({@link #reloaded}), whose CRLs every hit is checked against; a changed CA file starts a new one. When full, about

@@ -15,7 +15,7 @@ import org.bouncycastle.util.BigIntegers;
  *
  * <p>Why not BouncyCastle's {@code ECDSASigner}: its points and field elements are immutable, so one signature check
  * allocates some 75 KB (a new array for every field multiplication), about 60 % of all the bytes a full device
- * handshake allocated (async-profiler allocation profile, JMH {@code -prof gc}; issue 15). Here the field arithmetic
+ * handshake allocated (async-profiler allocation profile, JMH {@code -prof gc}). Here the field arithmetic
  * is still BouncyCastle's ({@link SecP256R1Field}, on caller-provided arrays); the points are Jacobian coordinates in
  * per-thread scratch arrays.
  *
@@ -259,7 +259,8 @@ final class P256Key {
     }
 
     /**
-     * Adds {@code digit ·} (the table's base of {@code span}) to {@code (k.x, k.y, k.z)} in place, the table point being
+     * Adds {@code digit ·} (the table's base of {@code span}) to {@code (k.x, k.y, k.z)} in place, the table point
+     * being
      * affine ("madd-2007-bl"). Handles the cases those formulas do not: the accumulator at infinity, the same point
      * (then it doubles), and the opposite point (then the result is infinity).
      */
@@ -328,7 +329,9 @@ final class P256Key {
         return Nat256.isZero(x) || Nat256.eq(x, P);
     }
 
-    /** Brings a field element below p (the field operations keep it there; this makes the comparisons not rely on it). */
+    /**
+     * Brings a field element below p (the field operations keep it there; this makes the comparisons not rely on it).
+     */
     private static void canonical(int[] x) {
         if (Nat256.gte(x, P)) {
             Nat256.sub(x, P, x);

@@ -13,7 +13,7 @@ import io.netty.buffer.ByteBufAllocator;
  * buffer that write is encrypted into from the plaintext (a CONNACK: 4 bytes, some 50 with the engine's allowance for
  * record overhead), and the OpenSSL engine hands out the waiting tickets only as far as that buffer reaches: the first
  * CONNACK of every connection took over 40 passes through the engine, each with its own buffer, two promises and
- * several JNI calls (an allocation profile of resumed reconnects, issue 15; {@code TlsHandshakeHandlerTest}). Through
+ * several JNI calls (an allocation profile of resumed reconnects; {@code TlsHandshakeHandlerTest}). Through
  * this allocator the first pass gets room for both tickets and the record. Every direct buffer made through it is
  * floored, but during that flush only the TLS handler allocates (the packet was encoded when it was written).
  */

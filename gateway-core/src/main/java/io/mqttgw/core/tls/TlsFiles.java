@@ -53,7 +53,8 @@ public final class TlsFiles {
         List<X509Certificate> chain = certificates("listener.tls.cert-file", certFile);
         PrivateKey key = privateKey("listener.tls.key-file", keyFile);
         if (!matches(key, chain.get(0).getPublicKey())) {
-            throw new IllegalStateException("listener.tls.key-file=" + keyFile + " does not match the server certificate"
+            throw new IllegalStateException("listener.tls.key-file=" + keyFile
+                    + " does not match the server certificate"
                     + " in listener.tls.cert-file=" + certFile + " (" + chain.get(0).getSubjectX500Principal().getName()
                     + "): the key signs what the certificate's public key cannot verify; use the key the certificate "
                     + "was issued for");
@@ -78,7 +79,8 @@ public final class TlsFiles {
                     + "certificate in " + key + " (and its key in listener.tls.key-file)");
         }
         if (nowMillis < notBefore) {
-            throw new IllegalStateException(key + "=" + file + ": the server certificate (" + subject + ") is not valid "
+            throw new IllegalStateException(key + "=" + file + ": the server certificate (" + subject
+                    + ") is not valid "
                     + "before " + Instant.ofEpochMilli(notBefore) + ", and devices would refuse it until then;"
                     + " check this host's clock, or use a certificate valid now");
         }
@@ -127,7 +129,8 @@ public final class TlsFiles {
                     privateKey = pair.getPrivateKeyInfo();
                 } else if (o instanceof PrivateKeyInfo info && firstKey) {
                     privateKey = info;
-                } else if ((o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo) && firstKey) {
+                } else if ((o instanceof PEMEncryptedKeyPair || o instanceof PKCS8EncryptedPrivateKeyInfo)
+                        && firstKey) {
                     encrypted = true;
                 }
             }

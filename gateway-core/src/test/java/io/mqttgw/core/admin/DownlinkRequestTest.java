@@ -77,7 +77,8 @@ class DownlinkRequestTest {
         assertEquals("devices/d/replies", p.responseTopic());
         assertArrayEquals(new byte[] {0, 1, 2, (byte) 0xFF}, p.correlationData());
         assertTrue(p.utf8Payload());
-        assertEquals(List.of(new MessageProperties.UserProperty("b", "2"), new MessageProperties.UserProperty("a", "x y"),
+        assertEquals(List.of(new MessageProperties.UserProperty("b", "2"), new MessageProperties.UserProperty("a",
+                "x y"),
                 new MessageProperties.UserProperty("b", "3")), p.userProperties());
         assertArrayEquals(new byte[] {0, 1, 2, (byte) 0xFF},
                 parse("/downlink?client=d&topic=t&correlation-data=AAEC/w==", false).message().properties()

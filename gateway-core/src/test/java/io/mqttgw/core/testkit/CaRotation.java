@@ -68,7 +68,8 @@ public final class CaRotation {
             extra.accept(crl);
             byte[] der = crl.build(new JcaContentSignerBuilder("SHA256withECDSA")
                     .build(issuer.getKeyPair().getPrivate())).getEncoded();
-            return "-----BEGIN X509 CRL-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.UTF_8)).encodeToString(der)
+            return "-----BEGIN X509 CRL-----\n" + Base64.getMimeEncoder(64,
+                    "\n".getBytes(StandardCharsets.UTF_8)).encodeToString(der)
                     + "\n-----END X509 CRL-----\n";
         } catch (Exception e) {
             throw new IllegalStateException("cannot build the CRL", e);

@@ -51,7 +51,8 @@ class CertificateDerTest {
                 "O=Acme, CN=dev-last", "CN=Device_0001.sensor:eu@plant",
                 "CN=" + "d".repeat(64));
         // UTCTime up to 2049 (and back to 1950), GeneralizedTime from 2050 on
-        List<Instant> expiries = List.of(Instant.parse("1999-12-31T23:59:59Z"),Instant.now().plus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS),
+        List<Instant> expiries = List.of(Instant.parse("1999-12-31T23:59:59Z"),Instant.now().plus(1,
+                ChronoUnit.DAYS).truncatedTo(ChronoUnit.SECONDS),
                 Instant.parse("2049-12-31T23:59:59Z"), Instant.parse("2050-01-01T00:00:00Z"),
                 Instant.parse("2099-06-30T12:34:56Z"));
         for (String subject : subjects) {

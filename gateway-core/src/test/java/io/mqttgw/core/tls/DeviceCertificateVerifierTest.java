@@ -112,7 +112,8 @@ class DeviceCertificateVerifierTest {
     void refusesRevokedDeviceAsRevoked(String kind) throws Exception {
         X509Bundle stolen = pki().device("stolen");
         RevocationLists crls = RevocationLists.of(
-                TlsFiles.crls("crl", pki().writeCrl(dir.resolve("c.crl"), stolen)), List.of(pki().ca().getCertificate()));
+                TlsFiles.crls("crl", pki().writeCrl(dir.resolve("c.crl"), stolen)),
+                        List.of(pki().ca().getCertificate()));
         DeviceCertificateVerifier verifier = verifier(kind, List.of(pki().ca().getCertificate()), crls, false);
         assertEquals(BasicReason.REVOKED, refusal(verifier, stolen.getCertificate()));
         assertDoesNotThrow(() -> verifier.verify(new X509Certificate[] {pki().device("fine").getCertificate()},
@@ -180,12 +181,15 @@ class DeviceCertificateVerifierTest {
     @ValueSource(strings = {"lean", "pkix"})
     void refusesADeviceThroughASentIntermediateWhoseNameConstraintsExcludeIt(String kind) throws Exception {
         // a sub-CA limited to *.plant-a.example; lean does not evaluate name constraints, so it must not ignore them
-        byte[] onlyPlantA = new org.bouncycastle.asn1.x509.NameConstraints(new org.bouncycastle.asn1.x509.GeneralSubtree[] {
+        byte[] onlyPlantA = new org.bouncycastle.asn1.x509.NameConstraints(new
+                org.bouncycastle.asn1.x509.GeneralSubtree[] {
                 new org.bouncycastle.asn1.x509.GeneralSubtree(new org.bouncycastle.asn1.x509.GeneralName(
                         org.bouncycastle.asn1.x509.GeneralName.dNSName, "plant-a.example"))}, null).getEncoded();
-        X509Bundle constrained = build(pki().certificateBuilder().subject("CN=Plant A CA").setIsCertificateAuthority(true)
+        X509Bundle constrained =
+                build(pki().certificateBuilder().subject("CN=Plant A CA").setIsCertificateAuthority(true)
                 .addExtensionOctetString("2.5.29.30", true, onlyPlantA), pki().ca());
-        X509Certificate outside = build(pki().certificateBuilder().subject("CN=intruder").addExtendedKeyUsageClientAuth()
+        X509Certificate outside =
+                build(pki().certificateBuilder().subject("CN=intruder").addExtendedKeyUsageClientAuth()
                 .addSanDnsName("plant-b.example"), constrained).getCertificate();
         CertificateException e = assertThrows(CertificateException.class, () -> verifier(kind).verify(
                 new X509Certificate[] {outside, constrained.getCertificate()}, System.currentTimeMillis()));

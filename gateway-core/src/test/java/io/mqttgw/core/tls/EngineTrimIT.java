@@ -29,9 +29,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What a device's TLS engine keeps after the handshake (issue 15): not the device certificate, which Netty's
+ * What a device's TLS engine keeps after the handshake: not the device certificate, which Netty's
  * OpenSSL session would otherwise hold for the connection's life; not its own copies of the listener's protocols and
- * groups; and nothing left in the verifier-to-handler hand-over, after successful and refused handshakes alike. Real mutual-TLS sockets against one gateway.
+ * groups; and nothing left in the verifier-to-handler hand-over, after successful and refused handshakes alike. Real
+ * mutual-TLS sockets against one gateway.
  */
 class EngineTrimIT {
     @TempDir

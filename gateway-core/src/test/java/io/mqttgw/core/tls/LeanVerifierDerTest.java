@@ -93,7 +93,8 @@ class LeanVerifierDerTest {
                 .addExtensionUtf8String("1.3.6.1.4.1.99999.1", true, "x").buildIssuedBy(ca)));
         X509Certificate good = device("d15").addExtendedKeyUsageClientAuth().buildIssuedBy(ca).getCertificate();
         chains.put("signature bit flipped", chain(changed(good, der -> flip(der, der.length - 3))));
-        chains.put("body changed", chain(changed(good, der -> flip(der, indexOf(der, "d15".getBytes(StandardCharsets.UTF_8)) + 2))));
+        chains.put("body changed", chain(changed(good, der -> flip(der, indexOf(der,
+                "d15".getBytes(StandardCharsets.UTF_8)) + 2))));
         chains.put("trailing byte", chain(changed(good, der -> java.util.Arrays.copyOf(der, der.length + 1))));
 
         List<X509Certificate> cas = List.of(ca.getCertificate(), rsaCa.getCertificate(), p384Ca.getCertificate());
@@ -130,7 +131,8 @@ class LeanVerifierDerTest {
         CertificateException e = assertThrows(CertificateException.class, () -> verifier.verify(
                 new X509Certificate[] {new DerOnly(stolen.getCertificate().getEncoded())}, System.currentTimeMillis()));
         assertEquals(BasicReason.REVOKED, ((CertPathValidatorException) e.getCause()).getReason());
-        assertDoesNotThrow(() -> verifier.verify(new X509Certificate[] {new DerOnly(pki.device("fine").getCertificate().getEncoded())},
+        assertDoesNotThrow(() -> verifier.verify(new X509Certificate[] {new
+                DerOnly(pki.device("fine").getCertificate().getEncoded())},
                 System.currentTimeMillis()));
     }
 

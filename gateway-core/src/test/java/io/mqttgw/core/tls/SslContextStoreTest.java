@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The OpenSSL contexts of the device listener are reference counted (no finalizer per connection, issue 15): the
+ * The OpenSSL contexts of the device listener are reference counted (no finalizer per connection): the
  * store gives up a replaced context at once, open engines keep theirs until they close, and close() gives up the
  * current one.
  */

@@ -47,7 +47,8 @@ class TlsFailureReasonTest {
 
     @Test
     void classifiesBytesThatAreNoTlsRecord() {
-        assertEquals(TlsFailureReason.NOT_TLS, TlsFailureReason.classify(new NotSslRecordException("not an SSL/TLS record")));
+        assertEquals(TlsFailureReason.NOT_TLS,
+                TlsFailureReason.classify(new NotSslRecordException("not an SSL/TLS record")));
         assertEquals(TlsFailureReason.NOT_TLS,
                 TlsFailureReason.classify(new DecoderException(new NotSslRecordException("wrapped"))));
     }
@@ -97,7 +98,8 @@ class TlsFailureReasonTest {
         CertPathValidatorException validator = new CertPathValidatorException("no trust anchor", null, null, -1,
                 CertPathValidatorException.BasicReason.UNSPECIFIED);
         assertEquals(TlsFailureReason.CERTIFICATE_REJECTED, TlsFailureReason.classify(causedBy(
-                new SSLHandshakeException("PKIX path building failed"), new CertificateException("untrusted", validator))));
+                new SSLHandshakeException("PKIX path building failed"), new CertificateException("untrusted",
+                        validator))));
         assertEquals(TlsFailureReason.CERTIFICATE_REJECTED,
                 TlsFailureReason.classify(causedBy(new SSLHandshakeException("x"), new CertificateException("bad"))));
     }
@@ -123,7 +125,8 @@ class TlsFailureReasonTest {
         SSLException b = new SSLException("b", a);
         a.initCause(b); // a <- b <- a: Throwable only prevents a cause that is the exception itself
 
-        java.util.concurrent.atomic.AtomicReference<TlsFailureReason> result = new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.concurrent.atomic.AtomicReference<TlsFailureReason> result = new
+                java.util.concurrent.atomic.AtomicReference<>();
         Thread classifier = new Thread(() -> result.set(TlsFailureReason.classify(a)), "classify-cycle");
         classifier.setDaemon(true);
         classifier.start();
@@ -220,7 +223,8 @@ class TlsFailureReasonTest {
         SslHandler ssl = server.newHandler(ByteBufAllocator.DEFAULT);
         EmbeddedChannel s = new EmbeddedChannel(ssl);
         try {
-            ByteBuf connect = Unpooled.copiedBuffer("\u0010\u0010\u0000\u0004MQTT\u0004\u0002\u0000\u003c\u0000\u0004abcd",
+            ByteBuf connect =
+                    Unpooled.copiedBuffer("\u0010\u0010\u0000\u0004MQTT\u0004\u0002\u0000\u003c\u0000\u0004abcd",
                     StandardCharsets.ISO_8859_1);
             try {
                 s.writeInbound(connect);

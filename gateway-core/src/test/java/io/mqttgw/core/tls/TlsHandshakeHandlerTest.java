@@ -102,7 +102,8 @@ class TlsHandshakeHandlerTest {
         GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
         EmbeddedChannel channel = new EmbeddedChannel();
         channel.attr(ConnectionContext.KEY).set(new ConnectionContext("tls"));
-        channel.pipeline().addLast(new TlsHandshakeHandler(new CertificateIdentities("cn"), () -> null, metrics, new EventLog(10)));
+        channel.pipeline().addLast(new TlsHandshakeHandler(new CertificateIdentities("cn"), () -> null, metrics,
+                new EventLog(10)));
 
         channel.pipeline().fireUserEventTriggered(failed(CertificateRefusals.unknownCa(
                 "no CA issued CN=evil\nforged line")));

@@ -13,7 +13,8 @@ import org.redisson.client.codec.StringCodec;
 /**
  * The read side of the gateway's Redis state for a business service: where a device is connected, and a way to
  * queue a command in an offline device's persistent session. Pairs with the Kafka downlink client:
- * {@code DownlinkClient.builder().routes(directory::lookup).offlinePolicy(OfflinePolicy.store(directory::storeOffline))}.
+ * {@code
+ * DownlinkClient.builder().routes(directory::lookup).offlinePolicy(OfflinePolicy.store(directory::storeOffline))}.
  * Writes nothing else; thread-safe; stages complete on the Redis client's threads.
  */
 public final class RedisDeviceDirectory {

@@ -18,7 +18,8 @@ import redis.embedded.RedisExecProvider;
 /**
  * A real redis-server for a test, on 127.0.0.1 and a free port, without persistence, so a restart comes back empty
  * as after a crash, unless the test wrote a snapshot with {@link #saveSnapshot()}: a restart then loads it, as a Redis
- * with RDB persistence does. The binary is the one org.signal:embedded-redis ships (7.0.15), or the one named by the system
+ * with RDB persistence does. The binary is the one org.signal:embedded-redis ships (7.0.15), or the one named by the
+ * system
  * property {@code mqttgw.test.redis-server} (e.g. {@code /usr/bin/redis-server} from Debian's package). Can be
  * stopped and started again on the same port.
  */

@@ -34,7 +34,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * One device certificate verification as a full TLS handshake does it (issue 15): the JDK's PKIX validation
+ * One device certificate verification as a full TLS handshake does it: the JDK's PKIX validation
  * ({@code listener.tls.verifier: pkix}) against the lean verifier on a cache miss ({@code leanCold}, cache off) and on
  * a hit ({@code leanWarm}, a known device reconnecting). ECDSA P-256 CA and devices, a CRL of 1,000 revoked serials.
  * Each operation gets a fresh {@link LazyX509Certificate} over the DER, as Netty's OpenSSL engine hands the trust
