@@ -46,7 +46,13 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
-        return verifier.verify(chain, clock.getAsLong());
+        try {
+            return verifier.verify(chain, clock.getAsLong());
+        } catch (RuntimeException e) {
+            // BoringSSL answers an unchecked exception with internal_error and the failure would be counted under no
+            // reason; a certificate read lazily throws one when the JDK cannot parse it
+            throw CertificateRefusals.malformed("unreadable client certificate: " + e);
+        }
     }
 
     @Override

@@ -45,7 +45,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     /** What a cache hit must still check: the validity of the path and the (issuer, serial) of each link. */
-    private record Verified(long notBefore, long notAfter, X500Principal[] issuers, BigInteger[] serials) {
+    record Verified(long notBefore, long notAfter, X500Principal[] issuers, BigInteger[] serials) {
     }
 
     /** SHA-256 of a certificate's DER, with the hash code taken from its first bytes. */
@@ -166,7 +166,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
      * anything unexpected or failing it answers null and {@link #verifyPath} decides (and names the refusal), so a
      * certificate is accepted here only if the full path would accept it too.
      */
-    private Verified verifiedFromDer(byte[] der, long nowMillis) {
+    Verified verifiedFromDer(byte[] der, long nowMillis) {
         if (!readsDer) {
             return null;
         }
@@ -195,6 +195,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         long notBefore = Long.MIN_VALUE;
         long notAfter = Long.MAX_VALUE;
         X509Certificate current = chain[0];
+        CertificatePolicy.requireWellFormed(current, "device certificate");
         CertificatePolicy.requireClientUsage(current);
         for (int depth = 0; ; depth++) {
             CertificatePolicy.requireStrongSignature(current);
@@ -241,14 +242,29 @@ final class LeanVerifier implements DeviceCertificateVerifier {
                 serials.toArray(new BigInteger[0]));
     }
 
-    private static X509Certificate sentIssuer(X509Certificate[] chain, X509Certificate child, X500Principal issuer) {
+    /**
+     * The CA among the certificates the device sent that issued {@code child}, in any order (TLS 1.3 allows it); a
+     * sent certificate that is not well-formed is never a candidate, so an extra one the path does not need changes
+     * nothing, just as on the DER path, which reads the device certificate alone.
+     */
+    private static X509Certificate sentIssuer(X509Certificate[] chain, X509Certificate child, X500Principal issuer)
+            throws CertificateException {
         for (X509Certificate candidate : chain) {
-            if (candidate != child && candidate.getSubjectX500Principal().equals(issuer)
+            if (candidate != child && wellFormed(candidate) && candidate.getSubjectX500Principal().equals(issuer)
                     && candidate.getBasicConstraints() >= 0) {
                 return candidate;
             }
         }
         return null;
+    }
+
+    private static boolean wellFormed(X509Certificate candidate) {
+        try {
+            CertificatePolicy.requireWellFormed(candidate, "sent certificate");
+            return true;
+        } catch (CertificateException e) {
+            return false;
+        }
     }
 
     private static void requireSignedByOneOf(X509Certificate certificate, List<Authority> candidates)

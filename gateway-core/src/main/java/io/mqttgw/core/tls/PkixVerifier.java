@@ -48,6 +48,9 @@ final class PkixVerifier implements DeviceCertificateVerifier {
 
     @Override
     public boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
+        for (int i = 0; i < chain.length; i++) {
+            CertificatePolicy.requireWellFormed(chain[i], i == 0 ? "device certificate" : "sent certificate " + i);
+        }
         List<X509Certificate> path = new ArrayList<>(Arrays.asList(chain));
         // a device may send its CA too; the validator wants the path without the trust anchor
         while (path.size() > 1 && anchorCertificates.contains(path.get(path.size() - 1))) {
