@@ -1,5 +1,16 @@
 package io.mqttgw.core.tls;
 
+import static io.mqttgw.core.tls.RawDer.algorithm;
+import static io.mqttgw.core.tls.RawDer.ascii;
+import static io.mqttgw.core.tls.RawDer.bool;
+import static io.mqttgw.core.tls.RawDer.concat;
+import static io.mqttgw.core.tls.RawDer.extension;
+import static io.mqttgw.core.tls.RawDer.integer;
+import static io.mqttgw.core.tls.RawDer.name;
+import static io.mqttgw.core.tls.RawDer.oid;
+import static io.mqttgw.core.tls.RawDer.rdn;
+import static io.mqttgw.core.tls.RawDer.seq;
+import static io.mqttgw.core.tls.RawDer.tlv;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.netty.handler.ssl.util.LazyX509Certificate;
@@ -58,9 +69,6 @@ class VerifierDifferentialTest {
             "nameConstraints", "the lean verifier does not evaluate a non-critical name constraint of a sent CA "
                     + "(a critical one is refused as not understood); PKIX enforces it");
 
-    /** Signs faster than the JDK 17 provider: most of a case's time is signing and the JDK's PKIX checks. */
-    private static final java.security.Provider BOUNCY_CASTLE =
-            new org.bouncycastle.jce.provider.BouncyCastleProvider();
     private static final long NOW = Instant.now().truncatedTo(ChronoUnit.SECONDS).toEpochMilli();
     private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
     private static final String SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
@@ -323,16 +331,10 @@ class VerifierDifferentialTest {
         if (m.contains("wrongSigner") && !jdkAlgorithm.endsWith("ECDSA")) {
             signingKey = issuer.keys().getPrivate();
         }
-        Signature signer = Signature.getInstance(jdkAlgorithm, BOUNCY_CASTLE);
-        signer.initSign(signingKey);
-        signer.update(tbsDer);
-        byte[] signature = signer.sign();
+        byte[] certificate = RawDer.signedCertificate(tbsDer, outerAlgorithm, signingKey, jdkAlgorithm);
         if (m.contains("signatureFlipped")) {
-            signature[signature.length - 2] ^= 1;
+            certificate[certificate.length - 2] ^= 1;
         }
-        byte[] bits = new byte[signature.length + 1];
-        System.arraycopy(signature, 0, bits, 1, signature.length);
-        byte[] certificate = seq(tbsDer, outerAlgorithm, tlv(0x03, bits));
         if (m.contains("trailingByte")) {
             certificate = java.util.Arrays.copyOf(certificate, certificate.length + 1);
         }
@@ -537,70 +539,5 @@ class VerifierDifferentialTest {
         }
         byte[] value = java.util.Arrays.copyOfRange(extension, rest, extension.length);
         return seq(oidDer, bool(false), value);
-    }
-
-    // ---------------------------------------------------------------- DER
-
-    private static byte[] extension(String oid, boolean critical, byte[] value) throws IOException {
-        return critical ? seq(oid(oid), bool(true), tlv(0x04, value)) : seq(oid(oid), tlv(0x04, value));
-    }
-
-    private static byte[] algorithm(String oid, boolean nullParams) throws IOException {
-        return nullParams ? seq(oid(oid), new byte[] {0x05, 0x00}) : seq(oid(oid));
-    }
-
-    private static byte[] name(List<byte[]> rdns) {
-        return seq(rdns.toArray(new byte[0][]));
-    }
-
-    private static byte[] rdn(String type, int stringTag, String value) throws IOException {
-        return tlv(0x31, seq(oid(type), tlv(stringTag, value.getBytes(StandardCharsets.UTF_8))));
-    }
-
-    private static byte[] oid(String dotted) throws IOException {
-        return new ASN1ObjectIdentifier(dotted).getEncoded();
-    }
-
-    private static byte[] integer(BigInteger value) {
-        return tlv(0x02, value.toByteArray());
-    }
-
-    private static byte[] bool(boolean value) {
-        return tlv(0x01, new byte[] {value ? (byte) 0xff : 0});
-    }
-
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
-    }
-
-    private static byte[] seq(byte[]... parts) {
-        return tlv(0x30, parts);
-    }
-
-    private static byte[] concat(byte[]... parts) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (byte[] p : parts) {
-            out.writeBytes(p);
-        }
-        return out.toByteArray();
-    }
-
-    private static byte[] tlv(int tag, byte[]... parts) {
-        byte[] content = concat(parts);
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        out.write(tag);
-        int length = content.length;
-        if (length < 0x80) {
-            out.write(length);
-        } else if (length < 0x100) {
-            out.write(0x81);
-            out.write(length);
-        } else {
-            out.write(0x82);
-            out.write(length >> 8);
-            out.write(length);
-        }
-        out.writeBytes(content);
-        return out.toByteArray();
     }
 }
