@@ -15,15 +15,15 @@ import org.bouncycastle.asn1.ASN1ObjectIdentifier;
  * DER written by hand, for certificates no well-behaved builder would make: any field malformed, yet signed for real
  * by the issuer's key, so that a verifier has to refuse them for their shape and not for their signature.
  */
-final class RawDer {
+public final class RawDer {
     /** Signs faster than the JDK 17 provider. */
-    static final Provider BOUNCY_CASTLE = new org.bouncycastle.jce.provider.BouncyCastleProvider();
+    public static final Provider BOUNCY_CASTLE = new org.bouncycastle.jce.provider.BouncyCastleProvider();
 
     private RawDer() {
     }
 
     /** A certificate of {@code tbs}, its signature algorithm written as {@code outerAlgorithm}. */
-    static byte[] signedCertificate(byte[] tbs, byte[] outerAlgorithm, PrivateKey key, String jdkAlgorithm)
+    public static byte[] signedCertificate(byte[] tbs, byte[] outerAlgorithm, PrivateKey key, String jdkAlgorithm)
             throws GeneralSecurityException {
         Signature signer = Signature.getInstance(jdkAlgorithm, BOUNCY_CASTLE);
         signer.initSign(key);
@@ -34,23 +34,23 @@ final class RawDer {
         return seq(tbs, outerAlgorithm, tlv(0x03, bits));
     }
 
-    static byte[] extension(String oid, boolean critical, byte[] value) {
+    public static byte[] extension(String oid, boolean critical, byte[] value) {
         return critical ? seq(oid(oid), bool(true), tlv(0x04, value)) : seq(oid(oid), tlv(0x04, value));
     }
 
-    static byte[] algorithm(String oid, boolean nullParams) {
+    public static byte[] algorithm(String oid, boolean nullParams) {
         return nullParams ? seq(oid(oid), new byte[] {0x05, 0x00}) : seq(oid(oid));
     }
 
-    static byte[] name(java.util.List<byte[]> rdns) {
+    public static byte[] name(java.util.List<byte[]> rdns) {
         return seq(rdns.toArray(new byte[0][]));
     }
 
-    static byte[] rdn(String type, int stringTag, String value) {
+    public static byte[] rdn(String type, int stringTag, String value) {
         return tlv(0x31, seq(oid(type), tlv(stringTag, value.getBytes(StandardCharsets.UTF_8))));
     }
 
-    static byte[] oid(String dotted) {
+    public static byte[] oid(String dotted) {
         try {
             return new ASN1ObjectIdentifier(dotted).getEncoded();
         } catch (IOException e) {
@@ -58,23 +58,23 @@ final class RawDer {
         }
     }
 
-    static byte[] integer(BigInteger value) {
+    public static byte[] integer(BigInteger value) {
         return tlv(0x02, value.toByteArray());
     }
 
-    static byte[] bool(boolean value) {
+    public static byte[] bool(boolean value) {
         return tlv(0x01, new byte[] {value ? (byte) 0xff : 0});
     }
 
-    static byte[] ascii(String s) {
+    public static byte[] ascii(String s) {
         return s.getBytes(StandardCharsets.US_ASCII);
     }
 
-    static byte[] seq(byte[]... parts) {
+    public static byte[] seq(byte[]... parts) {
         return tlv(0x30, parts);
     }
 
-    static byte[] concat(byte[]... parts) {
+    public static byte[] concat(byte[]... parts) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (byte[] p : parts) {
             out.writeBytes(p);
@@ -83,7 +83,7 @@ final class RawDer {
     }
 
     /** Tag, minimal definite length, content. */
-    static byte[] tlv(int tag, byte[]... parts) {
+    public static byte[] tlv(int tag, byte[]... parts) {
         byte[] content = concat(parts);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write(tag);
