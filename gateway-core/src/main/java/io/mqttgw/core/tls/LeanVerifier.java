@@ -164,7 +164,8 @@ final class LeanVerifier implements DeviceCertificateVerifier {
      * from its DER ({@link CertificateDer#signed}), its issuer found by the bytes of its name, the same checks as
      * {@link #verifyPath} (signature, dates, key usage, extended key usage, ECDSA only). It only ever accepts: on
      * anything unexpected or failing it answers null and {@link #verifyPath} decides (and names the refusal), so a
-     * certificate is accepted here only if the full path would accept it too.
+     * certificate is accepted here only if the full path would accept it too: {@code VerifierDifferentialTest} asks
+     * this path alone (hence not private) and checks that on generated certificates.
      */
     Verified verifiedFromDer(byte[] der, long nowMillis) {
         if (!readsDer) {
