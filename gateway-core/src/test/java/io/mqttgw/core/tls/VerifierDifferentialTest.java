@@ -66,6 +66,8 @@ class VerifierDifferentialTest {
     static final Map<String, String> PKIX_EXCEPTIONS = Map.of(
             "chainOutOfOrder", "the lean verifier finds a sent CA anywhere in what the device sent (TLS 1.3 lets a "
                     + "peer send its chain in any order after its own certificate); the JDK's PKIX wants it in order",
+            "unusedCertificate", "the lean verifiers ignore a sent certificate the path does not need (the DER path "
+                    + "reads the device certificate alone); PKIX validates everything sent as one path",
             "nameConstraints", "the lean verifier does not evaluate a non-critical name constraint of a sent CA "
                     + "(a critical one is refused as not understood); PKIX enforces it");
 
@@ -230,6 +232,12 @@ class VerifierDifferentialTest {
         List<byte[]> chain = new ArrayList<>();
         chain.add(device);
         chain.addAll(sent);
+        if (r.nextInt(40) == 0) {
+            // a certificate the path does not need, maybe malformed: the lean paths ignore it, PKIX wants none
+            chain.add(certificate(r, p256Root, name(List.of(rdn("2.5.4.3", 0x0c, "Unrelated"))), subjectKeys[4],
+                    true, r.nextBoolean(), new LinkedHashSet<>(), ""));
+            features.add("unusedCertificate");
+        }
         if (r.nextInt(30) == 0 && chain.size() > 2) {
             java.util.Collections.swap(chain, 1, 2);
             features.add("chainOutOfOrder");
@@ -394,7 +402,12 @@ class VerifierDifferentialTest {
 
     private static byte[] basicConstraints(Random r, Set<String> m, boolean ca) {
         if (!m.contains("bc")) {
-            return ca ? seq(bool(true)) : r.nextBoolean() ? seq() : seq(bool(true), integer(BigInteger.ZERO));
+            if (ca) {
+                // a path length of 0 or 1 under a sub-CA that has more sub-CAs under it must be refused
+                int pathLength = r.nextInt(4) - 1;
+                return pathLength < 0 ? seq(bool(true)) : seq(bool(true), integer(BigInteger.valueOf(pathLength)));
+            }
+            return r.nextBoolean() ? seq() : seq(bool(true), integer(BigInteger.ZERO));
         }
         return switch (r.nextInt(8)) {
             case 0 -> seq(tlv(0x01, new byte[] {0x01}));                               // TRUE not as 0xff
