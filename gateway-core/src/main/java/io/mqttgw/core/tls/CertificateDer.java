@@ -18,9 +18,9 @@ import java.util.Arrays;
  * PrintableString of letters, digits and {@code - . _ : @}; for the verifier, a v3 certificate signed with ECDSA and
  * SHA-256/384/512, of RFC 5280's shape ({@link CertificateSyntax}, which the parsed path requires too), no unique
  * identifiers, no critical extension the lean verifier does not evaluate, subject alternative names only plain DNS
- * names and IP addresses. Anything else (a multi-valued RDN, another string type, any other character, an empty value, DER this
- * reader does not expect) answers null, and the caller reads the
- * certificate through the JDK as before. That keeps the two readings from ever disagreeing: on the shapes read here
+ * names and IP addresses. Anything else (a multi-valued RDN, another string type, any other character, an empty
+ * value, DER this reader does not expect) answers null, and the caller reads the certificate through the JDK as
+ * before. That keeps the two readings from ever disagreeing: on the shapes read here
  * both give the same answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other
  * shape takes the JDK's.
  *

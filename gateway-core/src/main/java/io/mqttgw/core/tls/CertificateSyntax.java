@@ -82,11 +82,13 @@ final class CertificateSyntax {
         algorithmIdentifier("public key algorithm");
         bitString("public key");
         expectEnd(keyEnd, "subject public key info");
-        for (int tag = 0x81; tag <= 0x82 && at < tbsEnd && peek() == tag; tag++) {
-            if (version < 1) {
-                throw new Malformed("unique identifier in a v1 certificate");
+        for (int tag = 0x81; tag <= 0x82; tag++) {     // issuerUniqueID, subjectUniqueID: each optional
+            if (at < tbsEnd && peek() == tag) {
+                if (version < 1) {
+                    throw new Malformed("unique identifier in a v1 certificate");
+                }
+                bitStringContent(length(tag, "unique identifier"), "unique identifier");
             }
-            bitStringContent(length(tag, "unique identifier"), "unique identifier");
         }
         if (at < tbsEnd && peek() == 0xa3) {
             if (version != 2) {

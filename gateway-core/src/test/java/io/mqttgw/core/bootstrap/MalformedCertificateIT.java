@@ -55,30 +55,68 @@ class MalformedCertificateIT {
     void refusesADeviceWhoseUnparseableExtendedKeyUsageSaysServerAuthOnly(String verifier, String engine)
             throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
-        generator.initialize(new ECGenParameterSpec("secp256r1"));
-        KeyPair key = generator.generateKeyPair();
-        Instant now = Instant.now();
-        DateTimeFormatter utc = DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'").withZone(ZoneOffset.UTC);
-        byte[] ecdsaSha256 = algorithm("1.2.840.10045.4.3.2", false);
+        KeyPair key = deviceKey();
         byte[] serverAuthOnly = concat(seq(oid("1.3.6.1.5.5.7.3.1")), new byte[] {0x05, 0x00});
-        byte[] tbs = seq(tlv(0xa0, integer(BigInteger.TWO)), integer(BigInteger.valueOf(77)), ecdsaSha256,
-                pki.ca().getCertificate().getSubjectX500Principal().getEncoded(),
-                seq(tlv(0x17, ascii(utc.format(now.minus(1, ChronoUnit.HOURS)))),
-                        tlv(0x17, ascii(utc.format(now.plus(1, ChronoUnit.DAYS))))),
-                name(List.of(rdn("2.5.4.3", 0x0c, "dev-server-only"))), key.getPublic().getEncoded(),
-                tlv(0xa3, seq(extension("2.5.29.37", false, serverAuthOnly))));
-        byte[] der = RawDer.signedCertificate(tbs, ecdsaSha256, pki.ca().getKeyPair().getPrivate(), "SHA256withECDSA");
+        byte[] der = device(pki, key, "dev-server-only", tlv(0xa0, integer(BigInteger.TWO)),
+                extension("2.5.29.37", false, serverAuthOnly));
         X509Certificate certificate = (X509Certificate) CertificateFactory.getInstance("X.509")
                 .generateCertificate(new ByteArrayInputStream(der));
-
-        try (Gateway gateway = TestGateway.tls(pki, dir).with("listener.tls.verifier", verifier)
-                .with("listener.tls.engine", engine).start()) {
+        try (Gateway gateway = start(pki, verifier, engine)) {
             String alert = TlsFrontDoorIT.alertReceived(presenting(certificate, key.getPrivate()), gateway.tlsPort());
             TlsFrontDoorIT.assertAlert("bad_certificate", alert, engine);
             TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.MALFORMED_CERTIFICATE, 1);
             CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
         }
+    }
+
+    /**
+     * A v2 certificate with extensions, which the JDK cannot parse: the OpenSSL engine hands its DER to the verifier,
+     * whose first question to the lazily parsed certificate used to throw an unchecked exception, sent as {@code
+     * internal_error} and counted under no reason.
+     */
+    @ParameterizedTest(name = "verifier {0}")
+    @CsvSource({"lean", "pkix"})
+    void refusesACertificateTheJdkCannotParseWithBadCertificate(String verifier) throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        KeyPair key = deviceKey();
+        byte[] der = device(pki, key, "dev-v2", tlv(0xa0, integer(BigInteger.ONE)),
+                extension("2.5.29.37", false, seq(oid("1.3.6.1.5.5.7.3.2"))));
+        // the JDK client needs a parsed certificate to choose it; it sends what getEncoded answers
+        byte[] wellFormed = device(pki, key, "dev-v2", tlv(0xa0, integer(BigInteger.TWO)),
+                extension("2.5.29.37", false, seq(oid("1.3.6.1.5.5.7.3.2"))));
+        X509Certificate parsed = (X509Certificate) CertificateFactory.getInstance("X.509")
+                .generateCertificate(new ByteArrayInputStream(wellFormed));
+        X509Certificate sent = new EncodedAs(parsed, der);
+        try (Gateway gateway = start(pki, verifier, "openssl")) {
+            String alert = TlsFrontDoorIT.alertReceived(presenting(sent, key.getPrivate()), gateway.tlsPort());
+            TlsFrontDoorIT.assertAlert("bad_certificate", alert, "openssl");
+            TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.MALFORMED_CERTIFICATE, 1);
+            CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
+        }
+    }
+
+    private Gateway start(TestPki pki, String verifier, String engine) {
+        return TestGateway.tls(pki, dir).with("listener.tls.verifier", verifier).with("listener.tls.engine", engine)
+                .start();
+    }
+
+    private static KeyPair deviceKey() throws Exception {
+        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
+        generator.initialize(new ECGenParameterSpec("secp256r1"));
+        return generator.generateKeyPair();
+    }
+
+    private static byte[] device(TestPki pki, KeyPair key, String cn, byte[] version, byte[] extension)
+            throws Exception {
+        Instant now = Instant.now();
+        DateTimeFormatter utc = DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'").withZone(ZoneOffset.UTC);
+        byte[] ecdsaSha256 = algorithm("1.2.840.10045.4.3.2", false);
+        byte[] tbs = seq(version, integer(BigInteger.valueOf(77)), ecdsaSha256,
+                pki.ca().getCertificate().getSubjectX500Principal().getEncoded(),
+                seq(tlv(0x17, ascii(utc.format(now.minus(1, ChronoUnit.HOURS)))),
+                        tlv(0x17, ascii(utc.format(now.plus(1, ChronoUnit.DAYS))))),
+                name(List.of(rdn("2.5.4.3", 0x0c, cn))), key.getPublic().getEncoded(), tlv(0xa3, seq(extension)));
+        return RawDer.signedCertificate(tbs, ecdsaSha256, pki.ca().getKeyPair().getPrivate(), "SHA256withECDSA");
     }
 
     /** A client context that presents this certificate whatever the server asks, trusting any server. */
@@ -122,5 +160,163 @@ class MalformedCertificateIT {
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(new KeyManager[] {keys}, InsecureTrustManagerFactory.INSTANCE.getTrustManagers(), null);
         return context;
+    }
+
+    /** A parsed certificate that the client stack can reason about, sent on the wire as other bytes. */
+    private static final class EncodedAs extends X509Certificate {
+        private final X509Certificate parsed;
+        private final byte[] der;
+
+        EncodedAs(X509Certificate parsed, byte[] der) {
+            this.parsed = parsed;
+            this.der = der;
+        }
+
+        @Override
+        public byte[] getEncoded() {
+            return der.clone();
+        }
+
+        @Override
+        public void checkValidity() throws java.security.cert.CertificateExpiredException,
+                java.security.cert.CertificateNotYetValidException {
+            parsed.checkValidity();
+        }
+
+        @Override
+        public void checkValidity(java.util.Date date) throws java.security.cert.CertificateExpiredException,
+                java.security.cert.CertificateNotYetValidException {
+            parsed.checkValidity(date);
+        }
+
+        @Override
+        public int getVersion() {
+            return parsed.getVersion();
+        }
+
+        @Override
+        public BigInteger getSerialNumber() {
+            return parsed.getSerialNumber();
+        }
+
+        @Override
+        public Principal getIssuerDN() {
+            return parsed.getIssuerX500Principal();
+        }
+
+        @Override
+        public javax.security.auth.x500.X500Principal getIssuerX500Principal() {
+            return parsed.getIssuerX500Principal();
+        }
+
+        @Override
+        public Principal getSubjectDN() {
+            return parsed.getSubjectX500Principal();
+        }
+
+        @Override
+        public javax.security.auth.x500.X500Principal getSubjectX500Principal() {
+            return parsed.getSubjectX500Principal();
+        }
+
+        @Override
+        public java.util.Date getNotBefore() {
+            return parsed.getNotBefore();
+        }
+
+        @Override
+        public java.util.Date getNotAfter() {
+            return parsed.getNotAfter();
+        }
+
+        @Override
+        public byte[] getTBSCertificate() throws java.security.cert.CertificateEncodingException {
+            return parsed.getTBSCertificate();
+        }
+
+        @Override
+        public byte[] getSignature() {
+            return parsed.getSignature();
+        }
+
+        @Override
+        public String getSigAlgName() {
+            return parsed.getSigAlgName();
+        }
+
+        @Override
+        public String getSigAlgOID() {
+            return parsed.getSigAlgOID();
+        }
+
+        @Override
+        public byte[] getSigAlgParams() {
+            return parsed.getSigAlgParams();
+        }
+
+        @Override
+        public boolean[] getIssuerUniqueID() {
+            return parsed.getIssuerUniqueID();
+        }
+
+        @Override
+        public boolean[] getSubjectUniqueID() {
+            return parsed.getSubjectUniqueID();
+        }
+
+        @Override
+        public boolean[] getKeyUsage() {
+            return parsed.getKeyUsage();
+        }
+
+        @Override
+        public List<String> getExtendedKeyUsage() throws java.security.cert.CertificateParsingException {
+            return parsed.getExtendedKeyUsage();
+        }
+
+        @Override
+        public int getBasicConstraints() {
+            return parsed.getBasicConstraints();
+        }
+
+        @Override
+        public void verify(java.security.PublicKey key) throws java.security.GeneralSecurityException {
+            parsed.verify(key);
+        }
+
+        @Override
+        public void verify(java.security.PublicKey key, String provider) throws java.security.GeneralSecurityException {
+            parsed.verify(key, provider);
+        }
+
+        @Override
+        public String toString() {
+            return "EncodedAs(" + parsed.getSubjectX500Principal() + ")";
+        }
+
+        @Override
+        public java.security.PublicKey getPublicKey() {
+            return parsed.getPublicKey();
+        }
+
+        @Override
+        public boolean hasUnsupportedCriticalExtension() {
+            return parsed.hasUnsupportedCriticalExtension();
+        }
+
+        @Override
+        public java.util.Set<String> getCriticalExtensionOIDs() {
+            return parsed.getCriticalExtensionOIDs();
+        }
+
+        @Override
+        public java.util.Set<String> getNonCriticalExtensionOIDs() {
+            return parsed.getNonCriticalExtensionOIDs();
+        }
+
+        @Override
+        public byte[] getExtensionValue(String oid) {
+            return parsed.getExtensionValue(oid);
+        }
     }
 }

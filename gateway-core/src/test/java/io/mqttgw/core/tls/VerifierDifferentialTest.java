@@ -326,7 +326,13 @@ class VerifierDifferentialTest {
         tbs.add(subjectName != null && !m.contains("subjectNotAName") ? subjectName : subject(r, m));
         tbs.add(publicKeyInfo(subjectKey, m));
         if (m.contains("uniqueId")) {
-            tbs.add(tlv(0x81, new byte[] {0, 1, 2}));
+            int which = r.nextInt(3);                   // issuer's, subject's, or both
+            if (which != 1) {
+                tbs.add(tlv(0x81, new byte[] {0, 1, 2}));
+            }
+            if (which != 0) {
+                tbs.add(tlv(0x82, new byte[] {0, 3}));
+            }
         }
         if (!extensions.isEmpty() || m.contains("emptyExtensions")) {
             tbs.add(tlv(0xa3, seq(extensions.toArray(new byte[0][]))));
