@@ -48,13 +48,14 @@ final class PkixVerifier implements DeviceCertificateVerifier {
 
     @Override
     public boolean verify(X509Certificate[] chain, long nowMillis) throws CertificateException {
-        for (int i = 0; i < chain.length; i++) {
-            CertificatePolicy.requireWellFormed(chain[i], i == 0 ? "device certificate" : "sent certificate " + i);
-        }
         List<X509Certificate> path = new ArrayList<>(Arrays.asList(chain));
         // a device may send its CA too; the validator wants the path without the trust anchor
         while (path.size() > 1 && anchorCertificates.contains(path.get(path.size() - 1))) {
             path.remove(path.size() - 1);
+        }
+        // what the JDK's parse would let through (a dropped usage restriction, a lenient time) is refused first
+        for (int i = 0; i < path.size(); i++) {
+            CertificatePolicy.requireWellFormed(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
         }
         try {
             CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);

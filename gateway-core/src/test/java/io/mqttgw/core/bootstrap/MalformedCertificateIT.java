@@ -280,12 +280,16 @@ class MalformedCertificateIT {
         }
 
         @Override
-        public void verify(java.security.PublicKey key) throws java.security.GeneralSecurityException {
+        public void verify(java.security.PublicKey key) throws java.security.cert.CertificateException,
+                java.security.NoSuchAlgorithmException, java.security.InvalidKeyException,
+                java.security.NoSuchProviderException, java.security.SignatureException {
             parsed.verify(key);
         }
 
         @Override
-        public void verify(java.security.PublicKey key, String provider) throws java.security.GeneralSecurityException {
+        public void verify(java.security.PublicKey key, String provider) throws java.security.cert.CertificateException,
+                java.security.NoSuchAlgorithmException, java.security.InvalidKeyException,
+                java.security.NoSuchProviderException, java.security.SignatureException {
             parsed.verify(key, provider);
         }
 
