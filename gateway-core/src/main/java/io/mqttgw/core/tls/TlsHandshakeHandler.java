@@ -209,7 +209,12 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
         }
         DeviceCertificateVerifier verifier = currentVerifier.get();
         if (verifier != null) {
-            verifier.verify(chain, System.currentTimeMillis());
+            try {
+                verifier.verify(chain, System.currentTimeMillis());
+            } catch (RuntimeException e) {
+                // as in DeviceTrustManager: a certificate the JDK cannot parse is a counted refusal, not a crash
+                throw CertificateRefusals.malformed("unreadable client certificate of a resumed session: " + e);
+            }
         }
         return chain[0];
     }
