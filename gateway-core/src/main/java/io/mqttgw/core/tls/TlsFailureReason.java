@@ -76,7 +76,10 @@ public enum TlsFailureReason {
                     && v.getReason() == CertPathValidatorException.BasicReason.EXPIRED) {
                 return CERTIFICATE_EXPIRED;
             }
-            if (t instanceof CertificateParsingException) {
+            // the JDK's certificate factory reports a DER it cannot parse as a CertificateException over the
+            // IOException of its decoder (the JDK engine parses the client's certificates before any trust manager)
+            if (t instanceof CertificateParsingException
+                    || t instanceof CertificateException && t.getCause() instanceof java.io.IOException) {
                 return MALFORMED_CERTIFICATE;
             }
             certificate |= t instanceof CertificateException || t instanceof CertPathValidatorException;

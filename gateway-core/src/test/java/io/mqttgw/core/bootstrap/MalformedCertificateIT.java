@@ -74,9 +74,9 @@ class MalformedCertificateIT {
      * whose first question to the lazily parsed certificate used to throw an unchecked exception, sent as {@code
      * internal_error} and counted under no reason.
      */
-    @ParameterizedTest(name = "verifier {0}")
-    @CsvSource({"lean", "pkix"})
-    void refusesACertificateTheJdkCannotParseWithBadCertificate(String verifier) throws Exception {
+    @ParameterizedTest(name = "verifier {0}, engine {1}")
+    @CsvSource({"lean,openssl", "pkix,openssl", "lean,jdk"})
+    void refusesACertificateTheJdkCannotParseWithBadCertificate(String verifier, String engine) throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         KeyPair key = deviceKey();
         byte[] der = device(pki, key, "dev-v2", tlv(0xa0, integer(BigInteger.ONE)),
@@ -87,9 +87,9 @@ class MalformedCertificateIT {
         X509Certificate parsed = (X509Certificate) CertificateFactory.getInstance("X.509")
                 .generateCertificate(new ByteArrayInputStream(wellFormed));
         X509Certificate sent = new EncodedAs(parsed, der);
-        try (Gateway gateway = start(pki, verifier, "openssl")) {
+        try (Gateway gateway = start(pki, verifier, engine)) {
             String alert = TlsFrontDoorIT.alertReceived(presenting(sent, key.getPrivate()), gateway.tlsPort());
-            TlsFrontDoorIT.assertAlert("bad_certificate", alert, "openssl");
+            TlsFrontDoorIT.assertAlert("bad_certificate", alert, engine);
             TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.MALFORMED_CERTIFICATE, 1);
             CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-ok")), gateway.tlsPort(), "dev-ok");
         }

@@ -54,6 +54,13 @@ class TlsFailureReasonTest {
     }
 
     @Test
+    void classifiesTheJdkFactorysParseFailureAsMalformed() {
+        assertEquals(TlsFailureReason.MALFORMED_CERTIFICATE, TlsFailureReason.classify(causedBy(
+                new SSLHandshakeException("Failed to parse client certificates"),
+                new CertificateException("Could not parse certificate", new java.io.IOException("extra data")))));
+    }
+
+    @Test
     void classifiesAHandshakeTimeout() {
         assertEquals(TlsFailureReason.TIMEOUT,
                 TlsFailureReason.classify(new SslHandshakeTimeoutException("handshake timed out after 10000ms")));
