@@ -10,9 +10,9 @@ import java.util.Arrays;
  * strict in others, and silently drops a non-critical extension it cannot parse: a usage restriction in it would be
  * ignored). Checked: DER lengths (definite, minimal); version, and extensions only in v3, unique identifiers not in
  * v1; a minimal serial; the inner and outer signature algorithm identical; names as sequences of non-empty sets of
- * (type, value) pairs, the issuer not empty; validity times in the forms RFC 5280 4.1.2.5 allows (UTCTime
- * YYMMDDHHMMSSZ, GeneralizedTime YYYYMMDDHHMMSSZ from 2050 on, real calendar dates); a public key info of algorithm
- * and bits; a non-empty extension list without a repeated extension; and the value of every extension the verifiers
+ * (type, value) pairs, the issuer not empty, an empty subject only with a critical subject alternative name; validity
+ * times in the forms RFC 5280 4.1.2.5 allows (UTCTime YYMMDDHHMMSSZ, GeneralizedTime YYYYMMDDHHMMSSZ from 2050 on,
+ * real calendar dates); a public key info of algorithm and bits; a non-empty extension list without a repeated extension; and the value of every extension the verifiers
  * evaluate (key usage, extended key usage, basic constraints, subject alternative name) exactly of its ASN.1 type,
  * critical or not, with nothing after it. Stateless; any thread.
  */
@@ -32,6 +32,7 @@ final class CertificateSyntax {
 
     private final byte[] der;
     private int at;
+    private boolean criticalAltName;
 
     private CertificateSyntax(byte[] der) {
         this.der = der;
@@ -77,7 +78,7 @@ final class CertificateSyntax {
         time("notBefore");
         time("notAfter");
         expectEnd(validityEnd, "validity");
-        name("subject");
+        boolean subjectEmpty = name("subject") == 0;
         int keyEnd = enter(0x30, "subject public key info");
         algorithmIdentifier("public key algorithm");
         bitString("public key");
@@ -97,6 +98,10 @@ final class CertificateSyntax {
             int extensionsEnd = enter(0xa3, "extensions");
             extensions();
             expectEnd(extensionsEnd, "extensions");
+        }
+        if (subjectEmpty && !criticalAltName) {
+            // RFC 5280 4.1.2.6: the identity is then in the SAN, which must be critical (the JDK refuses it too)
+            throw new Malformed("empty subject without a critical subject alternative name");
         }
         expectEnd(tbsEnd, "TBSCertificate");
         int outerFrom = at;
@@ -130,8 +135,10 @@ final class CertificateSyntax {
             }
             oidOffsets[count] = oid;
             oidLengths[count++] = oidLength;
+            boolean critical = false;
             if (peek() == 0x01) {
                 bool("critical");
+                critical = der[at - 1] != 0;
             }
             int valueEnd = enter(0x04, "extension value");
             if (valueEnd != extensionEnd) {
@@ -145,6 +152,7 @@ final class CertificateSyntax {
                 basicConstraints(valueEnd);
             } else if (is(oid, oidLength, SUBJECT_ALT_NAME)) {
                 subjectAltName(valueEnd);
+                criticalAltName = critical;
             }
             at = valueEnd;
         }

@@ -81,6 +81,9 @@ class CertificateSyntaxTest {
                 "v1 written out");
         assertNotNull(CertificateSyntax.problem(certificate(new byte[0], VALIDITY, NAME, tlv(0x82, new byte[] {0}))),
                 "a unique identifier in v1");
+        assertNotNull(CertificateSyntax.problem(certificate(v3(), VALIDITY, seq(),
+                tlv(0xa3, seq(extension("2.5.29.17", false, seq(tlv(0x82, ascii("d.example")))))))),
+                "empty subject, SAN not critical");
         assertNotNull(CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, tlv(0xa3, seq()))),
                 "an empty extension list");
         assertNotNull(CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, tlv(0xa3, seq(

@@ -139,6 +139,10 @@ class MalformedCertificateTest {
                 Arguments.of("hour 24", device(t -> t.notBefore = tlv(0x17, ascii(hhmmss.substring(0, 6) + "240000Z")))),
                 Arguments.of("GeneralizedTime before 2050",
                         device(t -> t.notBefore = tlv(0x18, ascii("20" + hhmmss + "Z")))),
+                Arguments.of("empty subject, subjectAltName not critical", device(t -> {
+                    t.subject = seq();
+                    t.extensions.add(extension("2.5.29.17", false, seq(tlv(0x82, ascii("d.example")))));
+                })),
                 Arguments.of("an empty extension list", device(t -> {
                     t.extensions.clear();
                     t.extensions.add(new byte[0]);
