@@ -14,11 +14,13 @@ import java.util.Arrays;
  * async-profiler).
  *
  * <p>The name is read by {@link IdentityDer}, the parsed path's own reading. Only the simple shape is read for the
- * verifier: a v3 certificate signed with ECDSA and SHA-256/384/512, no unique identifiers, no extension twice, no
- * critical extension the lean verifier does not evaluate. Anything else (a subject without a CN or with one the
- * identity rules refuse, DER this reader does not expect) answers null, and the caller reads the certificate through
- * the JDK as before. That keeps the two readings from ever disagreeing: on the shapes read here both give the same
- * answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other shape takes the JDK's.
+ * verifier: a v3 certificate signed with ECDSA and SHA-256/384/512, of RFC 5280's shape ({@link CertificateSyntax},
+ * which the parsed path requires too), no unique identifiers, no critical extension the lean verifier does not
+ * evaluate, subject alternative names only plain DNS names and IP addresses. Anything else (a subject without a CN
+ * or with one the identity rules refuse, DER this reader does not expect) answers null, and the caller reads the
+ * certificate through the JDK as before. That keeps the two readings from ever disagreeing: on the shapes read here
+ * both give the same answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other
+ * shape takes the JDK's.
  *
  * <p>Stateless and allocation-light; any thread.
  */
@@ -53,6 +55,8 @@ final class CertificateDer {
     /** Key usage (2.5.29.15) and extended key usage (2.5.29.37), content bytes. */
     private static final byte[] KEY_USAGE = {0x55, 0x1d, 0x0f};
     private static final byte[] EXTENDED_KEY_USAGE = {0x55, 0x1d, 0x25};
+    /** Subject alternative name (2.5.29.17), content bytes. */
+    private static final byte[] SUBJECT_ALT_NAME = {0x55, 0x1d, 0x11};
     /** {@link CertificatePolicy#UNDERSTOOD_CRITICAL} as OID content bytes: one list for both readings. */
     private static final byte[][] UNDERSTOOD_CRITICAL = CertificatePolicy.UNDERSTOOD_CRITICAL.stream()
             .map(CertificateDer::oidContent).toArray(byte[][]::new);
@@ -79,7 +83,8 @@ final class CertificateDer {
     /** What the lean verifier checks, for a certificate of the simple shape, or null: then read it through the JDK. */
     static Signed signed(byte[] der) {
         try {
-            return new CertificateDer(der).signedFields();
+            // the shape both paths require first: the parsed path refuses what fails it, so this one must not accept
+            return CertificateSyntax.problem(der) != null ? null : new CertificateDer(der).signedFields();
         } catch (RuntimeException unexpected) {
             return null;
         }
@@ -155,6 +160,8 @@ final class CertificateDer {
                     }
                     sawExtendedKeyUsage = true;
                     clientAuth = extendedKeyUsageAllowsClientAuth();
+                } else if (is(oid, oidLength, SUBJECT_ALT_NAME) && !plainAltNames(extensionEnd)) {
+                    return null;                   // the JDK's parse decides on a name it may not read
                 }
                 at = extensionEnd;
             }
@@ -250,6 +257,47 @@ final class CertificateDer {
             throw new IllegalArgumentException("extended key usage");
         }
         return allowed;
+    }
+
+    /**
+     * Whether the subject alternative names are only DNS names of letters, digits, hyphens and dots (no empty label,
+     * none starting or ending with a hyphen) and IP addresses: names the JDK's parse reads too. The JDK refuses a
+     * whole certificate whose critical SAN it cannot parse and drops a non-critical one, so any other name sends the
+     * certificate to the parsed path, which refuses both.
+     */
+    private boolean plainAltNames(int end) {
+        int listEnd = enter(SEQUENCE);
+        if (listEnd != end) {
+            return false;
+        }
+        while (at < listEnd) {
+            int tag = peek();
+            int length = length(tag);
+            if (tag == 0x87 ? length != 4 && length != 16 : tag != 0x82 || !plainDnsName(at, length)) {
+                return false;
+            }
+            at += length;
+        }
+        return true;
+    }
+
+    private boolean plainDnsName(int from, int length) {
+        if (length == 0 || length > 253) {
+            return false;
+        }
+        int labelStart = from;
+        for (int i = from; i <= from + length; i++) {
+            if (i == from + length || der[i] == '.') {
+                if (i == labelStart || der[labelStart] == '-' || der[i - 1] == '-') {
+                    return false;
+                }
+                labelStart = i + 1;
+            } else if (!(der[i] >= 'a' && der[i] <= 'z' || der[i] >= 'A' && der[i] <= 'Z'
+                    || der[i] >= '0' && der[i] <= '9' || der[i] == '-')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private boolean is(int offset, int length, byte[] content) {

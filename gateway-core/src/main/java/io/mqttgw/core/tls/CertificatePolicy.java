@@ -19,12 +19,15 @@ final class CertificatePolicy {
     private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
     private static final String ANY_USAGE = "2.5.29.37.0";
     private static final String KEY_USAGE = "2.5.29.15";
+    private static final String EXTENDED_KEY_USAGE = "2.5.29.37";
+    private static final String SUBJECT_ALT_NAME = "2.5.29.17";
     private static final int DIGITAL_SIGNATURE = 0;
     /**
      * The critical extensions the lean verifier evaluates: key usage, extended key usage, basic constraints, and the
      * subject alternative name (critical when the subject is empty; nothing in it restricts the certificate).
      */
-    static final Set<String> UNDERSTOOD_CRITICAL = Set.of(KEY_USAGE, "2.5.29.37", "2.5.29.19", "2.5.29.17");
+    static final Set<String> UNDERSTOOD_CRITICAL = Set.of(KEY_USAGE, EXTENDED_KEY_USAGE, "2.5.29.19",
+            SUBJECT_ALT_NAME);
 
     private final RevocationLists crls;
     private final boolean crlHard;
@@ -47,6 +50,36 @@ final class CertificatePolicy {
         if (algorithm.startsWith("SHA1") || algorithm.contains("WITHSHA1") || algorithm.startsWith("MD")) {
             throw CertificateRefusals.weakAlgorithm("certificate " + certificate.getSubjectX500Principal().getName()
                     + " is signed with " + certificate.getSigAlgName() + "; SHA-1 and MD5 signatures are refused");
+        }
+    }
+
+    /**
+     * Refuses a certificate that is not of RFC 5280's shape ({@link CertificateSyntax}), or one with a key usage,
+     * extended key usage or subject alternative name the JDK's parse cannot read: the JDK drops such a non-critical
+     * extension as if it were absent, and a usage restriction in it would be ignored. Call it before any other
+     * question to the certificate: a certificate read lazily is parsed on the first one.
+     *
+     * @param position where the certificate is in what the device sent, for the message
+     */
+    static void requireWellFormed(X509Certificate certificate, String position) throws CertificateException {
+        String problem = CertificateSyntax.problem(certificate.getEncoded());
+        if (problem != null) {
+            throw CertificateRefusals.malformed("malformed " + position + ": " + problem);
+        }
+        try {
+            if (certificate.getExtensionValue(KEY_USAGE) != null && certificate.getKeyUsage() == null
+                    || certificate.getExtensionValue(EXTENDED_KEY_USAGE) != null
+                    && certificate.getExtendedKeyUsage() == null
+                    || certificate.getExtensionValue(SUBJECT_ALT_NAME) != null
+                    && certificate.getSubjectAlternativeNames() == null) {
+                throw CertificateRefusals.malformed("malformed " + position + ": an extension it evaluates is "
+                        + "unreadable");
+            }
+        } catch (CertificateParsingException e) {
+            throw CertificateRefusals.malformed("malformed " + position + ": " + e.getMessage());
+        } catch (IllegalStateException e) {
+            // a certificate read lazily (Netty's) parses now: a DER the JDK refuses surfaces as an unchecked exception
+            throw CertificateRefusals.malformed("malformed " + position + ": " + e.getMessage());
         }
     }
 

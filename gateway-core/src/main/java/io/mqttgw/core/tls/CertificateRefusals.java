@@ -6,6 +6,7 @@ import io.netty.internal.tcnative.CertificateVerifier;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertPathValidatorException.BasicReason;
 import java.security.cert.CertificateException;
+import java.security.cert.CertificateParsingException;
 import java.security.cert.PKIXReason;
 
 /**
@@ -101,8 +102,23 @@ public final class CertificateRefusals {
                 NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);
     }
 
+    /**
+     * A certificate that is not of RFC 5280's shape, or an extension the verifier evaluates that cannot be read:
+     * {@code bad_certificate} (X509_V_ERR_CERT_REJECTED, as BoringSSL maps it). The {@link CertificateParsingException}
+     * under the reason is what {@link TlsFailureReason} counts as {@code malformed_certificate}.
+     */
+    public static CertificateException malformed(String message) {
+        return refusal(message, BasicReason.UNSPECIFIED, NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0,
+                new CertificateParsingException(message));
+    }
+
     private static CertificateException refusal(String message, CertPathValidatorException.Reason reason, int code) {
-        CertPathValidatorException cause = new CertPathValidatorException(message, null, null, -1, reason);
+        return refusal(message, reason, code, null);
+    }
+
+    private static CertificateException refusal(String message, CertPathValidatorException.Reason reason, int code,
+                                                Throwable detail) {
+        CertPathValidatorException cause = new CertPathValidatorException(message, detail, null, -1, reason);
         return NATIVE ? new OpenSslCertificateException(message, cause, code) : new CertificateException(message,
                 cause);
     }

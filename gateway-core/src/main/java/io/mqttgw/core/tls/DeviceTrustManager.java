@@ -51,10 +51,16 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
-        DeviceCertificateVerifier.Verdict verdict = verifier.check(chain, clock.getAsLong());
-        // after the verifier: a certificate of an unknown CA is refused as that, whatever it names
-        identities.requireReadable(chain[0]);
-        return verdict;
+        try {
+            DeviceCertificateVerifier.Verdict verdict = verifier.check(chain, clock.getAsLong());
+            // after the verifier: a certificate of an unknown CA is refused as that, whatever it names
+            identities.requireReadable(chain[0]);
+            return verdict;
+        } catch (RuntimeException e) {
+            // BoringSSL answers an unchecked exception with internal_error and the failure would be counted under no
+            // reason; a certificate read lazily throws one when the JDK cannot parse it
+            throw CertificateRefusals.malformed("unreadable client certificate: " + e);
+        }
     }
 
     @Override

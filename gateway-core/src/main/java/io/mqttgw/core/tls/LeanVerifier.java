@@ -53,7 +53,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
      * What a cache hit must still check: the validity of the path and the (signing CA, serial) of each link. It is
      * the revocation path a connection keeps, so a known device's connection costs no object of its own.
      */
-    private static final class Verified extends RevocationPath {
+    static final class Verified extends RevocationPath {
         private final long notBefore;
         private final long notAfter;
 
@@ -183,9 +183,10 @@ final class LeanVerifier implements DeviceCertificateVerifier {
      * from its DER ({@link CertificateDer#signed}), its issuer found by the bytes of its name, the same checks as
      * {@link #verifyPath} (signature, dates, key usage, extended key usage, ECDSA only). It only ever accepts: on
      * anything unexpected or failing it answers null and {@link #verifyPath} decides (and names the refusal), so a
-     * certificate is accepted here only if the full path would accept it too.
+     * certificate is accepted here only if the full path would accept it too: {@code VerifierDifferentialTest} asks
+     * this path alone (hence not private) and checks that on generated certificates.
      */
-    private Verified verifiedFromDer(byte[] der, long nowMillis) {
+    Verified verifiedFromDer(byte[] der, long nowMillis) {
         if (!readsDer) {
             return null;
         }
@@ -214,6 +215,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         long notBefore = Long.MIN_VALUE;
         long notAfter = Long.MAX_VALUE;
         X509Certificate current = chain[0];
+        CertificatePolicy.requireWellFormed(current, "device certificate");
         CertificatePolicy.requireClientUsage(current);
         for (int depth = 0; ; depth++) {
             CertificatePolicy.requireStrongSignature(current);
@@ -260,14 +262,29 @@ final class LeanVerifier implements DeviceCertificateVerifier {
                 serials.toArray(new BigInteger[0]));
     }
 
-    private static X509Certificate sentIssuer(X509Certificate[] chain, X509Certificate child, X500Principal issuer) {
+    /**
+     * The CA among the certificates the device sent that issued {@code child}, in any order (TLS 1.3 allows it); a
+     * sent certificate that is not well-formed is never a candidate, so an extra one the path does not need changes
+     * nothing, just as on the DER path, which reads the device certificate alone.
+     */
+    private static X509Certificate sentIssuer(X509Certificate[] chain, X509Certificate child, X500Principal issuer)
+            throws CertificateException {
         for (X509Certificate candidate : chain) {
-            if (candidate != child && candidate.getSubjectX500Principal().equals(issuer)
+            if (candidate != child && wellFormed(candidate) && candidate.getSubjectX500Principal().equals(issuer)
                     && candidate.getBasicConstraints() >= 0) {
                 return candidate;
             }
         }
         return null;
+    }
+
+    private static boolean wellFormed(X509Certificate candidate) {
+        try {
+            CertificatePolicy.requireWellFormed(candidate, "sent certificate");
+            return true;
+        } catch (CertificateException e) {
+            return false;
+        }
     }
 
     /** The configured CA (of those with the certificate's issuer name) whose key verifies its signature. */

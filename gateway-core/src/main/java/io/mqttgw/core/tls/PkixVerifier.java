@@ -70,6 +70,10 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         while (path.size() > 1 && anchorCertificates.contains(path.get(path.size() - 1))) {
             path.remove(path.size() - 1);
         }
+        // what the JDK's parse would let through (a dropped usage restriction, a lenient time) is refused first
+        for (int i = 0; i < path.size(); i++) {
+            CertificatePolicy.requireWellFormed(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
+        }
         try {
             CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
             CertPathValidator validator = CertPathValidator.getInstance("PKIX");

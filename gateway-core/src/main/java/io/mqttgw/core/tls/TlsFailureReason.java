@@ -7,6 +7,7 @@ import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateException;
 import java.security.cert.CertificateExpiredException;
 import java.security.cert.CertificateNotYetValidException;
+import java.security.cert.CertificateParsingException;
 import java.security.cert.CertificateRevokedException;
 import java.security.cert.PKIXReason;
 import java.util.Locale;
@@ -25,6 +26,11 @@ public enum TlsFailureReason {
     CERTIFICATE_UNKNOWN_CA,
     /** The issuer's CRL is missing or past its next-update and {@code listener.tls.crl-mode} is hard. */
     CRL_STALE,
+    /**
+     * The client certificate (or one the device sent with it) is not of RFC 5280's shape, or an extension the
+     * verifier evaluates (key usage, extended key usage, basic constraints, subject alternative name) cannot be read.
+     */
+    MALFORMED_CERTIFICATE,
     /**
      * The client certificate did not verify for another reason: bad signature, SHA-1, key usage, a critical extension
      * the verifier does not evaluate.
@@ -91,6 +97,12 @@ public enum TlsFailureReason {
                     || t instanceof CertPathValidatorException v
                     && v.getReason() == CertPathValidatorException.BasicReason.EXPIRED) {
                 return CERTIFICATE_EXPIRED;
+            }
+            // the JDK's certificate factory reports a DER it cannot parse as a CertificateException over the
+            // IOException of its decoder (the JDK engine parses the client's certificates before any trust manager)
+            if (t instanceof CertificateParsingException
+                    || t instanceof CertificateException && t.getCause() instanceof java.io.IOException) {
+                return MALFORMED_CERTIFICATE;
             }
             certificate |= t instanceof CertificateException || t instanceof CertPathValidatorException;
             closed |= t instanceof ClosedChannelException;

@@ -229,7 +229,15 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
             chain[i] = new LazyX509Certificate(session[i].getEncoded());
         }
         DeviceCertificateVerifier verifier = currentVerifier.get();
-        return verifier == null ? null : verifier.check(chain, System.currentTimeMillis()).path();
+        if (verifier == null) {
+            return null;
+        }
+        try {
+            return verifier.check(chain, System.currentTimeMillis()).path();
+        } catch (RuntimeException e) {
+            // as in DeviceTrustManager: a certificate the JDK cannot parse is a counted refusal, not a crash
+            throw CertificateRefusals.malformed("unreadable client certificate of a resumed session: " + e);
+        }
     }
 
 

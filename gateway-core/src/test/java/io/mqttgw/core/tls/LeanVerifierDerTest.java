@@ -105,8 +105,9 @@ class LeanVerifierDerTest {
             assertEquals(parsed, fromDer, e.getKey());
             accepted += "accepted".equals(parsed) ? 1 : 0;
         }
-        assertEquals(9, accepted, "the accepted ones: plain, clientAuth, client and server, digitalSignature, "
-                + "intermediate, RSA, P-384, SAN");
+        assertEquals(8, accepted, "the accepted ones: plain, clientAuth, client and server, digitalSignature, "
+                + "intermediate, RSA, P-384, SAN (a byte after the certificate is refused: the JDK's parse ignored "
+                + "it)");
     }
 
     @Test

@@ -40,6 +40,27 @@ class TlsFailureReasonTest {
     }
 
     @Test
+    void classifiesAMalformedCertificateRefusalAsMalformed() {
+        assertEquals(TlsFailureReason.MALFORMED_CERTIFICATE, TlsFailureReason.classify(causedBy(
+                new SSLHandshakeException("bad certificate"), CertificateRefusals.malformed("v2 with extensions"))));
+    }
+
+    @Test
+    void classifiesACertificateParsingExceptionInTheChainAsMalformed() {
+        // the JDK engine parses the certificate message itself; some of its parse failures are this type
+        assertEquals(TlsFailureReason.MALFORMED_CERTIFICATE, TlsFailureReason.classify(causedBy(
+                new SSLHandshakeException("Failed to parse server certificates"),
+                new java.security.cert.CertificateParsingException("Extensions not allowed in v2 certificate"))));
+    }
+
+    @Test
+    void classifiesTheJdkFactorysParseFailureAsMalformed() {
+        assertEquals(TlsFailureReason.MALFORMED_CERTIFICATE, TlsFailureReason.classify(causedBy(
+                new SSLHandshakeException("Failed to parse client certificates"),
+                new CertificateException("Could not parse certificate", new java.io.IOException("extra data")))));
+    }
+
+    @Test
     void classifiesAHandshakeTimeout() {
         assertEquals(TlsFailureReason.TIMEOUT,
                 TlsFailureReason.classify(new SslHandshakeTimeoutException("handshake timed out after 10000ms")));
