@@ -415,26 +415,11 @@ final class CertificateSyntax {
             throw new Malformed(what + ": unexpected tag " + Integer.toHexString(peek()));
         }
         at++;
-        int first = der[at++] & 0xff;
-        int length;
-        if (first < 0x80) {
-            length = first;
-        } else {
-            int bytes = first & 0x7f;
-            if (bytes == 0 || bytes > 3) {
-                throw new Malformed(what + ": indefinite or huge length");
-            }
-            if (der[at] == 0) {
-                throw new Malformed(what + ": length not minimal");
-            }
-            length = 0;
-            for (int i = 0; i < bytes; i++) {
-                length = length << 8 | der[at++] & 0xff;
-            }
-            if (length < 0x80) {
-                throw new Malformed(what + ": length not minimal");
-            }
+        int length = DerLength.of(der, at);
+        if (length == DerLength.NOT_DER) {
+            throw new Malformed(what + ": not a definite, minimal DER length");
         }
+        at += DerLength.size(der, at);
         if (length > der.length - at) {
             throw new Malformed(what + ": truncated");
         }

@@ -310,20 +310,11 @@ final class IdentityDer {
             throw new IllegalArgumentException("tag");
         }
         at++;
-        int first = der[at++] & 0xff;
-        int length;
-        if (first < 0x80) {
-            length = first;
-        } else {
-            int bytes = first & 0x7f;
-            if (bytes == 0 || bytes > 3) {
-                throw new IllegalArgumentException("length");
-            }
-            length = 0;
-            for (int i = 0; i < bytes; i++) {
-                length = length << 8 | der[at++] & 0xff;
-            }
+        int length = DerLength.of(der, at);
+        if (length == DerLength.NOT_DER) {
+            throw new IllegalArgumentException("length");
         }
+        at += DerLength.size(der, at);
         if (length > der.length - at) {
             throw new IllegalArgumentException("truncated");
         }

@@ -94,6 +94,6 @@ class CertificateSyntaxTest {
         // the outer length in two bytes where one would do
         byte[] longForm = RawDer.concat(new byte[] {0x30, (byte) 0x82, (byte) (content.length >> 8),
                 (byte) content.length}, content);
-        assertEquals("certificate: length not minimal", CertificateSyntax.problem(longForm));
+        assertEquals("certificate: not a definite, minimal DER length", CertificateSyntax.problem(longForm));
     }
 }
