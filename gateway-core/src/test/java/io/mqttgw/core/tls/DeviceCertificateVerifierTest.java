@@ -328,6 +328,41 @@ class DeviceCertificateVerifierTest {
         assertEquals(TlsFailureReason.CERTIFICATE_REVOKED, TlsFailureReason.classify(e));
     }
 
+    /**
+     * The lean verifier's cache is keyed by the device certificate alone: a device once proven through an intermediate
+     * it sent may leave the intermediate out afterwards (a reconnect storm costs no signature work), which pkix
+     * refuses. What the intermediate vouched for stays bounded by it: the remembered path carries its validity and its
+     * (issuer, serial), checked again on every hit.
+     */
+    @Test
+    void aKnownDeviceMayLeaveOutItsIntermediateButNotPastTheIntermediatesValidityOrRevocation() throws Exception {
+        List<X509Certificate> cas = List.of(pki().ca().getCertificate());
+        long now = System.currentTimeMillis();
+        X509Bundle sub = pki().certificateBuilder().subject("CN=Short Sub CA").setIsCertificateAuthority(true)
+                .notBefore(Instant.now().minus(1, ChronoUnit.HOURS)).notAfter(Instant.now().plus(1, ChronoUnit.HOURS))
+                .buildIssuedBy(pki().ca());
+        X509Certificate device = build(pki().certificateBuilder().subject("CN=via-short-sub")
+                .addExtendedKeyUsageClientAuth(), sub).getCertificate();
+        DeviceCertificateVerifier lean = DeviceCertificateVerifier.lean(cas, RevocationLists.NONE, false, 100, null);
+        assertFalse(lean.verify(new X509Certificate[] {device, sub.getCertificate()}, now), "proven once, in full");
+        assertTrue(lean.verify(new X509Certificate[] {device}, now), "known: the intermediate may be left out");
+        assertThrows(CertificateException.class, () -> verifier("pkix").verify(new X509Certificate[] {device}, now),
+                "pkix has no memory: it needs the intermediate every time");
+
+        CertificateException expired = assertThrows(CertificateException.class,
+                () -> lean.verify(new X509Certificate[] {device}, now + 2 * 3_600_000L));
+        assertEquals(TlsFailureReason.CERTIFICATE_EXPIRED, TlsFailureReason.classify(expired),
+                "the device is valid for a day, its intermediate for an hour: the path ends with the intermediate");
+
+        RevocationLists crl = RevocationLists.of(TlsFiles.crls("crl", pki().writeCrl(dir.resolve("sub.crl"), sub)),
+                cas);
+        DeviceCertificateVerifier after = DeviceCertificateVerifier.lean(cas, crl, false, 100, lean);
+        CertificateException revoked = assertThrows(CertificateException.class,
+                () -> after.verify(new X509Certificate[] {device}, now));
+        assertEquals(TlsFailureReason.CERTIFICATE_REVOKED, TlsFailureReason.classify(revoked),
+                "a CRL of the root that revokes the intermediate revokes what it vouched for");
+    }
+
     @Test
     void aChangedCaFileStartsWithNoKnownDevice() throws Exception {
         X509Certificate device = pki().device("dev").getCertificate();
