@@ -45,6 +45,21 @@ final class CertificatePolicy {
      * Refuses a certificate signed with SHA-1. BoringSSL has no setting for the signature algorithms a server accepts
      * in client certificates, so this check is where SHA-1 chains are refused, for both engines.
      */
+    /**
+     * A certificate of {@code listener.tls.ca-file} vouches for devices only while it is itself valid: the JDK's PKIX
+     * takes a trust anchor as it is, and a CA file that kept an expired CA would otherwise keep its devices in.
+     */
+    static void requireConfiguredCaValid(X509Certificate ca, long nowMillis) throws CertificateException {
+        if (nowMillis > ca.getNotAfter().getTime()) {
+            throw CertificateRefusals.expired("the configured CA " + ca.getSubjectX500Principal().getName()
+                    + " expired at " + ca.getNotAfter().toInstant());
+        }
+        if (nowMillis < ca.getNotBefore().getTime()) {
+            throw CertificateRefusals.notYetValid("the configured CA " + ca.getSubjectX500Principal().getName()
+                    + " is not valid before " + ca.getNotBefore().toInstant());
+        }
+    }
+
     static void requireStrongSignature(X509Certificate certificate) throws CertificateException {
         String algorithm = certificate.getSigAlgName().toUpperCase(Locale.ROOT);
         if (algorithm.startsWith("SHA1") || algorithm.contains("WITHSHA1") || algorithm.startsWith("MD")) {

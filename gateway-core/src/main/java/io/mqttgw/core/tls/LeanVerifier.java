@@ -46,7 +46,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     static final int MAX_SENT_INTERMEDIATES = 3;
 
     /** A configured CA: its name, its public key read once, and its identity for the CRL lookup. */
-    private record Authority(X500Principal subject, IssuerKey key, CertificateAuthority identity) {
+    private record Authority(X500Principal subject, IssuerKey key, CertificateAuthority identity, X509Certificate ca) {
     }
 
     /**
@@ -130,7 +130,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             RevocationLists.IssuerCrl crl = policy.crls().of(identity);
             // the lists' own instance, so that the lookup on each handshake ends at the identity check of equals
             Authority authority = new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey()),
-                    crl != null ? crl.issuer() : identity);
+                    crl != null ? crl.issuer() : identity, ca);
             byName.computeIfAbsent(authority.subject(), k -> new ArrayList<>()).add(authority);
             byDer.computeIfAbsent(ByteBuffer.wrap(authority.subject().getEncoded()), k -> new ArrayList<>())
                     .add(authority);
@@ -202,8 +202,14 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         }
         for (Authority authority : configured) {
             if (authority.key().verifies(certificate)) {
-                return new Verified(certificate.notBeforeMillis(), certificate.notAfterMillis(),
-                        new CertificateAuthority[] {authority.identity()}, new BigInteger[] {certificate.serial()});
+                // the configured CA's own validity bounds the path: outside it, the parsed path decides and names it
+                long notBefore = Math.max(certificate.notBeforeMillis(), authority.ca().getNotBefore().getTime());
+                long notAfter = Math.min(certificate.notAfterMillis(), authority.ca().getNotAfter().getTime());
+                if (nowMillis > notAfter || nowMillis < notBefore) {
+                    return null;
+                }
+                return new Verified(notBefore, notAfter, new CertificateAuthority[] {authority.identity()},
+                        new BigInteger[] {certificate.serial()});
             }
         }
         return null;
@@ -228,7 +234,12 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             if (configured != null) {
                 // the configured CA's shared identity, not the name parsed from this certificate: that one drags its
                 // DER, X500Name, RDNs and OIDs along, ~0.9 KB per remembered device
-                issuers.add(requireSignedByOneOf(current, configured).identity());
+                Authority signer = requireSignedByOneOf(current, configured);
+                CertificatePolicy.requireConfiguredCaValid(signer.ca(), nowMillis);
+                // and for the hits to come: a remembered device is refused once its CA has expired
+                notBefore = Math.max(notBefore, signer.ca().getNotBefore().getTime());
+                notAfter = Math.min(notAfter, signer.ca().getNotAfter().getTime());
+                issuers.add(signer.identity());
                 break;
             }
             X509Certificate sent = depth < MAX_SENT_INTERMEDIATES ? sentIssuer(chain, current, issuer) : null;

@@ -92,6 +92,7 @@ final class PkixVerifier implements DeviceCertificateVerifier {
             PKIXCertPathValidatorResult result = (PKIXCertPathValidatorResult) validator.validate(certPath,
                     parameters);
             anchor = result.getTrustAnchor().getTrustedCert();
+            CertificatePolicy.requireConfiguredCaValid(anchor, nowMillis);
         } catch (CertPathValidatorException e) {
             throw translate(e);
         } catch (InvalidAlgorithmParameterException e) {

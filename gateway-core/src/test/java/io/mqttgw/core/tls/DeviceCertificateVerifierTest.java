@@ -363,6 +363,30 @@ class DeviceCertificateVerifierTest {
                 "a CRL of the root that revokes the intermediate revokes what it vouched for");
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"lean", "pkix"})
+    void refusesADeviceOfAConfiguredCaThatHasExpired(String kind) throws Exception {
+        X509Bundle oldCa = pki().certificateBuilder().subject("CN=Old CA").setIsCertificateAuthority(true)
+                .notBefore(Instant.now().minus(30, ChronoUnit.DAYS)).notAfter(Instant.now().minus(1, ChronoUnit.HOURS))
+                .buildSelfSigned();
+        X509Certificate device = build(pki().certificateBuilder().subject("CN=outlives-its-ca")
+                .addExtendedKeyUsageClientAuth(), oldCa).getCertificate();
+        DeviceCertificateVerifier verifier = verifier(kind, List.of(oldCa.getCertificate()), RevocationLists.NONE,
+                false);
+        CertificateException e = assertThrows(CertificateException.class,
+                () -> verifier.verify(new X509Certificate[] {device}, System.currentTimeMillis()));
+        assertEquals(TlsFailureReason.CERTIFICATE_EXPIRED, TlsFailureReason.classify(e), e.toString());
+        // while the CA was valid the device was, and a remembered device is refused once its CA has expired
+        long whileValid = System.currentTimeMillis() - 2 * 3_600_000L;
+        X509Certificate earlyDevice = pki().certificateBuilder().subject("CN=known-before")
+                .addExtendedKeyUsageClientAuth().notBefore(Instant.now().minus(1, ChronoUnit.DAYS))
+                .notAfter(Instant.now().plus(1, ChronoUnit.DAYS))
+                .buildIssuedBy(oldCa).getCertificate();
+        assertFalse(verifier.verify(new X509Certificate[] {earlyDevice}, whileValid), "valid while its CA was");
+        assertThrows(CertificateException.class,
+                () -> verifier.verify(new X509Certificate[] {earlyDevice}, System.currentTimeMillis()));
+    }
+
     @Test
     void aChangedCaFileStartsWithNoKnownDevice() throws Exception {
         X509Certificate device = pki().device("dev").getCertificate();
