@@ -24,6 +24,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.Future;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.net.ssl.SSLSocket;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,15 +116,20 @@ class TlsVariantsIT {
                 .keyManager(TestPki.keys(pki.device("dev-kx"))).trustManager(pki.trust()).protocols("TLSv1.3")
                 .option(OpenSslContextOption.GROUPS, groups).build();
         EventLoopGroup loop = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+        // kept here, not looked up in the pipeline later: a refused handshake closes the channel, and a closed
+        // channel's pipeline no longer holds its handlers
+        AtomicReference<SslHandler> tls = new AtomicReference<>();
         try {
             Channel channel = new Bootstrap().group(loop).channel(NioSocketChannel.class)
                     .handler(new ChannelInitializer<Channel>() {
                         @Override
                         protected void initChannel(Channel ch) {
-                            ch.pipeline().addLast(context.newHandler(ch.alloc(), "localhost", port));
+                            SslHandler handler = context.newHandler(ch.alloc(), "localhost", port);
+                            tls.set(handler);
+                            ch.pipeline().addLast(handler);
                         }
                     }).connect("127.0.0.1", port).sync().channel();
-            Future<Channel> handshake = channel.pipeline().get(SslHandler.class).handshakeFuture();
+            Future<Channel> handshake = tls.get().handshakeFuture();
             assertTrue(handshake.await(30, java.util.concurrent.TimeUnit.SECONDS), "handshake ended");
             channel.close().sync();
             return handshake.isSuccess();
