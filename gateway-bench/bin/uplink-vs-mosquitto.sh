@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# Uplink CPU per message over mutual TLS: the gateway (discard sink) against Mosquitto through the same bench, same
+# certificates, same machine, alternating, a fresh server per run.
+#
+# For each round and each server: one unrecorded warm-up `bench publish` (WARMUP_DURATION), then the measured one
+# (DURATION) against the same server process, then the server is stopped. The measured run's server CPU per message
+# (the bench reads /proc/<pid>/stat over the publish window) and PUBACK latency go to OUT/results.tsv.
+# Two gateway builds can be compared in one run: SERVERS names each gateway as gateway:<label>=<distribution dir>
+# (the directory holding bin/gateway), e.g.
+#   SERVERS="gateway:old=/tmp/old-dist gateway:new=deploy/target/mqtt-gateway mosquitto" uplink-vs-mosquitto.sh
+#
+#   gateway-bench/bin/uplink-vs-mosquitto.sh [--rounds 3] [--out DIR] [--pki-dir DIR]
+#
+# Environment (defaults in brackets): DEVICES [1000], RATE [5000] (PUBLISH/s over all devices), QOS [1],
+# PAYLOAD [200], DURATION [30s], WARMUP_DURATION [20s], MQTT_VERSION [3.1.1], SOURCE [127.0.1.2-127.0.1.250],
+# GW_PORT [18883], GW_ADMIN_PORT [18090], MOSQ_PORT [18884], SERVERS ["gateway mosquitto"] (plain `gateway` is the
+# distribution built in this checkout), GATEWAY_OPTS (extra JVM options for the gateway).
+# Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto, jq.
+set -euo pipefail
+MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(dirname "$MODULE")"
+BENCH="$MODULE/bin/bench"
+# wait_port, stop_pid
+source "$MODULE/bin/driver-functions.sh"
+
+ROUNDS=3
+OUT="bench-results/uplink-vs-mosquitto-$(date -u +%Y%m%d-%H%M%S)"
+PKI=/tmp/uplink-pki
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    --pki-dir) PKI="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+DEVICES="${DEVICES:-1000}"
+RATE="${RATE:-5000}"
+QOS="${QOS:-1}"
+PAYLOAD="${PAYLOAD:-200}"
+DURATION="${DURATION:-30s}"
+WARMUP_DURATION="${WARMUP_DURATION:-20s}"
+MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
+SOURCE="${SOURCE:-127.0.1.2-127.0.1.250}"
+GW_PORT="${GW_PORT:-18883}"
+GW_ADMIN_PORT="${GW_ADMIN_PORT:-18090}"
+MOSQ_PORT="${MOSQ_PORT:-18884}"
+SERVERS="${SERVERS:-gateway mosquitto}"
+
+command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
+MOSQUITTO="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
+[[ -x "$MOSQUITTO" ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+[[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
+
+SERVER_PID=""
+stop_server() {
+  stop_pid "$SERVER_PID" 60
+  SERVER_PID=""
+}
+trap stop_server EXIT
+
+start_gateway() { # DIR DISTRIBUTION
+  local dir="$1" dist="$2"
+  [[ -x "$dist/bin/gateway" ]] || { echo "no gateway distribution in $dist (./mvnw -DskipTests package)" >&2; exit 2; }
+  cat > "$dir/gateway.yaml" <<YAML
+node.id: uplink-gw
+listener.tls.bind: 127.0.0.1
+listener.tls.port: $GW_PORT
+listener.tls.cert-file: $PKI/server.pem
+listener.tls.key-file: $PKI/server.key
+listener.tls.ca-file: $PKI/ca.pem
+uplink.sink: discard
+admin.bind: 127.0.0.1
+admin.port: $GW_ADMIN_PORT
+log.lifecycle-rate: 5
+YAML
+  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$dist/bin/gateway" run --config "$dir/gateway.yaml" \
+    > "$dir/gateway.out" 2>&1 &
+  SERVER_PID=$!
+  wait_port "$GW_PORT"
+}
+
+start_mosquitto() {
+  local dir="$1"
+  cat > "$dir/mosquitto.conf" <<CONF
+user root
+persistence false
+log_dest file $dir/mosquitto.log
+log_type error
+log_type warning
+listener $MOSQ_PORT 127.0.0.1
+cafile $PKI/ca.pem
+certfile $PKI/server.pem
+keyfile $PKI/server.key
+require_certificate true
+use_identity_as_username true
+allow_anonymous true
+max_connections -1
+CONF
+  "$MOSQUITTO" -c "$dir/mosquitto.conf" > "$dir/mosquitto.out" 2>&1 &
+  SERVER_PID=$!
+  wait_port "$MOSQ_PORT"
+}
+
+printf 'round\tserver\tutc\tload1\tcpu_us_per_msg\tpuback_p50_ms\tpuback_p99_ms\tfailures\n' > "$OUT/results.tsv"
+for round in $(seq 1 "$ROUNDS"); do
+  for server in $SERVERS; do
+    label="${server%%=*}"; label="${label//:/-}"
+    dir="$OUT/r$round-$label"
+    mkdir -p "$dir"
+    if [[ "$server" == mosquitto ]]; then
+      start_mosquitto "$dir"; port="$MOSQ_PORT"; admin=none
+    else
+      dist="$ROOT/deploy/target/mqtt-gateway"
+      [[ "$server" == *=* ]] && dist="${server#*=}"
+      start_gateway "$dir" "$dist"; port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
+    fi
+    load="$(uptime | sed 's/.*load average: \([0-9.]*\),.*/\1/')"
+    utc="$(date -u +%H:%M:%SZ)"
+    echo "== r$round $label at $utc, load $load"
+    for phase in warmup bench; do
+      d="$DURATION"; [[ "$phase" == warmup ]] && d="$WARMUP_DURATION"
+      "$BENCH" publish --devices "$DEVICES" --rate "$RATE" --qos "$QOS" --payload "$PAYLOAD" --duration "$d" \
+        --settle 3s --pki-dir "$PKI" --source "$SOURCE" --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" \
+        --client-prefix "pub-$phase-" --mqtt-version "$MQTT_VERSION" --out "$dir/$phase" > "$dir/$phase.out" 2>&1 \
+        || echo "bench exited $? (see $dir/$phase.out)"
+    done
+    stop_server
+    s="$dir/bench/summary.json"
+    if [[ -f "$s" ]]; then
+      jq -r --arg round "$round" --arg server "$label" --arg utc "$utc" --arg load "$load" '
+        [$round, $server, $utc, $load,
+         (.publish.gatewayCpuMicrosPerMessage | . * 10 | round / 10),
+         (.publish.ackLatencyMs.p50 // "" | if type == "number" then . * 100 | round / 100 else . end),
+         (.publish.ackLatencyMs.p99 // "" | if type == "number" then . * 100 | round / 100 else . end),
+         ([.publish.failures // {} | to_entries[] | .value] | add // 0)] | @tsv' "$s" >> "$OUT/results.tsv"
+    else
+      printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$label" "$utc" "$load" "$dir/bench.out" >> "$OUT/results.tsv"
+    fi
+    tail -n 1 "$OUT/results.tsv"
+  done
+done
+echo "results: $OUT/results.tsv"
+column -t -s $'\t' "$OUT/results.tsv"
