@@ -253,7 +253,7 @@ public final class CoreConfigKeys {
         return s -> {
             List<String> filters = list().apply(s);
             for (String f : filters) {
-                if (!io.mqttgw.core.protocol.TopicFilters.isValidFilter(f.replace("{client-id}", "x"))) {
+                if (!io.mqttgw.core.topic.TopicFilters.isValidFilter(f.replace("{client-id}", "x"))) {
                     throw new IllegalArgumentException("'" + f + "' is not a valid topic filter");
                 }
             }

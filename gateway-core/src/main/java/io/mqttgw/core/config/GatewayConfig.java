@@ -6,7 +6,7 @@ import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.identity.IdentityRules;
 import io.mqttgw.core.overload.OverloadDetector;
 import io.mqttgw.core.overload.OverloadMonitor;
-import io.mqttgw.core.protocol.TopicLimits;
+import io.mqttgw.core.topic.TopicLimits;
 import io.mqttgw.core.proxy.TrustedSources;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
