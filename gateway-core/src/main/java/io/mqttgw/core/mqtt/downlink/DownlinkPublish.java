@@ -90,7 +90,7 @@ public final class DownlinkPublish extends AbstractReferenceCounted {
     }
 
     /** The packet for one MQTT 3.1.1 receiver. */
-    ByteBuf packet(ByteBufAllocator alloc, int qos, int packetId, boolean dup) {
+    public ByteBuf packet(ByteBufAllocator alloc, int qos, int packetId, boolean dup) {
         return packet(alloc, qos, packetId, dup, false);
     }
 
