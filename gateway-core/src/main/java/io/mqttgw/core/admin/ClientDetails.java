@@ -1,7 +1,7 @@
 package io.mqttgw.core.admin;
 
 import io.mqttgw.core.connection.ConnectionContext;
-import io.mqttgw.core.mqtt.connect.ProtocolCapabilities;
+import io.mqttgw.core.connection.ProtocolCapabilities;
 import io.mqttgw.core.mqtt.downlink.DownlinkSession;
 import io.mqttgw.core.mqtt.publish.UplinkAcks;
 import io.mqttgw.core.spi.Route;

@@ -3,7 +3,6 @@ package io.mqttgw.core.codec;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.connection.DisconnectReason;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -23,7 +22,7 @@ import java.nio.charset.CharacterCodingException;
  * failures as a value (an {@link MqttMessage} whose decoder result failed); the reason is the broken
  * {@link PacketRules} rule's, or comes from the decoder's exception type and from how far it got, never from message
  * text. A CONNECT with an unsupported protocol level or a rejected client id is answered with the CONNACK return code
- * MQTT 3.1.1 prescribes first. In the pipeline until CONNECT is accepted; then {@link EstablishedSessionHandler} calls
+ * MQTT 3.1.1 prescribes first. In the pipeline until CONNECT is accepted; then {@code EstablishedSessionHandler} calls
  * {@link #reject} itself. Stateless and shared; event loop only.
  */
 @Sharable
@@ -44,7 +43,7 @@ public final class InvalidPacketHandler extends ChannelInboundHandlerAdapter {
 
     /**
      * A packet whose decoder result failed: released, answered where MQTT says so, the connection closed with a
-     * counted reason. Also called by {@link EstablishedSessionHandler}, which takes this handler's place.
+     * counted reason. Also called by {@code EstablishedSessionHandler}, which takes this handler's place.
      */
     public void reject(ChannelHandlerContext ctx, MqttMessage m) {
         ReferenceCountUtil.release(m);

@@ -1,14 +1,11 @@
 package io.mqttgw.core.connection;
 
 import io.mqttgw.core.acl.TopicAcl;
-import io.mqttgw.core.admin.ClientDetails;
 import io.mqttgw.core.identity.CertificateSha256;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.identity.RevocationPath;
-import io.mqttgw.core.mqtt.connect.ProtocolCapabilities;
 import io.mqttgw.core.mqtt.downlink.DownlinkSession;
 import io.mqttgw.core.mqtt.publish.UplinkAcks;
-import io.mqttgw.core.mqtt.session.Mqtt5Session;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.core.spi.Subscriptions;
@@ -418,7 +415,7 @@ public final class ConnectionContext {
     }
 
     /** True if reading was paused by uplink back-pressure when the connection ended; clears the pause. */
-    boolean releaseReadingPause() {
+    public boolean releaseReadingPause() {
         return acks != null && acks.releasePause();
     }
 
@@ -427,7 +424,7 @@ public final class ConnectionContext {
         return acks != null && acks.readingPaused();
     }
 
-    /** The uplink acknowledgement state, or null before the first QoS 1/2 PUBLISH (read by {@link ClientDetails}). */
+    /** The uplink acknowledgement state, or null before the first QoS 1/2 PUBLISH (read by {@code ClientDetails}). */
     public UplinkAcks acksOrNull() {
         return acks;
     }
@@ -483,7 +480,7 @@ public final class ConnectionContext {
      * store keeps sessions", 5.0's interval in force (a 5.0 connection with a stored session always has its
      * {@link Mqtt5Session}).
      */
-    long sessionExpiryMillis() {
+    public long sessionExpiryMillis() {
         return mqtt5 == null ? io.mqttgw.core.spi.SessionStore.LONGEST : mqtt5.expirySeconds() * 1000L;
     }
 }

@@ -2,7 +2,6 @@ package io.mqttgw.core.connection;
 
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.mqtt.downlink.DownlinkSession;
-import io.mqttgw.core.pipeline.OutboundPacketHandler;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOutboundBuffer;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * channel drains. A channel unwritable longer than {@code mqtt.write-stall-timeout}, or one written past
  * {@code mqtt.max-pending-outbound} queued bytes while unwritable, is closed (reason slow_consumer). Reading
  * resumes only once the session is open and uplink back-pressure does not hold it too. Called by
- * {@link OutboundPacketHandler}; the one piece of state, the stall's close timer, lives in {@link ConnectionContext}
+ * {@code OutboundPacketHandler}; the one piece of state, the stall's close timer, lives in {@link ConnectionContext}
  * and only while the channel is unwritable (no handler object per connection). Stateless, shared; event
  * loop only.
  */

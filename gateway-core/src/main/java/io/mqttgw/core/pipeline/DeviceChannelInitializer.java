@@ -2,7 +2,6 @@ package io.mqttgw.core.pipeline;
 
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.connection.ConnectionContext;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
 import io.mqttgw.core.codec.InvalidPacketHandler;
 import io.mqttgw.core.connection.KeepAliveWheel;
 import io.mqttgw.core.mqtt.connect.MqttConnectHandler;

@@ -1,7 +1,7 @@
 package io.mqttgw.core.pipeline;
 
 import io.mqttgw.core.connection.ConnectionContext;
-import io.mqttgw.core.connection.ConnectionLifecycleHandler;
+import io.mqttgw.core.mqtt.session.ConnectionLifecycleHandler;
 import io.mqttgw.core.metrics.TrafficMeter;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.netty.channel.ChannelDuplexHandler;

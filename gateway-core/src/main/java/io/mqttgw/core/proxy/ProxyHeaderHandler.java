@@ -1,5 +1,6 @@
 package io.mqttgw.core.proxy;
 
+import io.mqttgw.core.config.TrustedSources;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.connection.DisconnectReason;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.acl.TopicAcl;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
+import io.mqttgw.core.pipeline.EstablishedSessionHandler;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttMessage;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.config.TrustedSources;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.connection.ConnectionContext;

@@ -1,6 +1,6 @@
 package io.mqttgw.core.testkit;
 
-import io.mqttgw.core.mqtt.connect.ProtocolCapabilities;
+import io.mqttgw.core.connection.ProtocolCapabilities;
 import io.netty.handler.codec.mqtt.MqttVersion;
 
 /** MQTT 5.0 capabilities for unit tests that set up a connection without a CONNECT. */

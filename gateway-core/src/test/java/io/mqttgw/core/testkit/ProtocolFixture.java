@@ -9,7 +9,7 @@ import io.mqttgw.core.defaults.InMemorySessionStore;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.mqtt.publish.UplinkPublishHandler;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
+import io.mqttgw.core.pipeline.EstablishedSessionHandler;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.mqtt.subscribe.SubscriptionHandler;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;

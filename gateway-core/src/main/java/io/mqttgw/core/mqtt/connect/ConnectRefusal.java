@@ -1,5 +1,6 @@
 package io.mqttgw.core.mqtt.connect;
 
+import io.mqttgw.core.connection.ProtocolCapabilities;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 
 /**

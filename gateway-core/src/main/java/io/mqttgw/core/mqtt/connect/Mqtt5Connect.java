@@ -1,6 +1,7 @@
 package io.mqttgw.core.mqtt.connect;
 
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.connection.ProtocolCapabilities;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttProperties.MqttProperty;

@@ -1,7 +1,6 @@
 package io.mqttgw.core.mqtt.downlink;
 
 import io.mqttgw.core.connection.ConnectionContext;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
@@ -9,7 +8,7 @@ import io.netty.handler.codec.mqtt.MqttMessageType;
 
 /**
  * A device's PUBACK, PUBREC and PUBCOMP for downlink messages, handed to its {@link DownlinkSession}; one for nothing
- * the session knows (late, or for a message given up) is dropped. Called by {@link EstablishedSessionHandler}.
+ * the session knows (late, or for a message given up) is dropped. Called by {@code EstablishedSessionHandler}.
  * Stateless, shared; event loop only.
  */
 public final class DownlinkAckHandler {

@@ -1,6 +1,6 @@
 package io.mqttgw.core.mqtt.downlink;
 
-import io.mqttgw.core.mqtt.publish.PublishProperties;
+import io.mqttgw.core.codec.PublishProperties;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.topic.SubscriptionMatch;
 import io.netty.buffer.ByteBuf;

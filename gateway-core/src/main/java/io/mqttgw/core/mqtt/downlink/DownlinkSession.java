@@ -2,10 +2,9 @@ package io.mqttgw.core.mqtt.downlink;
 
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.connection.ConnectionContext;
-import io.mqttgw.core.connection.RetryWheel;
 import io.mqttgw.core.connection.WritabilityWatch;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.mqtt.connect.ProtocolCapabilities;
+import io.mqttgw.core.connection.ProtocolCapabilities;
 import io.mqttgw.core.mqtt.session.SessionStoreCalls;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;

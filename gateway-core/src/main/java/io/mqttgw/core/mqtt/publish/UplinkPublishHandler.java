@@ -1,10 +1,10 @@
 package io.mqttgw.core.mqtt.publish;
 
+import io.mqttgw.core.codec.PublishProperties;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
 import io.mqttgw.core.spi.MessageProperties;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
@@ -48,7 +48,7 @@ import java.util.function.BiConsumer;
  * alias is accepted up to {@code mqtt.topic-alias-maximum} (the table is the connection's, made on first use); alias 0,
  * one above the maximum, or an unknown one with an empty topic closes with DISCONNECT 0x94. More unacknowledged QoS
  * 1/2 PUBLISHes than the receive maximum announced ({@code mqtt.max-inflight-uplink}) close with DISCONNECT 0x93.
- * Called by {@link EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event
+ * Called by {@code EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event
  * loop only.
  */
 public final class UplinkPublishHandler {

@@ -3,6 +3,7 @@ package io.mqttgw.core.mqtt.session;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.connection.DisconnectReason;
+import io.mqttgw.core.connection.Mqtt5Session;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttProperties;
@@ -13,7 +14,7 @@ import io.netty.handler.codec.mqtt.MqttReasonCodeAndPropertiesVariableHeader;
  * "disconnect with will message" (0x04) and the error reasons keep it, so it is published (after its delay). A 5.0
  * DISCONNECT may change the session expiry interval: capped at {@code session.expiry} like CONNECT's, except that a
  * session that was to end with the connection (interval 0) cannot be given one (MQTT-3.14.2-2: a protocol error,
- * answered with DISCONNECT 0x82). Called by {@link EstablishedSessionHandler}. Stateless, shared; event loop only.
+ * answered with DISCONNECT 0x82). Called by {@code EstablishedSessionHandler}. Stateless, shared; event loop only.
  */
 public final class DisconnectHandler {
     public static final DisconnectHandler INSTANCE = new DisconnectHandler();
@@ -29,7 +30,7 @@ public final class DisconnectHandler {
      *
      * @param maxExpirySeconds {@code session.expiry}, the cap on a new session expiry interval
      */
-    void disconnect(ChannelHandlerContext ctx, MqttMessage m, long maxExpirySeconds) {
+    public void disconnect(ChannelHandlerContext ctx, MqttMessage m, long maxExpirySeconds) {
         ConnectionContext c = ConnectionContext.of(ctx.channel());
         int reasonCode = 0;
         if (m.variableHeader() instanceof MqttReasonCodeAndPropertiesVariableHeader header) {

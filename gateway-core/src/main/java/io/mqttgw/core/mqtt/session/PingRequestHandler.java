@@ -5,7 +5,7 @@ import io.netty.handler.codec.mqtt.MqttMessage;
 
 /**
  * Answers PINGREQ with PINGRESP at once, on the I/O thread, never queued behind other work. Called by
- * {@link EstablishedSessionHandler}. Stateless, shared; event loop only.
+ * {@code EstablishedSessionHandler}. Stateless, shared; event loop only.
  */
 public final class PingRequestHandler {
     public static final PingRequestHandler INSTANCE = new PingRequestHandler();
@@ -14,7 +14,7 @@ public final class PingRequestHandler {
     }
 
     /** A PINGREQ arrived. */
-    void answer(ChannelHandlerContext ctx) {
+    public void answer(ChannelHandlerContext ctx) {
         ctx.writeAndFlush(MqttMessage.PINGRESP);
     }
 }

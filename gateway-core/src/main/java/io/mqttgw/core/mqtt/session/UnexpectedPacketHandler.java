@@ -11,7 +11,7 @@ import io.netty.util.ReferenceCountUtil;
  * The packets of an established session that no other packet class takes: a second CONNECT, or a packet only a
  * server sends (CONNACK, SUBACK, UNSUBACK, PINGRESP), closes the connection, an MQTT 5.0 AUTH too (reason bad
  * authentication method: enhanced authentication is not offered); an acknowledgement of downlink
- * (PUBACK, PUBREC, PUBCOMP) given here is consumed. Called by {@link EstablishedSessionHandler}. Stateless, shared;
+ * (PUBACK, PUBREC, PUBCOMP) given here is consumed. Called by {@code EstablishedSessionHandler}. Stateless, shared;
  * event loop only.
  */
 public final class UnexpectedPacketHandler {
@@ -21,7 +21,7 @@ public final class UnexpectedPacketHandler {
     }
 
     /** A packet no other class of the established session takes; released here. */
-    void unexpected(ChannelHandlerContext ctx, MqttMessage m) {
+    public void unexpected(ChannelHandlerContext ctx, MqttMessage m) {
         ReferenceCountUtil.release(m);
         MqttMessageType type = m.fixedHeader().messageType();
         switch (type) {

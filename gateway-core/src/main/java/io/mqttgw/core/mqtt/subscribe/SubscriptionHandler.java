@@ -5,7 +5,6 @@ import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.mqtt.downlink.DownlinkPublish;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.mqtt.session.SessionStoreCalls;
 import io.mqttgw.core.spi.DownlinkMessage;
@@ -45,7 +44,7 @@ import java.util.List;
  * moot, a gateway never sends a device its own messages). An empty SUBSCRIBE or UNSUBSCRIBE violates MQTT-3.8.3-3 and
  * closes the connection. A persistent session's filters are saved to the session store. After the SUBACK, the retained
  * messages matching each granted filter follow (unless its retain handling says otherwise), with the retain flag set
- * (MQTT-3.3.1-6/8), read from the store with the matching done there. Called by {@link EstablishedSessionHandler}.
+ * (MQTT-3.3.1-6/8), read from the store with the matching done there. Called by {@code EstablishedSessionHandler}.
  * Stateless, shared; event loop only.
  */
 public final class SubscriptionHandler {

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.connection.KeepAliveWheel;
+import io.mqttgw.core.connection.ProtocolCapabilities;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.channel.embedded.EmbeddedChannel;

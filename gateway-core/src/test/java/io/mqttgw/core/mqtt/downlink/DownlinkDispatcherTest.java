@@ -11,7 +11,7 @@ import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.defaults.InMemorySessionStore;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.mqtt.session.EstablishedSessionHandler;
+import io.mqttgw.core.pipeline.EstablishedSessionHandler;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget;

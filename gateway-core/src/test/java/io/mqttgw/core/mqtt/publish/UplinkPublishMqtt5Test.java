@@ -13,7 +13,7 @@ import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.mqtt.connect.ProtocolCapabilities;
+import io.mqttgw.core.connection.ProtocolCapabilities;
 import io.mqttgw.core.testkit.Mqtt5Fixture;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.mqttgw.core.testkit.ProtocolFixture.ManualSink;

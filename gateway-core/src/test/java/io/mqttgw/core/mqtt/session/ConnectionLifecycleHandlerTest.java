@@ -1,12 +1,14 @@
-package io.mqttgw.core.connection;
+package io.mqttgw.core.mqtt.session;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.acl.TopicAcl;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DeviceDisconnector;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.events.EventLog;
-import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.pipeline.DeviceSocketHandler;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteStore;

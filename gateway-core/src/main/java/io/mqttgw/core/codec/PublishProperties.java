@@ -1,4 +1,4 @@
-package io.mqttgw.core.mqtt.publish;
+package io.mqttgw.core.codec;
 
 import io.mqttgw.core.spi.MessageProperties;
 import io.mqttgw.core.spi.UplinkMessage;

@@ -1,4 +1,4 @@
-package io.mqttgw.core.mqtt.session;
+package io.mqttgw.core.pipeline;
 
 import static io.mqttgw.core.testkit.ProtocolFixture.send;
 import static io.mqttgw.core.testkit.ProtocolFixture.written;
@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DisconnectReason;
-import io.mqttgw.core.pipeline.HandlerNames;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.buffer.Unpooled;

@@ -1,4 +1,4 @@
-package io.mqttgw.core.mqtt.connect;
+package io.mqttgw.core.connection;
 
 import io.netty.handler.codec.mqtt.MqttVersion;
 

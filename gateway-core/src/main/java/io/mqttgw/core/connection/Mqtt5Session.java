@@ -1,6 +1,5 @@
-package io.mqttgw.core.mqtt.session;
+package io.mqttgw.core.connection;
 
-import io.mqttgw.core.connection.ConnectionContext;
 
 /**
  * What an MQTT 5.0 session adds to its connection: the session expiry interval in force (the one CONNECT asked for,

@@ -1,4 +1,4 @@
-package io.mqttgw.core.proxy;
+package io.mqttgw.core.config;
 
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -1,4 +1,4 @@
-package io.mqttgw.core.mqtt.session;
+package io.mqttgw.core.connection;
 
 import static io.mqttgw.core.testkit.ProtocolFixture.release;
 import static io.mqttgw.core.testkit.ProtocolFixture.send;
@@ -11,9 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.connection.ConnectionContext;
-import io.mqttgw.core.connection.DeviceDisconnector;
-import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.buffer.ByteBuf;

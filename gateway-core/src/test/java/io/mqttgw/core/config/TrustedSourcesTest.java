@@ -1,4 +1,4 @@
-package io.mqttgw.core.proxy;
+package io.mqttgw.core.config;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

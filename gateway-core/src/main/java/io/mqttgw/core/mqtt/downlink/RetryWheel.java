@@ -1,6 +1,5 @@
-package io.mqttgw.core.connection;
+package io.mqttgw.core.mqtt.downlink;
 
-import io.mqttgw.core.mqtt.downlink.DownlinkSession;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.FastThreadLocal;
 import java.util.ArrayDeque;

@@ -1,10 +1,8 @@
-package io.mqttgw.core.connection;
+package io.mqttgw.core.mqtt.session;
 
-import io.mqttgw.core.mqtt.session.DelayedWills;
-import io.mqttgw.core.mqtt.session.Mqtt5Session;
-import io.mqttgw.core.mqtt.session.SessionServices;
-import io.mqttgw.core.mqtt.session.SessionStoreCalls;
-import io.mqttgw.core.pipeline.DeviceSocketHandler;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DisconnectReason;
+import io.mqttgw.core.connection.Mqtt5Session;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
@@ -16,7 +14,7 @@ import io.netty.channel.ChannelHandlerContext;
  * of a persistent session (at the MQTT 5.0 interval in force) and hands a pending will message to the sink (after its
  * MQTT 5.0 will delay, through {@link DelayedWills}). Every step is O(1) and non-blocking, so a disconnect storm costs
  * each event
- * loop only enqueues. Called by {@link DeviceSocketHandler} (not a pipeline entry of its own). Stateless and
+ * loop only enqueues. Called by {@code DeviceSocketHandler} (not a pipeline entry of its own). Stateless and
  * shared; event loop only.
  */
 public final class ConnectionLifecycleHandler {

@@ -1,4 +1,4 @@
-package io.mqttgw.core.mqtt.session;
+package io.mqttgw.core.pipeline;
 
 import io.mqttgw.core.codec.InvalidPacketHandler;
 import io.mqttgw.core.connection.ConnectionContext;
@@ -7,8 +7,10 @@ import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.connection.KeepAliveWheel;
 import io.mqttgw.core.mqtt.downlink.DownlinkAckHandler;
 import io.mqttgw.core.mqtt.publish.UplinkPublishHandler;
+import io.mqttgw.core.mqtt.session.DisconnectHandler;
+import io.mqttgw.core.mqtt.session.PingRequestHandler;
+import io.mqttgw.core.mqtt.session.UnexpectedPacketHandler;
 import io.mqttgw.core.mqtt.subscribe.SubscriptionHandler;
-import io.mqttgw.core.pipeline.ChannelErrorHandler;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
