@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.mqtt.downlink.DownlinkSession;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.core.testkit.Mqtt5Fixture;
@@ -51,6 +52,12 @@ class SubscriptionHandlerMqtt5Test {
     @AfterEach
     void finish() {
         if (ch != null) {
+            // no lifecycle handler in this pipeline: end the downlink session as a close would, so the retained
+            // QoS 1 messages still waiting for their PUBACK release their buffers
+            DownlinkSession downlink = ConnectionContext.of(ch).downlinkOrNull();
+            if (downlink != null) {
+                downlink.close();
+            }
             ch.finishAndReleaseAll();
         }
     }
