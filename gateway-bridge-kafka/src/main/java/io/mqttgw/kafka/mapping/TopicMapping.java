@@ -1,6 +1,6 @@
 package io.mqttgw.kafka.mapping;
 
-import io.mqttgw.core.protocol.TopicFilters;
+import io.mqttgw.core.topic.TopicFilters;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

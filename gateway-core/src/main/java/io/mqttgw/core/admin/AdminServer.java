@@ -5,7 +5,7 @@ import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.HealthCheck;
-import io.mqttgw.core.protocol.TopicLimits;
+import io.mqttgw.core.topic.TopicLimits;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;

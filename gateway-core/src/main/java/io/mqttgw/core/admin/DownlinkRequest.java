@@ -1,6 +1,6 @@
 package io.mqttgw.core.admin;
 
-import io.mqttgw.core.protocol.TopicLimits;
+import io.mqttgw.core.topic.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.MessageProperties;
 import io.netty.buffer.ByteBuf;

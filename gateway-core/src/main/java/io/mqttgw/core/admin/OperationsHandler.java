@@ -2,7 +2,7 @@ package io.mqttgw.core.admin;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.mqttgw.core.events.EventLog;
-import io.mqttgw.core.protocol.TopicLimits;
+import io.mqttgw.core.topic.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.netty.channel.ChannelHandler;

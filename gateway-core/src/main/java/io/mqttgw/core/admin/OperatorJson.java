@@ -3,7 +3,6 @@ package io.mqttgw.core.admin;
 import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import io.mqttgw.core.protocol.ClientDetails;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.SessionStore;
 import io.netty.buffer.ByteBuf;

@@ -1,6 +1,6 @@
 package io.mqttgw.core.admission;
 
-import io.mqttgw.core.protocol.ConnectionContext;
+import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.tls.HandshakeKind;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;

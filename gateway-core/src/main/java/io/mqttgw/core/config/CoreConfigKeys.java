@@ -154,7 +154,7 @@ public final class CoreConfigKeys {
             "127.0.0.1/32,::1/128", "comma-separated IP addresses or CIDR ranges",
             "Balancers allowed to send a PROXY header; connections from elsewhere are closed (untrusted_proxy).", s -> {
                 List<String> v = list().apply(s);
-                io.mqttgw.core.proxy.TrustedSources.parse(v);
+                io.mqttgw.core.config.TrustedSources.parse(v);
                 return v;
             });
     public static final ConfigKey<Duration> PROXY_HEADER_TIMEOUT = new ConfigKey<>("proxy-protocol.header-timeout",
@@ -253,7 +253,7 @@ public final class CoreConfigKeys {
         return s -> {
             List<String> filters = list().apply(s);
             for (String f : filters) {
-                if (!io.mqttgw.core.protocol.TopicFilters.isValidFilter(f.replace("{client-id}", "x"))) {
+                if (!io.mqttgw.core.topic.TopicFilters.isValidFilter(f.replace("{client-id}", "x"))) {
                     throw new IllegalArgumentException("'" + f + "' is not a valid topic filter");
                 }
             }

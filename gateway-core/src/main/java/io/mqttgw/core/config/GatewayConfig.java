@@ -4,10 +4,7 @@ import static io.mqttgw.core.config.CoreConfigKeys.*;
 
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.identity.IdentityRules;
-import io.mqttgw.core.overload.OverloadDetector;
-import io.mqttgw.core.overload.OverloadMonitor;
-import io.mqttgw.core.protocol.TopicLimits;
-import io.mqttgw.core.proxy.TrustedSources;
+import io.mqttgw.core.topic.TopicLimits;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
@@ -147,11 +144,11 @@ public record GatewayConfig(
      * are on.
      */
     public record Overload(boolean enabled, Duration interval, Duration recoveryHold, Duration minHold,
-                           boolean lagIsOverload, List<OverloadDetector.Threshold> thresholds, boolean closeListeners,
+                           boolean lagIsOverload, List<OverloadThreshold> thresholds, boolean closeListeners,
                            boolean refuseConnects, boolean pauseHandshakes) {
         /** The event-loop lag threshold (overload.event-loop-lag), zero when that signal is off. */
         public Duration eventLoopLag() {
-            return thresholds.stream().filter(t -> t.signal().equals(OverloadMonitor.EVENT_LOOP_LAG) && t.enter() > 0)
+            return thresholds.stream().filter(t -> t.signal().equals(OverloadThreshold.EVENT_LOOP_LAG) && t.enter() > 0)
                     .map(t -> Duration.ofNanos(Math.round(t.enter() * 1e9))).findFirst().orElse(Duration.ZERO);
         }
     }
@@ -229,16 +226,17 @@ public record GatewayConfig(
         Overload overload = new Overload(v.get(OVERLOAD_ENABLED), v.get(OVERLOAD_INTERVAL),
                 v.get(OVERLOAD_RECOVERY_HOLD), v.get(OVERLOAD_MIN_HOLD),
                 "overload".equals(v.get(OVERLOAD_LAG_REACTION)), List.of(
-                        threshold(v, OverloadMonitor.EVENT_LOOP_LAG, OVERLOAD_LAG, OVERLOAD_LAG_EXIT,
+                        threshold(v, OverloadThreshold.EVENT_LOOP_LAG, OVERLOAD_LAG, OVERLOAD_LAG_EXIT,
                                 d -> d.toNanos() / 1e9),
-                        threshold(v, OverloadMonitor.HEAP_AFTER_GC, OVERLOAD_HEAP, OVERLOAD_HEAP_EXIT, p -> p / 100.0),
-                        threshold(v, OverloadMonitor.DIRECT_MEMORY, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT,
+                        threshold(v, OverloadThreshold.HEAP_AFTER_GC, OVERLOAD_HEAP, OVERLOAD_HEAP_EXIT,
                                 p -> p / 100.0),
-                        threshold(v, OverloadMonitor.HANDSHAKE_RATE, OVERLOAD_HANDSHAKE_RATE,
+                        threshold(v, OverloadThreshold.DIRECT_MEMORY, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT,
+                                p -> p / 100.0),
+                        threshold(v, OverloadThreshold.HANDSHAKE_RATE, OVERLOAD_HANDSHAKE_RATE,
                                 OVERLOAD_HANDSHAKE_RATE_EXIT, r -> (double) r),
-                        threshold(v, OverloadMonitor.UPLINK_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
+                        threshold(v, OverloadThreshold.UPLINK_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
                                 p -> p / 100.0),
-                        threshold(v, OverloadMonitor.ROUTES_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
+                        threshold(v, OverloadThreshold.ROUTES_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
                                 p -> p / 100.0)),
                 v.get(OVERLOAD_CLOSE_LISTENERS), v.get(OVERLOAD_REFUSE_CONNECTS), v.get(OVERLOAD_PAUSE_HANDSHAKES));
         return new GatewayConfig(nodeId, server, tls, tcp, proxyProtocol, mqtt, identity, auth, acl,
@@ -253,7 +251,7 @@ public record GatewayConfig(
     }
 
     /** A signal's thresholds; the exit one must not be above the entry one (then the signal could never settle). */
-    private static <T extends Comparable<T>> OverloadDetector.Threshold threshold(ConfigValues v, String signal,
+    private static <T extends Comparable<T>> OverloadThreshold threshold(ConfigValues v, String signal,
             ConfigKey<T> enter, ConfigKey<T> exit, java.util.function.Function<T, Double> unit) {
         T in = v.get(enter);
         T out = v.get(exit);
@@ -261,7 +259,7 @@ public record GatewayConfig(
         if (enterValue > 0 && out.compareTo(in) > 0) {
             throw v.invalid(exit, "is above " + enter.name() + " (" + in + ")");
         }
-        return new OverloadDetector.Threshold(signal, enterValue, unit.apply(out));
+        return new OverloadThreshold(signal, enterValue, unit.apply(out));
     }
 
     /**

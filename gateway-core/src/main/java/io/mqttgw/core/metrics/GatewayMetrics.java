@@ -3,7 +3,7 @@ package io.mqttgw.core.metrics;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.tls.TlsFailureReason;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import java.util.EnumMap;
@@ -154,8 +154,8 @@ public final class GatewayMetrics {
                     .register(registry));
         }
         for (String where : TOPIC_PLACES) {
-            for (io.mqttgw.core.protocol.TopicLimits.Exceeded e
-                    : io.mqttgw.core.protocol.TopicLimits.Exceeded.values()) {
+            for (io.mqttgw.core.topic.TopicLimits.Exceeded e
+                    : io.mqttgw.core.topic.TopicLimits.Exceeded.values()) {
                 topicsRefused.put(where + e.label(), Counter.builder("mqttgw.topics.refused").tag("where", where)
                         .tag("limit", e.label()).description("Topics and filters past mqtt.max-topic-length or "
                                 + "mqtt.max-topic-levels, by where they came from").register(registry));
@@ -375,11 +375,11 @@ public final class GatewayMetrics {
     }
 
     /** @param where one of {@link #TOPIC_PLACES} */
-    public void topicRefused(String where, io.mqttgw.core.protocol.TopicLimits.Exceeded limit) {
+    public void topicRefused(String where, io.mqttgw.core.topic.TopicLimits.Exceeded limit) {
         topicsRefused.get(where + limit.label()).increment();
     }
 
-    public double topicsRefused(String where, io.mqttgw.core.protocol.TopicLimits.Exceeded limit) {
+    public double topicsRefused(String where, io.mqttgw.core.topic.TopicLimits.Exceeded limit) {
         return topicsRefused.get(where + limit.label()).count();
     }
 

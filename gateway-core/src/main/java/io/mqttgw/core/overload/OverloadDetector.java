@@ -1,5 +1,6 @@
 package io.mqttgw.core.overload;
 
+import io.mqttgw.core.config.OverloadThreshold;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,16 +15,7 @@ import java.util.Map;
  */
 public final class OverloadDetector {
 
-    /** A signal's thresholds; a signal with {@code enter <= 0} is off. */
-    public record Threshold(String signal, double enter, double exit) {
-        public Threshold {
-            if (enter > 0 && exit > enter) {
-                throw new IllegalArgumentException(signal + ": exit threshold above the entry threshold");
-            }
-        }
-    }
-
-    private List<Threshold> thresholds;
+    private List<OverloadThreshold> thresholds;
     private final long recoveryHoldNanos;
     private final long minHoldNanos;
     private final Map<String, Boolean> over = new LinkedHashMap<>();
@@ -33,11 +25,11 @@ public final class OverloadDetector {
     private long changedAt;
     private long changes;
 
-    public OverloadDetector(List<Threshold> thresholds, long recoveryHoldNanos) {
+    public OverloadDetector(List<OverloadThreshold> thresholds, long recoveryHoldNanos) {
         this(thresholds, recoveryHoldNanos, 0);
     }
 
-    public OverloadDetector(List<Threshold> thresholds, long recoveryHoldNanos, long minHoldNanos) {
+    public OverloadDetector(List<OverloadThreshold> thresholds, long recoveryHoldNanos, long minHoldNanos) {
         this.thresholds = List.copyOf(thresholds);
         this.recoveryHoldNanos = recoveryHoldNanos;
         this.minHoldNanos = minHoldNanos;
@@ -49,9 +41,9 @@ public final class OverloadDetector {
      * until the next sample compares it with its new values. Signals it does not watch are ignored. Called on the
      * thread that calls {@link #update}.
      */
-    public void retune(List<Threshold> next) {
-        List<Threshold> kept = new java.util.ArrayList<>(thresholds.size());
-        for (Threshold t : thresholds) {
+    public void retune(List<OverloadThreshold> next) {
+        List<OverloadThreshold> kept = new java.util.ArrayList<>(thresholds.size());
+        for (OverloadThreshold t : thresholds) {
             kept.add(next.stream().filter(n -> n.signal().equals(t.signal())).findFirst().orElse(t));
         }
         thresholds = List.copyOf(kept);
@@ -59,7 +51,7 @@ public final class OverloadDetector {
 
     /** Feeds one round of samples; returns true when the level changed. */
     public boolean update(Map<String, Double> samples, long nowNanos) {
-        for (Threshold t : thresholds) {
+        for (OverloadThreshold t : thresholds) {
             Double value = samples.get(t.signal());
             if (t.enter() <= 0 || value == null || value.isNaN()) {
                 continue;

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.config.OverloadThreshold;
 import io.mqttgw.core.spi.OverloadListener;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.EventExecutor;
@@ -41,13 +42,13 @@ import org.slf4j.LoggerFactory;
  * {@code mqttgw_admission_busy_transitions_total}.
  */
 public final class OverloadMonitor implements AutoCloseable {
-    public static final String EVENT_LOOP_LAG = "event_loop_lag_seconds";
-    public static final String HEAP_AFTER_GC = "heap_after_gc_ratio";
-    public static final String DIRECT_MEMORY = "direct_memory_ratio";
+    public static final String EVENT_LOOP_LAG = OverloadThreshold.EVENT_LOOP_LAG;
+    public static final String HEAP_AFTER_GC = OverloadThreshold.HEAP_AFTER_GC;
+    public static final String DIRECT_MEMORY = OverloadThreshold.DIRECT_MEMORY;
     public static final String HANDSHAKES = "handshakes_in_progress";
-    public static final String HANDSHAKE_RATE = "handshakes_per_second";
-    public static final String UPLINK_PRESSURE = "uplink_pressure";
-    public static final String ROUTES_PRESSURE = "routes_pressure";
+    public static final String HANDSHAKE_RATE = OverloadThreshold.HANDSHAKE_RATE;
+    public static final String UPLINK_PRESSURE = OverloadThreshold.UPLINK_PRESSURE;
+    public static final String ROUTES_PRESSURE = OverloadThreshold.ROUTES_PRESSURE;
 
     private static final Logger LOG = LoggerFactory.getLogger(OverloadMonitor.class);
 
@@ -69,7 +70,7 @@ public final class OverloadMonitor implements AutoCloseable {
     private long lastHandshakes;
     private long lastSampleNanos;
     /** Thresholds a reload set, taken up by the next sample on the monitor thread; null when none is waiting. */
-    private final java.util.concurrent.atomic.AtomicReference<List<OverloadDetector.Threshold>> retuned =
+    private final java.util.concurrent.atomic.AtomicReference<List<OverloadThreshold>> retuned =
             new java.util.concurrent.atomic.AtomicReference<>();
 
     public OverloadMonitor(GatewayConfig.Overload config, EventLoopGroup ioGroup, AdmissionControl admission,
@@ -85,9 +86,9 @@ public final class OverloadMonitor implements AutoCloseable {
         this.uplinkPressure = uplinkPressure;
         this.routesPressure = routesPressure;
         this.listeners = List.copyOf(listeners);
-        List<OverloadDetector.Threshold> overloadSignals = new ArrayList<>();
-        List<OverloadDetector.Threshold> busySignals = new ArrayList<>();
-        for (OverloadDetector.Threshold t : config.thresholds()) {
+        List<OverloadThreshold> overloadSignals = new ArrayList<>();
+        List<OverloadThreshold> busySignals = new ArrayList<>();
+        for (OverloadThreshold t : config.thresholds()) {
             boolean busySignal = t.signal().equals(EVENT_LOOP_LAG) || t.signal().equals(HANDSHAKE_RATE);
             (busySignal && !config.lagIsOverload() ? busySignals : overloadSignals).add(t);
         }
@@ -145,12 +146,12 @@ public final class OverloadMonitor implements AutoCloseable {
      * next sample. Which signals are overload and which only make the node busy (overload.lag-reaction) stays as
      * started. Any thread.
      */
-    public void retune(List<OverloadDetector.Threshold> thresholds) {
+    public void retune(List<OverloadThreshold> thresholds) {
         retuned.set(List.copyOf(thresholds));
     }
 
     void sample() {
-        List<OverloadDetector.Threshold> next = retuned.getAndSet(null);
+        List<OverloadThreshold> next = retuned.getAndSet(null);
         if (next != null) {
             detector.retune(next);
             busyDetector.retune(next);

@@ -1,8 +1,9 @@
 package io.mqttgw.core.proxy;
 
-import io.mqttgw.core.protocol.ConnectionContext;
-import io.mqttgw.core.protocol.DeviceDisconnector;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.config.TrustedSources;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DeviceDisconnector;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.haproxy.HAProxyCommand;

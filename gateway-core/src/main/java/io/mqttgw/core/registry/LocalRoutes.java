@@ -1,8 +1,8 @@
 package io.mqttgw.core.registry;
 
-import io.mqttgw.core.protocol.ConnectionContext;
-import io.mqttgw.core.protocol.DeviceDisconnector;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DeviceDisconnector;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteEvents;
 import io.netty.channel.Channel;

@@ -2,7 +2,7 @@ package io.mqttgw.core.tls;
 
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.mqttgw.core.protocol.ConnectionContext;
+import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.registry.ChannelRegistry;
 import java.time.Duration;
 

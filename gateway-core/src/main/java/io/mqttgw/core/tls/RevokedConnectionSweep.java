@@ -2,9 +2,9 @@ package io.mqttgw.core.tls;
 
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.identity.RevocationPath;
-import io.mqttgw.core.protocol.ConnectionContext;
-import io.mqttgw.core.protocol.DeviceDisconnector;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DeviceDisconnector;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.netty.channel.Channel;
 import java.time.Duration;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.protocol.TopicLimits;
+import io.mqttgw.core.topic.TopicLimits;
 import io.mqttgw.core.spi.MessageProperties;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.MqttClientState;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;

@@ -5,7 +5,7 @@ import static io.mqttgw.core.bootstrap.CertificateRevocationIT.refused;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.testkit.CaRotation;
 import io.mqttgw.core.testkit.EventLogCapture;
 import io.mqttgw.core.testkit.RawMqttConnection;

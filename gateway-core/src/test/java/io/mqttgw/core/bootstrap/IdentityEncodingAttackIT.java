@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.protocol.ConnectionContext;
+import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.testkit.IdentityCertificates;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;

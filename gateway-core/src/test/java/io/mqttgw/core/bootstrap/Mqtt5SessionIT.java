@@ -14,7 +14,7 @@ import com.hivemq.client.mqtt.mqtt5.Mqtt5BlockingClient;
 import com.hivemq.client.mqtt.mqtt5.exceptions.Mqtt5DisconnectException;
 import com.hivemq.client.mqtt.mqtt5.message.disconnect.Mqtt5DisconnectReasonCode;
 import com.hivemq.client.mqtt.mqtt5.message.publish.Mqtt5Publish;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.testkit.ControlledSink;

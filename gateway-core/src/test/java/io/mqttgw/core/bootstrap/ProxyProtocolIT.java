@@ -3,7 +3,7 @@ package io.mqttgw.core.bootstrap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
 import java.io.ByteArrayOutputStream;

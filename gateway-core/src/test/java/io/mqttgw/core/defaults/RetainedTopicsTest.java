@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.protocol.TopicFilters;
+import io.mqttgw.core.topic.TopicFilters;
 import io.mqttgw.core.spi.DownlinkMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.mqttgw.core.overload;
 
+import io.mqttgw.core.config.OverloadThreshold;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -12,9 +13,9 @@ import org.junit.jupiter.api.Test;
 class OverloadDetectorTest {
     private static final long SECOND = 1_000_000_000L;
     private final OverloadDetector detector = new OverloadDetector(List.of(
-            new OverloadDetector.Threshold("lag", 0.5, 0.1),
-            new OverloadDetector.Threshold("heap", 0.9, 0.75),
-            new OverloadDetector.Threshold("off", 0, 0)), 5 * SECOND);
+            new OverloadThreshold("lag", 0.5, 0.1),
+            new OverloadThreshold("heap", 0.9, 0.75),
+            new OverloadThreshold("off", 0, 0)), 5 * SECOND);
 
     @Test
     void entersAtTheEntryThresholdOfAnySignal() {
@@ -52,12 +53,12 @@ class OverloadDetectorTest {
 
     @Test
     void refusesAnExitThresholdAboveTheEntry() {
-        assertThrows(IllegalArgumentException.class, () -> new OverloadDetector.Threshold("x", 0.5, 0.6));
+        assertThrows(IllegalArgumentException.class, () -> new OverloadThreshold("x", 0.5, 0.6));
     }
 
     @Test
     void leavesNoSoonerThanTheMinimumHoldAfterEntering() {
-        OverloadDetector held = new OverloadDetector(List.of(new OverloadDetector.Threshold("lag", 0.5, 0.1)),
+        OverloadDetector held = new OverloadDetector(List.of(new OverloadThreshold("lag", 0.5, 0.1)),
                 0, 3 * SECOND);
         assertTrue(held.update(Map.of("lag", 0.6), 0));
         assertFalse(held.update(Map.of("lag", 0.0), SECOND), "back at once, but the level holds");
@@ -68,7 +69,7 @@ class OverloadDetectorTest {
 
     @Test
     void entersAgainNoSoonerThanTheMinimumHoldAfterLeaving() {
-        OverloadDetector held = new OverloadDetector(List.of(new OverloadDetector.Threshold("lag", 0.5, 0.1)),
+        OverloadDetector held = new OverloadDetector(List.of(new OverloadThreshold("lag", 0.5, 0.1)),
                 0, 3 * SECOND);
         held.update(Map.of("lag", 0.6), 0);
         held.update(Map.of("lag", 0.0), 3 * SECOND);
@@ -80,7 +81,7 @@ class OverloadDetectorTest {
 
     @Test
     void aSignalSwingingEverySampleChangesTheLevelAtMostOncePerMinimumHold() {
-        OverloadDetector held = new OverloadDetector(List.of(new OverloadDetector.Threshold("lag", 0.5, 0.1)),
+        OverloadDetector held = new OverloadDetector(List.of(new OverloadThreshold("lag", 0.5, 0.1)),
                 0, 2 * SECOND);
         long step = SECOND / 4;
         for (int i = 0; i < 80; i++) {
@@ -101,8 +102,8 @@ class OverloadDetectorTest {
     @Test
     void aRetunedThresholdDecidesTheNextSampleAndUnknownSignalsAreIgnored() {
         assertFalse(detector.update(Map.of("heap", 0.8), 0));
-        detector.retune(List.of(new OverloadDetector.Threshold("heap", 0.7, 0.6),
-                new OverloadDetector.Threshold("not-watched", 0.1, 0.05)));
+        detector.retune(List.of(new OverloadThreshold("heap", 0.7, 0.6),
+                new OverloadThreshold("not-watched", 0.1, 0.05)));
         assertTrue(detector.update(Map.of("heap", 0.8, "not-watched", 1.0), SECOND));
         assertEquals(List.of("heap"), detector.signalsOver());
     }

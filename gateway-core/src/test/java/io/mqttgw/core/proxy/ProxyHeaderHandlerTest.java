@@ -4,10 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.config.TrustedSources;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.protocol.ConnectionContext;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.tls.TlsFailureReason;

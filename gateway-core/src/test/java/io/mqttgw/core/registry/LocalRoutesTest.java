@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.acl.TopicAcl;
-import io.mqttgw.core.protocol.ConnectionContext;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.spi.Route;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;

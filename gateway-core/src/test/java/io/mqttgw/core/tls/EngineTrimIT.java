@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
 import io.mqttgw.core.bootstrap.Gateway;
-import io.mqttgw.core.protocol.ConnectionContext;
+import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.identity.CertificateAuthority;
 import io.mqttgw.core.identity.RevocationPath;
-import io.mqttgw.core.protocol.ConnectionContext;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.testkit.CaRotation;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -94,7 +94,7 @@ class RevokedConnectionSweepTest {
     @Test
     void leavesAConnectionAlreadyClosingForAnotherReasonWithThatReason() throws Exception {
         EmbeddedChannel closing = connected("closing", ca, 9);
-        io.mqttgw.core.protocol.DeviceDisconnector.close(closing, DisconnectReason.TAKEOVER);
+        io.mqttgw.core.connection.DeviceDisconnector.close(closing, DisconnectReason.TAKEOVER);
         RevokedConnectionSweep sweep = new RevokedConnectionSweep(registry, new EventLog(100), scheduler, 500,
                 Duration.ofMinutes(1));
 

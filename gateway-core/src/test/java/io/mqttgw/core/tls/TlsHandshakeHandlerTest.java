@@ -11,7 +11,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.protocol.ConnectionContext;
+import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.netty.buffer.ByteBuf;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget.Outcome;
 import io.mqttgw.core.spi.Route;

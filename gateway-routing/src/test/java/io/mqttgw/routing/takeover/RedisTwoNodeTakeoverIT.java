@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.hivemq.client.mqtt.mqtt3.Mqtt3BlockingClient;
 import io.mqttgw.core.bootstrap.Gateway;
-import io.mqttgw.core.protocol.DisconnectReason;
+import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.routing.redis.RedisRouteStore;

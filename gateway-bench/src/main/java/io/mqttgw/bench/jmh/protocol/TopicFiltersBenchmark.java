@@ -1,6 +1,6 @@
 package io.mqttgw.bench.jmh.protocol;
 
-import io.mqttgw.core.protocol.TopicFilters;
+import io.mqttgw.core.topic.TopicFilters;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

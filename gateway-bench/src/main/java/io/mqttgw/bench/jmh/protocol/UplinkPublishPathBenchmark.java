@@ -11,7 +11,7 @@ import io.mqttgw.core.defaults.InMemorySessionStore;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
-import io.mqttgw.core.protocol.SessionServices;
+import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.Providers;
 import io.netty.buffer.ByteBuf;

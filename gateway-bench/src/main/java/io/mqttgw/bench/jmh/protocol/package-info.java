@@ -1,3 +1,2 @@
-/** Benchmarks of the MQTT protocol path: codec, topic filter matching, the uplink pipeline. The broadcast
- * fan-out benchmark is {@code io.mqttgw.core.protocol.BroadcastFanOutBenchmark} (it needs a package-private class). */
+/** Benchmarks of the MQTT protocol path: codec, topic filter matching, the uplink pipeline, broadcast fan-out. */
 package io.mqttgw.bench.jmh.protocol;

@@ -1,0 +1,2 @@
+/** Topic filters, topic limits and subscription matching: pure functions, safe from any thread. */
+package io.mqttgw.core.topic;
