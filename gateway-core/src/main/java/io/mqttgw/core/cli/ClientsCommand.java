@@ -25,8 +25,9 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code gateway clients list|show|kick}: the operator API of a running node (README "Operator API") from the
- * command line. Exit statuses: 0 done, 1 wrong usage or an unreadable token, certificate or config file, 4 the gateway refused (401, 404,
- * 400, ...; its reason is printed), 5 the admin endpoint could not be reached, timed out or failed (5xx).
+ * command line. Exit statuses: 0 done, 1 wrong usage or an unreadable token, certificate or config file, 4 the
+ * gateway refused (401, 404, 400, ...; its reason is printed), 5 the admin endpoint could not be reached, timed out
+ * or failed (5xx, a refused TLS handshake).
  * Runs on the calling thread; one HTTP request at a time.
  */
 @Command(name = "clients", mixinStandardHelpOptions = true, versionProvider = ClientsCommand.Version.class,
