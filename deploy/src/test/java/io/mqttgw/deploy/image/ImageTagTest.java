@@ -23,6 +23,11 @@ class ImageTagTest {
     private static final Pattern IMAGE = Pattern.compile("^\\s*(?:-\\s*)?image:\\s*\"?(mqtt-gateway:[^\"\\s]+)",
             Pattern.MULTILINE);
 
+    /** The image.tag of this module's pom. */
+    static String imageTag() throws Exception {
+        return child(pom(), "image.tag");
+    }
+
     private static Element pom() throws Exception {
         DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
         factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
