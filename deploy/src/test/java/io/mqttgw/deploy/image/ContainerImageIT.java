@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  * The image tarball of {@code ./mvnw -Pimage package} (Jib, target/mqtt-gateway-image.tar): its configuration
  * starts the launcher as a non-root user, exposes the MQTT and admin ports, keeps data, logs and /tmp on volumes
  * (a read-only root file system works) and carries the OCI labels; the distribution is in its last layer with an
- * executable launcher. Skipped when the image was not built (the image profile needs a base image tarball).
+ * executable launcher, and nowhere else (no /app copy); its tag is the one the manifests run. Skipped when the
+ * image was not built (the image profile needs a base image tarball).
  */
 class ContainerImageIT {
     private static final Path IMAGE = Path.of("target/mqtt-gateway-image.tar");
@@ -48,7 +49,24 @@ class ContainerImageIT {
         assertEquals("mqtt-gateway", ((Map<?, ?>) config.get("Labels")).get("org.opencontainers.image.title"));
         assertTrue(((List<?>) config.get("Env")).contains("GATEWAY_LOG_DIR=/var/log/mqtt-gateway"));
 
+        assertEquals(List.of("mqtt-gateway:" + ImageTagTest.imageTag()), entry.get("RepoTags"),
+                "the tag the Kubernetes manifests run");
+
         List<?> layers = (List<?>) entry.get("Layers");
+        // the application once: Jib's own /app copy of the jars is filtered out, /opt/mqtt-gateway runs
+        for (Object name : layers) {
+            Path each = Files.createTempFile("layer", ".tar.gz");
+            try {
+                ProcessBuilder pb = new ProcessBuilder("tar", "-xOf", IMAGE.toString(), (String) name);
+                pb.redirectOutput(each.toFile());
+                assertEquals(0, pb.start().waitFor());
+                String listing = tar("-tzf", each.toString());
+                assertTrue(listing.lines().noneMatch(l -> l.startsWith("app/") || l.startsWith("./app/")),
+                        name + " holds a second copy of the application under /app:\n" + listing);
+            } finally {
+                Files.delete(each);
+            }
+        }
         String last = (String) layers.get(layers.size() - 1);
         Path layer = Files.createTempFile("layer", ".tar.gz");
         try {

@@ -7,9 +7,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.logging.log4j.layout.template.json.util.JsonReader;
 import org.junit.jupiter.api.Test;
 
 /** The Grafana dashboard and the Prometheus rules (and their tests) query only metrics the gateway exports. */
@@ -48,6 +50,48 @@ class MonitoringFilesTest {
         for (String row : List.of("Sessions", "TLS", "Redis routes", "Auth", "Downlink")) {
             assertTrue(dashboard.contains("\"type\": \"row\",\n      \"title\": \"" + row + "\""), "no row " + row);
         }
+    }
+
+    @Test
+    void everyPanelHasALegendAndEveryPerNodeRatePanelAFleetWideTotal() throws IOException {
+        Map<?, ?> dashboard = (Map<?, ?>) JsonReader.read(read(DASHBOARD));
+        Pattern perNode = Pattern.compile("by \\([^)]*\\bnode\\b[^)]*\\)");
+        Pattern metric = Pattern.compile("\\b((?:mqttgw|jvm|process)_[a-z0-9_]+)\\{");
+        int perNodeRatePanels = 0;
+        for (Object o : (List<?>) dashboard.get("panels")) {
+            Map<?, ?> panel = (Map<?, ?>) o;
+            if ("row".equals(panel.get("type"))) {
+                continue;
+            }
+            String title = (String) panel.get("title");
+            Map<?, ?> options = (Map<?, ?>) panel.get("options");
+            Map<?, ?> legend = options == null ? null : (Map<?, ?>) options.get("legend");
+            assertTrue(legend != null && Boolean.TRUE.equals(legend.get("showLegend")), title + ": no legend shown");
+            List<Map<?, ?>> targets = new ArrayList<>();
+            for (Object t : (List<?>) panel.get("targets")) {
+                targets.add((Map<?, ?>) t);
+            }
+            for (Map<?, ?> t : targets) {
+                // without it Grafana names a series by its whole label set, unreadable in a narrow panel
+                Object format = t.get("legendFormat");
+                assertTrue(format instanceof String f && !f.isBlank(),
+                        title + ": no legendFormat for " + t.get("expr"));
+            }
+            for (Map<?, ?> t : targets) {
+                String expr = (String) t.get("expr");
+                if (!expr.contains("rate(") || !perNode.matcher(expr).find()) {
+                    continue;
+                }
+                perNodeRatePanels++;
+                Matcher name = metric.matcher(expr);
+                assertTrue(name.find(), expr);
+                String series = name.group(1);
+                assertTrue(targets.stream().map(x -> (String) x.get("expr")).anyMatch(x -> x.contains(series + "{")
+                        && x.contains("rate(") && !perNode.matcher(x).find()),
+                        title + ": no fleet-wide total of " + series + " beside its per-node series");
+            }
+        }
+        assertTrue(perNodeRatePanels >= 5, "per-node rate panels found: " + perNodeRatePanels);
     }
 
     @Test

@@ -18,7 +18,7 @@ public final class DownlinkHeaders {
     /** Optional: {@code true} or {@code false}; {@code false} when absent. */
     public static final String RETAIN = "mqtt.retain";
     /** Optional: epoch milliseconds after which the message is not delivered; absent or {@code 0} for never. */
-    public static final String EXPIRES_AT = "expires.at";
+    public static final String EXPIRES_AT = io.mqttgw.kafka.mapping.PropertyHeaders.EXPIRES_AT;
     /** Optional: {@code true} makes the record a broadcast whatever its key. */
     public static final String BROADCAST = "broadcast";
     /** The key of a broadcast record. */

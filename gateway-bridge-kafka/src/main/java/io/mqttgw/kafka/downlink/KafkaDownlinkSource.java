@@ -3,23 +3,14 @@ package io.mqttgw.kafka.downlink;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.DownlinkTarget;
-import io.mqttgw.core.spi.DownlinkTarget.Outcome;
 import io.mqttgw.core.spi.HealthStatus;
 import java.time.Duration;
-import java.util.ArrayDeque;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Queue;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -32,13 +23,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads this node's downlink topic and hands each record to the gateway: a record keyed by a client id to
- * {@link DownlinkTarget#deliver}, a broadcast record ({@code *}) to {@link DownlinkTarget#broadcast}.
+ * Reads this node's downlink topic on its own thread and passes the records to {@link GatewayDelivery}, which hands
+ * them to the gateway; {@link PartitionOffsets} tracks which are done and so what to commit. This class owns the
+ * thread and the consumer: polling, finding partitions, pausing and resuming, committing, health, shutdown.
  *
  * <p>Threading: the consumer is owned by one thread, {@code kafka-downlink-consumer}, which polls, dispatches and
- * commits; no event loop ever touches it. The outcome stages complete on event loops, which only count the outcome,
- * put the record on a lock-free queue and, when the consumer waits at its bound, wake it ({@code wakeup()} is the one
- * consumer method safe from other threads). The thread takes the queue on each turn.
+ * commits; no event loop ever touches it. Completions reach it through {@link GatewayDelivery}'s queue and, when it
+ * waits at its bound, {@code wakeup()} (the one consumer method safe from other threads). The thread takes the
+ * queue on each turn.
  *
  * <p>Flow control: at most {@code max-in-flight} records are handed to the gateway and not completed; polled records
  * beyond that wait in a backlog (at most one poll's worth) while the partitions are paused, and reading resumes once
@@ -60,21 +52,16 @@ public final class KafkaDownlinkSource implements DownlinkSource {
     static final long UNASSIGNED_PROBE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
     private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
-    private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
     private final int maxInFlight;
-    private final int resumeAt;
     private final long commitIntervalNanos;
     private final DownlinkMetrics metrics;
     private final AutoCloseable onClose;
 
-    // shared with the threads that complete deliveries
-    private final Queue<Pending> completed = new ConcurrentLinkedQueue<>();
+    // shared with the threads that complete deliveries (through GatewayDelivery) and with health checks
     private final AtomicInteger inFlight = new AtomicInteger();
-    private final AtomicBoolean wakeRequested = new AtomicBoolean();
-    private final AtomicLongArray lastLogged = new AtomicLongArray(Malformed.values().length);
     private volatile boolean paused;
     private volatile boolean running = true;
     private volatile long lastContactNanos = System.nanoTime();
@@ -82,9 +69,8 @@ public final class KafkaDownlinkSource implements DownlinkSource {
     private volatile String lastFailure;
 
     // consumer thread only
-    private final Map<TopicPartition, Progress> progress = new HashMap<>();
-    private final ArrayDeque<Polled> backlog = new ArrayDeque<>();
-    private DownlinkTarget target;
+    private final PartitionOffsets offsets = new PartitionOffsets();
+    private GatewayDelivery delivery;
     private Thread thread;
     private long nextProbeNanos = System.nanoTime();
     private long nextCommitNanos;
@@ -97,7 +83,6 @@ public final class KafkaDownlinkSource implements DownlinkSource {
         this.consumer = consumer;
         this.topic = topic;
         this.maxInFlight = maxInFlight;
-        this.resumeAt = maxInFlight / 2;
         this.commitIntervalNanos = commitInterval.toNanos();
         this.onClose = onClose;
         this.metrics = new DownlinkMetrics(meters, inFlight::get, () -> paused ? 1 : 0);
@@ -113,7 +98,7 @@ public final class KafkaDownlinkSource implements DownlinkSource {
 
     /** Sets the target without starting the thread: tests drive {@link #step} themselves. */
     void attach(DownlinkTarget target) {
-        this.target = target;
+        this.delivery = new GatewayDelivery(target, metrics, maxInFlight, inFlight, () -> paused, consumer::wakeup);
         this.nextCommitNanos = System.nanoTime() + commitIntervalNanos;
     }
 
@@ -140,17 +125,17 @@ public final class KafkaDownlinkSource implements DownlinkSource {
 
     /** One turn of the consumer thread: take completions, look for partitions, dispatch, poll, commit. */
     void step() {
-        wakeRequested.set(false);
-        drainCompleted();
+        delivery.rearmWake();
+        delivery.drainCompleted();
         long now = System.nanoTime();
         if (now - nextProbeNanos >= 0) {
             probe(now);
         }
-        if (progress.isEmpty()) {
+        if (offsets.isEmpty()) {
             pauseQuietly(POLL_TIMEOUT.toMillis());
             return;
         }
-        dispatchBacklog();
+        delivery.dispatch();
         flowControl();
         ConsumerRecords<byte[], byte[]> records;
         try {
@@ -163,18 +148,16 @@ public final class KafkaDownlinkSource implements DownlinkSource {
             contact();
             for (ConsumerRecord<byte[], byte[]> record : records) {
                 metrics.received.increment();
-                Progress p = progress.get(new TopicPartition(record.topic(), record.partition()));
-                if (p == null) {
-                    continue; // a partition no longer assigned
+                PartitionOffsets.Pending pending = offsets.track(record);
+                if (pending != null) {
+                    delivery.add(record, pending);
                 }
-                Pending pending = new Pending(p, record.offset());
-                p.pending.add(pending);
-                backlog.add(new Polled(record, pending));
+                // else: a partition no longer assigned
             }
-            dispatchBacklog();
+            delivery.dispatch();
             flowControl();
         }
-        drainCompleted();
+        delivery.drainCompleted();
         if (System.nanoTime() - nextCommitNanos >= 0) {
             commit();
             nextCommitNanos = System.nanoTime() + commitIntervalNanos;
@@ -188,7 +171,7 @@ public final class KafkaDownlinkSource implements DownlinkSource {
             partitions = consumer.partitionsFor(topic, PROBE_TIMEOUT);
         } catch (KafkaException e) {
             failure("no answer from Kafka for the partitions of " + topic + ": " + e);
-            nextProbeNanos = now + (progress.isEmpty() ? UNASSIGNED_PROBE_INTERVAL_NANOS : PROBE_INTERVAL_NANOS);
+            nextProbeNanos = now + (offsets.isEmpty() ? UNASSIGNED_PROBE_INTERVAL_NANOS : PROBE_INTERVAL_NANOS);
             return;
         }
         if (partitions == null || partitions.isEmpty()) {
@@ -201,12 +184,8 @@ public final class KafkaDownlinkSource implements DownlinkSource {
         for (PartitionInfo info : partitions) {
             found.add(new TopicPartition(topic, info.partition()));
         }
-        if (!found.equals(progress.keySet())) {
-            progress.keySet().retainAll(found);
-            backlog.removeIf(polled -> !found.contains(polled.pending.progress.partition));
-            for (TopicPartition tp : found) {
-                progress.computeIfAbsent(tp, Progress::new);
-            }
+        if (offsets.assign(found)) {
+            delivery.retainPartitions(found);
             consumer.assign(found);
             if (paused) {
                 consumer.pause(found);
@@ -222,132 +201,31 @@ public final class KafkaDownlinkSource implements DownlinkSource {
         }
     }
 
-    private void dispatchBacklog() {
-        while (!backlog.isEmpty() && inFlight.get() < maxInFlight) {
-            Polled polled = backlog.poll();
-            dispatch(polled.record, polled.pending);
-        }
-    }
-
-    private void dispatch(ConsumerRecord<byte[], byte[]> record, Pending pending) {
-        DownlinkRecords.Mapped mapped = DownlinkRecords.map(record.key(), record.value(), record.headers());
-        if (mapped.malformed() != null) {
-            malformed(mapped.malformed(), record);
-            pending.progress.done(pending);
-            return;
-        }
-        if (mapped.message().expired(System.currentTimeMillis())) {
-            metrics.outcome(Outcome.EXPIRED);
-            pending.progress.done(pending);
-            return;
-        }
-        inFlight.incrementAndGet();
-        long timestamp = record.timestamp();
-        if (mapped.broadcast()) {
-            metrics.broadcasts.increment();
-            stage(() -> target.broadcast(mapped.message())).whenComplete((count, error) -> {
-                if (count != null) {
-                    metrics.broadcastReceivers.increment(count);
-                } else {
-                    metrics.failed.increment();
-                }
-                finished(pending);
-            });
-        } else {
-            stage(() -> target.deliver(mapped.message())).whenComplete((outcome, error) -> {
-                if (outcome != null) {
-                    metrics.outcome(outcome);
-                    if (outcome == Outcome.DELIVERED) {
-                        metrics.delivered(timestamp);
-                    }
-                } else {
-                    metrics.failed.increment();
-                }
-                finished(pending);
-            });
-        }
-    }
-
-    private static <T> CompletionStage<T> stage(java.util.function.Supplier<CompletionStage<T>> call) {
-        try {
-            return call.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** On whatever thread completed the delivery (usually an event loop): hand the record back, wake if waited for. */
-    private void finished(Pending pending) {
-        completed.add(pending);
-        int left = inFlight.decrementAndGet();
-        if (paused && left <= resumeAt && wakeRequested.compareAndSet(false, true)) {
-            consumer.wakeup();
-        }
-    }
-
     private void flowControl() {
-        boolean full = !backlog.isEmpty() || inFlight.get() >= maxInFlight;
-        if (full && !paused) {
-            consumer.pause(progress.keySet());
+        if (delivery.full() && !paused) {
+            consumer.pause(offsets.partitions());
             paused = true;
-        } else if (paused && backlog.isEmpty() && inFlight.get() <= resumeAt) {
-            consumer.resume(progress.keySet());
+        } else if (paused && delivery.mayResume()) {
+            consumer.resume(offsets.partitions());
             paused = false;
         }
     }
 
-    private void drainCompleted() {
-        Pending p;
-        while ((p = completed.poll()) != null) {
-            p.progress.done(p);
-        }
-    }
-
     private void commit() {
-        Map<TopicPartition, OffsetAndMetadata> offsets = committable();
-        if (offsets.isEmpty()) {
+        Map<TopicPartition, OffsetAndMetadata> committable = offsets.committable();
+        if (committable.isEmpty()) {
             return;
         }
-        consumer.commitAsync(offsets, (done, error) -> {
+        consumer.commitAsync(committable, (done, error) -> {
             if (error == null) {
                 metrics.commitsOk.increment();
                 contact();
             } else {
                 metrics.commitsFailed.increment();
-                for (TopicPartition tp : offsets.keySet()) {
-                    Progress p = progress.get(tp);
-                    if (p != null) {
-                        p.dirty = true;
-                    }
-                }
+                offsets.commitFailed(committable.keySet());
                 failure("offset commit failed: " + error);
             }
         });
-    }
-
-    /** The offsets that advanced since they were last committed. */
-    private Map<TopicPartition, OffsetAndMetadata> committable() {
-        Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-        for (Progress p : progress.values()) {
-            if (p.next >= 0 && p.dirty) {
-                offsets.put(p.partition, new OffsetAndMetadata(p.next));
-                p.dirty = false;
-            }
-        }
-        return offsets;
-    }
-
-    private void malformed(Malformed cause, ConsumerRecord<byte[], byte[]> record) {
-        metrics.malformed(cause);
-        int i = cause.ordinal();
-        long now = System.nanoTime();
-        long last = lastLogged.get(i);
-        if (last == 0 || now - last >= LOG_INTERVAL_NANOS) {
-            lastLogged.set(i, now);
-            LOG.warn("Kafka downlink: skipped a malformed record ({}) at {}-{}@{}; such records are counted, logged "
-                    + "at most once a minute per cause", cause.label(), record.topic(), record.partition(),
-                    record.offset());
-        }
     }
 
     private void contact() {
@@ -413,14 +291,16 @@ public final class KafkaDownlinkSource implements DownlinkSource {
 
     private void shutDown() {
         try {
-            drainCompleted();
-            Map<TopicPartition, OffsetAndMetadata> offsets = committable();
-            if (!offsets.isEmpty()) {
+            if (delivery != null) {
+                delivery.drainCompleted();
+            }
+            Map<TopicPartition, OffsetAndMetadata> committable = offsets.committable();
+            if (!committable.isEmpty()) {
                 try {
-                    consumer.commitSync(offsets, CLOSE_TIMEOUT);
+                    consumer.commitSync(committable, CLOSE_TIMEOUT);
                 } catch (WakeupException e) {
                     // close()'s wakeup arrived here rather than in poll: it is spent now
-                    consumer.commitSync(offsets, CLOSE_TIMEOUT);
+                    consumer.commitSync(committable, CLOSE_TIMEOUT);
                 }
             }
         } catch (RuntimeException e) {
@@ -450,41 +330,6 @@ public final class KafkaDownlinkSource implements DownlinkSource {
     }
 
     int backlog() {
-        return backlog.size();
-    }
-
-    /** A partition's records in the order read; {@link #next} is the offset to commit. Consumer thread only. */
-    private static final class Progress {
-        final TopicPartition partition;
-        final ArrayDeque<Pending> pending = new ArrayDeque<>();
-        long next = -1;
-        boolean dirty;
-
-        Progress(TopicPartition partition) {
-            this.partition = partition;
-        }
-
-        void done(Pending p) {
-            p.done = true;
-            while (!pending.isEmpty() && pending.peek().done) {
-                next = pending.poll().offset + 1;
-                dirty = true;
-            }
-        }
-    }
-
-    /** One record read and not yet committable. {@code done} is set on the consumer thread only. */
-    private static final class Pending {
-        final Progress progress;
-        final long offset;
-        boolean done;
-
-        Pending(Progress progress, long offset) {
-            this.progress = progress;
-            this.offset = offset;
-        }
-    }
-
-    private record Polled(ConsumerRecord<byte[], byte[]> record, Pending pending) {
+        return delivery.backlog();
     }
 }

@@ -1,6 +1,7 @@
 package io.mqttgw.kafka.mapping;
 
 import io.mqttgw.core.spi.MessageProperties;
+import io.mqttgw.core.spi.UplinkMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +23,8 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  *   <tr><td>{@value #PAYLOAD_FORMAT}</td><td>payload format indicator (0x01)</td><td>{@code utf-8} when 1</td></tr>
  *   <tr><td>{@value #USER_PREFIX}{@code <name>}</td><td>user property (0x26)</td><td>UTF-8 value; one header per
  *   property, in order, names may repeat</td></tr>
+ *   <tr><td>{@value #EXPIRES_AT}</td><td>message expiry interval (0x02)</td><td>epoch milliseconds, decimal
+ *   ASCII</td></tr>
  * </table>
  */
 public final class PropertyHeaders {
@@ -33,6 +36,12 @@ public final class PropertyHeaders {
     public static final String UTF_8 = "utf-8";
     /** A user property {@code name} is the header {@code mqtt.user.name}. */
     public static final String USER_PREFIX = "mqtt.user.";
+    /**
+     * When the message expires, epoch milliseconds: on an uplink record the receive time plus the message expiry
+     * interval the device set; on a downlink record the time after which it is not delivered. One name both ways, so
+     * a record a service passes from the uplink to a device's downlink topic keeps its deadline.
+     */
+    public static final String EXPIRES_AT = "expires.at";
 
     private static final byte[] UTF_8_BYTES = UTF_8.getBytes(StandardCharsets.US_ASCII);
 
@@ -58,6 +67,17 @@ public final class PropertyHeaders {
         }
         for (MessageProperties.UserProperty user : properties.userProperties()) {
             headers.add(new RecordHeader(USER_PREFIX + user.name(), utf8(user.value())));
+        }
+    }
+
+    /**
+     * Adds the {@link #EXPIRES_AT} of a message the device gave an expiry interval (seconds from
+     * {@code receivedAtMillis}); nothing for {@link UplinkMessage#NO_EXPIRY}.
+     */
+    public static void writeExpiry(long receivedAtMillis, long expiryInterval, Headers headers) {
+        if (expiryInterval != UplinkMessage.NO_EXPIRY) {
+            headers.add(new RecordHeader(EXPIRES_AT, Long.toString(receivedAtMillis + expiryInterval * 1000)
+                    .getBytes(StandardCharsets.US_ASCII)));
         }
     }
 

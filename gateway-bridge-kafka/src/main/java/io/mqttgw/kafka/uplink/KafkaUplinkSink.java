@@ -125,6 +125,9 @@ public final class KafkaUplinkSink implements UplinkSink {
         headers.add(new RecordHeader("received.at",
                 Long.toString(message.receivedAtMillis()).getBytes(StandardCharsets.US_ASCII)));
         PropertyHeaders.write(message.properties(), headers);
+        // never past at this point (the message comes here as it is read); the producer may still deliver it later,
+        // after retries, so the deadline travels with the record for its consumer to honour
+        PropertyHeaders.writeExpiry(message.receivedAtMillis(), message.expiryInterval(), headers);
         ProducerRecord<byte[], byte[]> record = new ProducerRecord<>(topic, null, message.receivedAtMillis(), key,
                 message.payload(), headers);
         Delivery delivery = new Delivery(cost, topic);

@@ -84,7 +84,7 @@ class Mqtt5RequestResponseIT {
                 device.publishWith().topic(command.getResponseTopic().orElseThrow())
                         .correlationData(command.getCorrelationData().orElseThrow())
                         .userProperties().add("trace", "from-device").applyUserProperties()
-                        .contentType("text/plain").qos(MqttQos.AT_LEAST_ONCE)
+                        .contentType("text/plain").messageExpiryInterval(30).qos(MqttQos.AT_LEAST_ONCE)
                         .payload("done".getBytes(StandardCharsets.UTF_8)).send();
             });
             device.connect().get(20, TimeUnit.SECONDS);
@@ -121,6 +121,11 @@ class Mqtt5RequestResponseIT {
                     StandardCharsets.UTF_8));
             assertEquals("text/plain", new String(reply.headers().lastHeader("mqtt.content-type").value(),
                     StandardCharsets.UTF_8));
+            // the answer's deadline, for the service that may read it late
+            long receivedAt = Long.parseLong(new String(reply.headers().lastHeader("received.at").value(),
+                    StandardCharsets.US_ASCII));
+            assertEquals(receivedAt + 30_000, Long.parseLong(new String(reply.headers().lastHeader("expires.at")
+                    .value(), StandardCharsets.US_ASCII)));
             device.disconnect().get(20, TimeUnit.SECONDS);
         }
     }

@@ -98,6 +98,22 @@ class KafkaUplinkSinkTest {
     }
 
     @Test
+    void anMqtt5MessageExpiryIntervalTravelsAsTheTimeItExpires() {
+        KafkaUplinkSink sink = sink(1 << 20);
+        sink.send(new UplinkMessage("dev-1", "devices/dev-1/status", 1, false, new byte[1], 1_700_000_000_123L,
+                MessageProperties.NONE, 90));
+        sink.send(new UplinkMessage("dev-1", "devices/dev-1/status", 1, false, new byte[1], 1_700_000_000_123L,
+                MessageProperties.NONE, 0xFFFF_FFFFL));
+        sink.send(message("devices/dev-1/status", 1));
+        List<ProducerRecord<byte[], byte[]>> records = producer.history();
+        assertEquals("1700000090123", new String(records.get(0).headers().lastHeader("expires.at").value(),
+                StandardCharsets.US_ASCII));
+        assertEquals(Long.toString(1_700_000_000_123L + 0xFFFF_FFFFL * 1000), new String(records.get(1).headers()
+                .lastHeader("expires.at").value(), StandardCharsets.US_ASCII), "the largest interval, unsigned");
+        assertEquals(null, records.get(2).headers().lastHeader("expires.at"), "no interval: no header");
+    }
+
+    @Test
     void refusesAtOnceWhenPendingBytesPassTheBoundAndAcceptsAgainOnceAcknowledged() {
         KafkaUplinkSink sink = sink(1000);
         CompletableFuture<Void> first = sink.send(message("a", 600)).toCompletableFuture();

@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The pipeline of one admin listener: connection limit -> idle close -> [TLS] -> HTTP codec -> [read-only endpoints] ->
- * [operator authentication ->
+ * The pipeline of one admin listener: connection limit -> idle close -> [TLS -> TLS refusal] -> HTTP codec ->
+ * [read-only endpoints] -> [operator authentication ->
  * body aggregation -> client operations -> config reload -> downlink operations]. The read-only listener has the
  * read-only part, and the operations part too when
  * operations share it; a separate operations listener has only the operations part (and TLS with operator mutual
@@ -25,6 +25,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
     static final String IDLE = "idle";
     static final String IDLE_CLOSE = "idle-close";
     static final String TLS = "tls";
+    static final String TLS_REFUSAL = "tls-refusal";
     static final String HTTP = "http";
     static final String READ_ONLY = "read-only";
     static final String AUTH = "operator-auth";
@@ -48,6 +49,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
     private final AdminMetrics metrics;
     private final AdminConnectionLimitHandler limit;
     private final AdminIdleCloseHandler idleClose;
+    private final AdminTlsRefusalHandler tlsRefusal;
     private final long idleMillis;
 
     /**
@@ -62,6 +64,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
         this.metrics = metrics;
         this.limit = new AdminConnectionLimitHandler(maxConnections, metrics);
         this.idleClose = new AdminIdleCloseHandler(metrics);
+        this.tlsRefusal = new AdminTlsRefusalHandler(metrics);
         this.idleMillis = idleTimeout.toMillis();
     }
 
@@ -74,6 +77,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
         if (tls != null) {
             // the current context: operator TLS files changed on disk are picked up by the next connection
             p.addLast(TLS, tls.get().newHandler(ch.alloc()));
+            p.addLast(TLS_REFUSAL, tlsRefusal);
         }
         p.addLast(HTTP, new HttpServerCodec());
         if (readOnly != null) {

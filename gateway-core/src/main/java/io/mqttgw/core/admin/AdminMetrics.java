@@ -23,13 +23,13 @@ final class AdminMetrics {
     }
 
     /**
-     * {@code mqttgw_admin_connections_closed_total{reason}}: admin connections the gateway closed, {@code idle} or
-     * {@code limit}.
+     * {@code mqttgw_admin_connections_closed_total{reason}}: admin connections the gateway closed, {@code idle},
+     * {@code limit} or {@code tls_handshake}.
      */
     void connectionClosed(String reason) {
         Counter.builder("mqttgw.admin.connections.closed")
-                .description("Admin connections closed by the gateway: idle past admin.idle-timeout, or the oldest "
-                        + "past admin.max-connections")
+                .description("Admin connections closed by the gateway: idle past admin.idle-timeout, the oldest "
+                        + "past admin.max-connections, or a refused operator TLS handshake")
                 .tag("reason", reason).register(registry).increment();
     }
 

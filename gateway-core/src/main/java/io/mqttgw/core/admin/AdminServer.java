@@ -1,8 +1,10 @@
 package io.mqttgw.core.admin;
 
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.mqttgw.core.config.ConfigKey;
 import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.config.ListenerBindException;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.topic.TopicLimits;
@@ -61,11 +63,11 @@ public final class AdminServer implements AutoCloseable {
                 NioIoHandler.newFactory());
         try {
             boolean shared = operations != null && !ops.separateListener();
-            readOnlyChannel = bind(config.bind(), config.port(),
+            readOnlyChannel = bind(CoreConfigKeys.ADMIN_PORT, config.bind(), config.port(),
                     new AdminChannelInitializer(readOnly, shared ? operations : null, null, metrics,
                             config.maxConnections(), config.idleTimeout()));
             if (operations != null && ops.separateListener()) {
-                operationsChannel = bind(ops.bind(), ops.port(),
+                operationsChannel = bind(CoreConfigKeys.ADMIN_OPERATIONS_PORT, ops.bind(), ops.port(),
                         new AdminChannelInitializer(null, operations,
                                 operators.tlsContext() == null ? null : operators::tlsContext, metrics,
                                 config.maxConnections(), config.idleTimeout()));
@@ -79,9 +81,17 @@ public final class AdminServer implements AutoCloseable {
                 + (ops.tokenFile() != null ? ", bearer token" : "") + (ops.mutualTls() ? ", operator mutual TLS" : ""));
     }
 
-    private Channel bind(String host, int port, ChannelInitializer<Channel> initializer) throws InterruptedException {
-        return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class).childHandler(initializer)
-                .bind(host, port).sync().channel();
+    private Channel bind(ConfigKey<Integer> portKey, String host, int port, ChannelInitializer<Channel> initializer)
+            throws InterruptedException {
+        try {
+            return new ServerBootstrap().group(group).channel(NioServerSocketChannel.class).childHandler(initializer)
+                    .bind(host, port).sync().channel();
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            // Netty's sync() rethrows the socket's bind failure (a checked exception it does not declare)
+            throw new ListenerBindException(portKey, host, port, e);
+        }
     }
 
     /** Port of the read-only listener. */

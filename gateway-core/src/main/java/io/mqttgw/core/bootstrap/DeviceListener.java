@@ -1,5 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
+import io.mqttgw.core.config.CoreConfigKeys;
+import io.mqttgw.core.config.ListenerBindException;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
@@ -40,6 +42,11 @@ final class DeviceListener {
         } catch (InterruptedException | RuntimeException e) {
             unbind();
             throw e;
+        } catch (Exception e) {
+            // Netty's sync() rethrows the socket's bind failure (a checked exception it does not declare)
+            unbind();
+            throw new ListenerBindException("tls".equals(name) ? CoreConfigKeys.TLS_PORT : CoreConfigKeys.TCP_PORT,
+                    host, port, e);
         }
     }
 

@@ -239,11 +239,9 @@ public final class Gateway implements AutoCloseable {
             close();
             throw e;
         } catch (Exception e) {
-            // Netty's sync() rethrows a bind failure (java.net.BindException) without declaring it
+            // a checked exception Netty's sync() rethrows undeclared; bind failures come named by their listener
             close();
-            throw new IllegalStateException("cannot bind a listener (tls " + config.tls().bind() + ":"
-                    + config.tls().port() + ", tcp " + config.tcp().bind() + ":" + config.tcp().port() + ", admin "
-                    + config.admin().bind() + ":" + config.admin().port() + "): " + e, e);
+            throw new IllegalStateException("cannot start the listeners: " + e, e);
         }
         Duration watch = config.values().get(CoreConfigKeys.CONFIG_WATCH_INTERVAL);
         if (reloader != null && !watch.isZero()) {

@@ -25,15 +25,16 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code gateway clients list|show|kick}: the operator API of a running node (README "Operator API") from the
- * command line. Exit statuses: 0 done, 1 wrong usage or an unreadable token file, 4 the gateway refused (401, 404,
- * 400, ...; its reason is printed), 5 the admin endpoint could not be reached, timed out or failed (5xx).
+ * command line. Exit statuses: 0 done, 1 wrong usage or an unreadable token, certificate or config file, 4 the
+ * gateway refused (401, 404, 400, ...; its reason is printed), 5 the admin endpoint could not be reached, timed out
+ * or failed (5xx, a refused TLS handshake).
  * Runs on the calling thread; one HTTP request at a time.
  */
 @Command(name = "clients", mixinStandardHelpOptions = true, versionProvider = ClientsCommand.Version.class,
         description = "List, show and kick the devices connected to a gateway node, through its operator API.",
         subcommands = {ClientsCommand.ListClients.class, ClientsCommand.Show.class, ClientsCommand.Kick.class},
         exitCodeListHeading = "%nExit status:%n",
-        exitCodeList = {"0:done", "1:wrong usage, or the token file cannot be read",
+        exitCodeList = {"0:done", "1:wrong usage, or the token, certificate, key or --cli-config file cannot be read",
                 "4:the gateway refused (not connected, unauthorized, invalid input); its reason is printed",
                 "5:the admin endpoint could not be reached, timed out or failed"})
 public final class ClientsCommand implements Callable<Integer> {
@@ -46,21 +47,45 @@ public final class ClientsCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    /** Where and as whom to call: shared by the verbs. */
+    /**
+     * Where and as whom to call: shared by the verbs. A value comes from the command line, else from its environment
+     * variable, else from the {@code --cli-config} file ({@link CliConfig}), else from the default.
+     */
     static final class Connection {
-        @Option(names = "--admin-url", paramLabel = "URL", defaultValue = "${env:GATEWAY_ADMIN_URL:-http://127.0.0.1:9090}",
+        @Option(names = "--admin-url", paramLabel = "URL", defaultValue = "http://127.0.0.1:9090",
                 description = "Operations endpoint of the node (admin.operations.bind/port, or the admin listener "
-                        + "when operations share it); env GATEWAY_ADMIN_URL. Default: ${DEFAULT-VALUE}")
+                        + "when operations share it); https:// for an operations listener with TLS; env "
+                        + "GATEWAY_ADMIN_URL. Default: ${DEFAULT-VALUE}")
         String url;
 
-        @Option(names = "--token-file", paramLabel = "FILE", defaultValue = "${env:GATEWAY_ADMIN_TOKEN_FILE}",
+        @Option(names = "--token-file", paramLabel = "FILE",
                 description = "File holding the bearer token: the token alone, or id:token as in "
                         + "admin.operations.token-file (the first such line); env GATEWAY_ADMIN_TOKEN_FILE")
         Path tokenFile;
 
+        @Option(names = "--cert", paramLabel = "FILE",
+                description = "PEM certificate (chain) of the operator, presented to an operations listener with "
+                        + "mutual TLS (admin.operations.tls.*); needs --key; env GATEWAY_ADMIN_CERT")
+        Path certFile;
+
+        @Option(names = "--key", paramLabel = "FILE",
+                description = "Unencrypted PEM private key of --cert; env GATEWAY_ADMIN_KEY")
+        Path keyFile;
+
+        @Option(names = "--ca-file", paramLabel = "FILE",
+                description = "PEM CA certificates to trust for the node's HTTPS certificate (instead of the Java "
+                        + "trust store); env GATEWAY_ADMIN_CA_FILE")
+        Path caFile;
+
         @Option(names = "--timeout", paramLabel = "SECONDS", defaultValue = "30",
-                description = "Longest wait for an answer. Default: ${DEFAULT-VALUE}")
+                description = "Longest wait for an answer; env GATEWAY_ADMIN_TIMEOUT. Default: ${DEFAULT-VALUE}")
         int timeoutSeconds;
+
+        @Option(names = "--cli-config", paramLabel = "FILE",
+                description = "Properties file with any of the options above as name = value (admin-url, "
+                        + "token-file, cert, key, ca-file, timeout; relative paths from the file's directory); "
+                        + "env GATEWAY_CLI_CONFIG")
+        Path cliConfig;
     }
 
     /** Thrown to end a verb with an exit status and a message for stderr. */
@@ -75,9 +100,23 @@ public final class ClientsCommand implements Callable<Integer> {
 
     /** Runs {@code args} (after the word {@code clients}); output to {@code out}, messages to {@code err}. */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        return run(args, out, err, System.getenv());
+    }
+
+    /** As {@link #run(String[], PrintWriter, PrintWriter)} with the environment variables {@code env}. */
+    static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> env) {
+        CliConfig defaults;
+        try {
+            defaults = CliConfig.of(args, env);
+        } catch (Failure e) {
+            err.println("gateway clients: " + e.getMessage());
+            err.flush();
+            return e.status;
+        }
         CommandLine cl = new CommandLine(new ClientsCommand()).setCommandName("gateway clients");
         cl.setOut(out);
         cl.setErr(err);
+        cl.setDefaultValueProvider(defaults);
         cl.setExitCodeExceptionMapper(e -> e instanceof Failure f ? f.status : USAGE);
         cl.setParameterExceptionHandler((e, a) -> {
             err.println("gateway clients: " + e.getMessage());
@@ -190,7 +229,11 @@ public final class ClientsCommand implements Callable<Integer> {
 
     /** One request; the body of a 2xx answer, else a {@link Failure} with the gateway's reason. */
     static String request(Connection c, String method, String pathAndQuery) throws IOException, InterruptedException {
-        String token = token(c.tokenFile);
+        if (c.tokenFile == null && c.certFile == null) {
+            throw new Failure(USAGE, "no credential: give --token-file FILE (env GATEWAY_ADMIN_TOKEN_FILE) and/or "
+                    + "--cert FILE --key FILE for an operations listener with mutual TLS");
+        }
+        String token = c.tokenFile == null ? null : token(c.tokenFile);
         String base = c.url.endsWith("/") ? c.url.substring(0, c.url.length() - 1) : c.url;
         URI uri;
         try {
@@ -198,14 +241,32 @@ public final class ClientsCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new Failure(USAGE, "--admin-url " + c.url + " is not a URL: " + e.getMessage());
         }
+        boolean https = "https".equalsIgnoreCase(uri.getScheme());
+        if (!https && (c.certFile != null || c.caFile != null)) {
+            throw new Failure(USAGE, "--cert and --ca-file are for TLS: give an https:// --admin-url, not " + c.url);
+        }
         HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(c.timeoutSeconds))
-                .method(method, HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer " + token);
+                .method(method, HttpRequest.BodyPublishers.noBody());
+        if (token != null) {
+            b.header("Authorization", "Bearer " + token);
+        }
+        HttpClient.Builder client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(c.timeoutSeconds));
+        if (https) {
+            client.sslContext(OperatorTls.context(c.certFile, c.keyFile, c.caFile));
+        }
         HttpResponse<String> r;
         try {
-            r = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                    .connectTimeout(Duration.ofSeconds(c.timeoutSeconds)).build()
-                    .send(b.build(), HttpResponse.BodyHandlers.ofString());
+            r = client.build().send(b.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
+            if (https) {
+                // a refused client certificate shows as an alert, or (TLS 1.3, after the client's Finished) as the
+                // connection closing under the request: either way the hint is about certificates
+                throw new Failure(UNREACHABLE, "cannot reach " + base + " over TLS: " + e + (c.certFile == null
+                        ? " (an operations listener with mutual TLS needs --cert and --key)"
+                        : " (is --cert issued by the node's admin.operations.tls.ca-file, and does --ca-file hold "
+                        + "the CA of the node's certificate?)"));
+            }
             throw new Failure(UNREACHABLE, "cannot reach " + base + ": " + e);
         }
         if (r.statusCode() / 100 == 2) {
@@ -217,9 +278,6 @@ public final class ClientsCommand implements Callable<Integer> {
     }
 
     private static String token(Path file) {
-        if (file == null) {
-            throw new Failure(USAGE, "no token: give --token-file FILE or set GATEWAY_ADMIN_TOKEN_FILE");
-        }
         List<String> lines;
         try {
             lines = Files.readAllLines(file, StandardCharsets.UTF_8);

@@ -78,6 +78,12 @@ class AdminOperationsAttackIT {
         return c == null ? 0 : c.count();
     }
 
+    private static double tlsRefusals(Gateway gateway) {
+        var counter = gateway.metrics().registry().find("mqttgw.admin.connections.closed")
+                .tag("reason", "tls_handshake").counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     private static void await(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
         long deadline = System.currentTimeMillis() + 30_000;
         while (!condition.getAsBoolean()) {
@@ -208,6 +214,8 @@ class AdminOperationsAttackIT {
                         "the TLS handshake refuses the caller");
             }
             assertThrows(IOException.class, () -> post(port, command, null, "plain"), "no plain HTTP either");
+            // each refusal counted (an HTTP client may retry one), none left as an unhandled pipeline exception
+            await("the refused handshakes counted", () -> tlsRefusals(gateway) >= 4);
 
             HttpClient operator = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .sslContext(operators.clientContext(operators.device("operator-1")))

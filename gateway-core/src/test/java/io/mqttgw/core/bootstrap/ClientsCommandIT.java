@@ -114,4 +114,58 @@ class ClientsCommandIT {
                 tokens.toString(), "--timeout", "5"));
         assertTrue(err().contains("cannot reach"), err());
     }
+
+    @Test
+    void presentsTheOperatorCertificateThatAnOperationsListenerWithMutualTlsRequires() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        TestPki operators = TestPki.create(dir.resolve("operator-pki"));
+        Path cert = operators.writeDevice("operator-1", operators.device("operator-1"));
+        Path key = cert.resolveSibling("operator-1.key");
+        // a certificate with the operator's name from a CA the listener does not trust
+        Path stranger = operators.writeDevice("stranger", operators.untrustedDevice("operator-1"));
+        Path strangerKey = stranger.resolveSibling("stranger.key");
+        Path ca = operators.caFile();
+        try (Gateway gateway = TestGateway.tls(pki, dir).with("admin.operations.port", "0")
+                .with("admin.operations.tls.cert-file", operators.certFile().toString())
+                .with("admin.operations.tls.key-file", operators.keyFile().toString())
+                .with("admin.operations.tls.ca-file", ca.toString()).start()) {
+            Mqtt3AsyncClient device = TestDevices.mutualTls(pki, gateway.tlsPort(), "dev-1").buildAsync();
+            device.connect().join();
+            String url = "https://127.0.0.1:" + gateway.adminOperationsPort();
+
+            assertEquals(1, gateway("clients", "list", "--admin-url", url, "--ca-file", ca.toString()));
+            assertTrue(err().contains("--cert"), "no credential at all: " + err());
+            // a token alone does not open a listener that requires a client certificate
+            Path token = Files.writeString(dir.resolve("token"), TestGateway.OPERATOR_TOKEN + "\n");
+            assertEquals(5, gateway("clients", "list", "--admin-url", url, "--ca-file", ca.toString(),
+                    "--token-file", token.toString(), "--timeout", "10"));
+            assertTrue(err().contains("needs --cert and --key"), err());
+            assertEquals(5, gateway("clients", "list", "--admin-url", url, "--ca-file", ca.toString(),
+                    "--cert", stranger.toString(), "--key", strangerKey.toString(), "--timeout", "10"));
+            assertTrue(err().contains("admin.operations.tls.ca-file"), err());
+            assertEquals("", out());
+            assertEquals(1, gateway("clients", "list", "--admin-url", url, "--cert", cert.toString()));
+            assertTrue(err().contains("--cert and --key go together"), err());
+            assertEquals(1, gateway("clients", "list", "--admin-url", url.replace("https", "http"), "--cert",
+                    cert.toString(), "--key", key.toString()));
+            assertTrue(err().contains("https://"), err());
+
+            assertEquals(0, gateway("clients", "list", "--admin-url", url, "--ca-file", ca.toString(),
+                    "--cert", cert.toString(), "--key", key.toString()), err());
+            assertTrue(out().startsWith("dev-1\t"), out());
+
+            // the same from a config file, its paths relative to the file
+            Path config = Files.writeString(operators.caFile().resolveSibling("cli.properties"),
+                    "# operator-1 on this node\nadmin-url = " + url + "\ncert = operator-1.pem\nkey = operator-1.key\n"
+                            + "ca-file = " + ca.getFileName() + "\ntimeout = 10\n");
+            assertEquals(0, gateway("clients", "show", "dev-1", "--cli-config", config.toString()), err());
+            assertTrue(out().contains("\"clientId\":\"dev-1\""), out());
+            assertEquals(5, gateway("clients", "show", "dev-1", "--cli-config", config.toString(),
+                    "--cert", stranger.toString(), "--key", strangerKey.toString()), "the command line wins");
+            Path typo = Files.writeString(dir.resolve("typo.properties"), "admin-ur1 = " + url + "\n");
+            assertEquals(1, gateway("clients", "list", "--cli-config", typo.toString()));
+            assertTrue(err().contains("unknown key admin-ur1"), err());
+            device.disconnect().join();
+        }
+    }
 }
