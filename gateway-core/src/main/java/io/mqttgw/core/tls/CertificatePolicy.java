@@ -60,6 +60,20 @@ final class CertificatePolicy {
         }
     }
 
+    /**
+     * Refuses a certificate of the path whose key is under {@link KeyFloor}: a DSA, short RSA or odd-curve key would
+     * let whoever can break it sign as the device or as its CA.
+     *
+     * @param position where the certificate is in what the device sent, for the message
+     */
+    static void requireStrongKey(X509Certificate certificate, String position) throws CertificateException {
+        String weak = KeyFloor.problem(certificate.getPublicKey());
+        if (weak != null) {
+            throw CertificateRefusals.weakKey(position + " " + certificate.getSubjectX500Principal().getName()
+                    + " has " + weak);
+        }
+    }
+
     static void requireStrongSignature(X509Certificate certificate) throws CertificateException {
         String algorithm = certificate.getSigAlgName().toUpperCase(Locale.ROOT);
         if (algorithm.startsWith("SHA1") || algorithm.contains("WITHSHA1") || algorithm.startsWith("MD")) {

@@ -6,12 +6,13 @@ import java.util.Set;
 
 /**
  * What a certificate of {@code listener.tls.ca-file} must be before the gateway lets it vouch for devices: a CA
- * (basicConstraints cA=true, critical as RFC 5280 requires), allowed to sign certificates (keyCertSign when it has a key usage), of RFC 5280's shape,
- * with no critical extension the gateway does not evaluate, and with a key above {@link KeyFloor}. The JDK's PKIX
- * takes a trust anchor as it is and the lean verifier used to as well, so a leaf or a code-signing certificate put in
- * the file by mistake, or a CA whose critical extension restricts it in a way nobody checks, vouched for any device it
- * signed. Each failure is a configuration error at startup and on reload (the working context stays), naming the key,
- * the file, the certificate and the fix. Stateless.
+ * (basicConstraints cA=true, critical as RFC 5280 requires), allowed to sign certificates (keyCertSign when it has a
+ * key usage), of RFC 5280's shape, with no critical extension the gateway does not evaluate, with a key above
+ * {@link KeyFloor}, and, when it carries name constraints, a root (they are applied through PKIX, which can only put
+ * a self-signed CA in the path). The JDK's PKIX takes a trust anchor as it is and the lean verifier used to as well,
+ * so a leaf put in the file by mistake, or a CA whose critical extension restricts it in a way nobody checks, vouched
+ * for any device it signed. Each failure is a configuration error at startup and on reload (the working context
+ * stays), naming the key, the file, the certificate and the fix. Stateless.
  */
 final class ConfiguredCas {
     static final String BASIC_CONSTRAINTS = "2.5.29.19";
@@ -75,7 +76,43 @@ final class ConfiguredCas {
         if (weak != null) {
             return "has " + weak + "; reissue the CA with a stronger key";
         }
+        if (nameConstrained(ca) && !critical.contains(NAME_CONSTRAINTS)) {
+            return "marks its name constraints non-critical, which RFC 5280 4.2.1.10 forbids (a verifier that does not "
+                    + "evaluate them would ignore them); reissue the CA with critical name constraints";
+        }
+        if (nameConstrained(ca) && !selfSigned(ca)) {
+            return NOT_A_ROOT;
+        }
         return null;
+    }
+
+    private static final String NOT_A_ROOT = "carries name constraints but is not self-signed: the gateway applies "
+            + "the name constraints of a configured root (and of every CA a device sends), not of a configured "
+            + "intermediate; put its root CA in the file instead and let devices send this intermediate";
+
+    /** Whether the CA carries a nameConstraints extension, critical or not: then PKIX decides its devices. */
+    static boolean nameConstrained(X509Certificate ca) {
+        return ca.getExtensionValue(NAME_CONSTRAINTS) != null;
+    }
+
+    /** Refuses a configured CA whose name constraints no verifier could apply ({@link #problem}). */
+    static void requireConstraintsApplicable(X509Certificate ca) {
+        if (!selfSigned(ca)) {
+            throw new IllegalStateException("the certificate " + ca.getSubjectX500Principal().getName() + " "
+                    + NOT_A_ROOT);
+        }
+    }
+
+    private static boolean selfSigned(X509Certificate ca) {
+        if (!ca.getSubjectX500Principal().equals(ca.getIssuerX500Principal())) {
+            return false;
+        }
+        try {
+            ca.verify(ca.getPublicKey());
+            return true;
+        } catch (java.security.GeneralSecurityException | RuntimeException e) {
+            return false;
+        }
     }
 
     private static byte[] encoded(X509Certificate ca) {

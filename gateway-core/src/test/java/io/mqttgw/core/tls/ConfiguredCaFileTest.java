@@ -52,6 +52,11 @@ class ConfiguredCaFileTest {
                 b.addExtension(new org.bouncycastle.asn1.ASN1ObjectIdentifier("1.3.6.1.4.1.55738.666.1"), true,
                         new DERSequence());
             });
+            case "nc-non-critical" -> CertificateForge.ca(subject, CertificateForge.keys("p256"), b -> {
+                CertificateForge.caExtensions(b);
+                b.addExtension(Extension.nameConstraints, false, new NameConstraints(new GeneralSubtree[] {
+                    new GeneralSubtree(new GeneralName(GeneralName.dNSName, "devices.example"))}, null));
+            });
             default -> CertificateForge.ca(subject, CertificateForge.keys(kind), null);
         };
     }
@@ -62,8 +67,8 @@ class ConfiguredCaFileTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"not-a-ca", "ca-false", "bc-non-critical", "no-keycertsign", "unknown-critical", "rsa1024", "dsa", "p192",
-        "secp256k1"})
+    @ValueSource(strings = {"not-a-ca", "ca-false", "bc-non-critical", "no-keycertsign", "unknown-critical", "rsa1024",
+        "dsa", "p192", "secp256k1", "nc-non-critical"})
     void refusesACaFileCertificateThatMayNotVouchForDevicesAtStartup(String kind) throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         CertificateForge.Issued bad = ca(kind);
@@ -75,13 +80,26 @@ class ConfiguredCaFileTest {
         assertTrue(message.contains("CN=Bad CA " + kind), message);
         assertTrue(message.contains(switch (kind) {
             case "not-a-ca", "ca-false" -> "cA=true";
-            case "bc-non-critical" -> CertificateForge.ca(subject, CertificateForge.keys("p256"),
-                    b -> b.addExtension(Extension.basicConstraints, false, new BasicConstraints(true)));
             case "bc-non-critical" -> "non-critical";
             case "no-keycertsign" -> "keyCertSign";
             case "unknown-critical" -> "1.3.6.1.4.1.55738.666.1";
+            case "nc-non-critical" -> "name constraints non-critical";
             default -> "stronger key";
         }), message);
+    }
+
+    @Test
+    void refusesAConfiguredIntermediateWithNameConstraintsNoVerifierCouldApply() throws Exception {
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        CertificateForge.Issued root = CertificateForge.ca("CN=Root", CertificateForge.keys("p256"), null);
+        CertificateForge.Issued constrained = CertificateForge.intermediate("CN=Constrained Issuing CA",
+                CertificateForge.keys("p256"), root, b -> b.addExtension(Extension.nameConstraints, true,
+                        new NameConstraints(new GeneralSubtree[] {
+                            new GeneralSubtree(new GeneralName(GeneralName.dNSName, "devices.example"))}, null)));
+        Files.writeString(pki.caFile(), pki.ca().getCertificatePEM() + constrained.certificatePem());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> store(pki));
+        assertTrue(e.getMessage().contains("CN=Constrained Issuing CA"), e.getMessage());
+        assertTrue(e.getMessage().contains("not self-signed"), e.getMessage());
     }
 
     @Test
