@@ -131,9 +131,9 @@ final class CertificatePolicy {
 
     /**
      * Refuses a certificate of the path (device or sent intermediate) with a critical extension outside
-     * {@link #UNDERSTOOD_CRITICAL}: the lean verifier does not evaluate name constraints, policies or anything else,
-     * so a critical one of those is refused rather than ignored (RFC 5280 4.2). The JDK's validator refuses the
-     * extensions it does not know in the same way.
+     * {@link #UNDERSTOOD_CRITICAL}: the lean walk does not evaluate policies or anything else, so a critical one of
+     * those is refused rather than ignored (RFC 5280 4.2); a CA with name constraints never gets here, its chain goes
+     * to PKIX. The JDK's validator refuses the extensions it does not know in the same way.
      */
     static void requireUnderstoodCriticalExtensions(X509Certificate certificate) throws CertificateException {
         Set<String> critical = certificate.getCriticalExtensionOIDs();

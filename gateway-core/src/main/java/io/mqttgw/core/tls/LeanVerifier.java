@@ -23,8 +23,10 @@ import javax.security.auth.x500.X500Principal;
  * there is trusted, root or intermediate) or through at most {@value #MAX_SENT_INTERMEDIATES} CA certificates the
  * device sent; each signature is checked with the issuer's public key (cached for configured CAs), validity dates on
  * every certificate of the path, basic constraints on sent intermediates, key usage / extended key usage (clientAuth)
- * on the device certificate, no SHA-1, and no critical extension other than those
- * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical name constraint or policy is refused, not ignored).
+ * on the device certificate, no SHA-1, no key under {@link KeyFloor}, and no critical extension other than those
+ * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical policy is refused, not ignored). A chain through a CA
+ * with name constraints (configured or sent) is handed to {@link PkixVerifier}, which applies them, and is never
+ * remembered.
  * Revocation is a lookup of (signing CA, serial) in the CRL index, the CA being the configured one whose key verified
  * the signature (its name alone would confuse the two CAs of a rotation). The common case, a
  * device certificate issued directly by a configured P-256 CA, is read from its DER without the JDK's parse
