@@ -63,6 +63,17 @@ final class CertificateDer {
     /** id-kp-clientAuth (1.3.6.1.5.5.7.3.2) and anyExtendedKeyUsage (2.5.29.37.0), content bytes. */
     private static final byte[] CLIENT_AUTH = {0x2b, 0x06, 0x01, 0x05, 0x05, 0x07, 0x03, 0x02};
     private static final byte[] ANY_USAGE = {0x55, 0x1d, 0x25, 0x00};
+    /**
+     * The AlgorithmIdentifiers of the device keys {@link KeyFloor} allows that this reading accepts: id-ecPublicKey
+     * with the named curve P-256, P-384 or P-521, whole DER.
+     */
+    private static final byte[][] EC_KEY_ALGORITHMS = {
+        {0x30, 0x13, 0x06, 0x07, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x02, 0x01,
+            0x06, 0x08, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x03, 0x01, 0x07},
+        {0x30, 0x10, 0x06, 0x07, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x02, 0x01,
+            0x06, 0x05, 0x2b, (byte) 0x81, 0x04, 0x00, 0x22},
+        {0x30, 0x10, 0x06, 0x07, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x02, 0x01,
+            0x06, 0x05, 0x2b, (byte) 0x81, 0x04, 0x00, 0x23}};
 
     private final byte[] der;
     private int at;
@@ -121,7 +132,13 @@ final class CertificateDer {
             return null;
         }
         skip();                            // subject
-        skip();                            // subjectPublicKeyInfo
+        int keyEnd = enter(SEQUENCE);      // subjectPublicKeyInfo
+        int keyAlgorithm = at;
+        skip();
+        if (!strongEcKey(keyAlgorithm, at)) {
+            return null;                   // RSA, Ed25519, or a key under the floor: the parsed path decides
+        }
+        at = keyEnd;
         boolean digitalSignature = true;
         boolean clientAuth = true;
         if (at < tbsEnd) {
@@ -188,6 +205,16 @@ final class CertificateDer {
         }
         return new Signed(der, tbsOffset, tbsLength, issuerOffset, issuerLength, digest, signature, serial, notBefore,
                 notAfter, digitalSignature, clientAuth);
+    }
+
+    /** Whether {@code der[from, to)} is the AlgorithmIdentifier of an EC key on P-256, P-384 or P-521. */
+    private boolean strongEcKey(int from, int to) {
+        for (byte[] allowed : EC_KEY_ALGORITHMS) {
+            if (Arrays.equals(der, from, to, allowed, 0, allowed.length)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The digest of an ECDSA AlgorithmIdentifier without parameters, or null for any other algorithm. */

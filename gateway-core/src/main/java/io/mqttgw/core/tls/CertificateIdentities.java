@@ -7,7 +7,7 @@ import java.security.cert.X509Certificate;
  * Reads a device identity from a verified certificate: the subject's CN, or the SAN URI or DNS name, each read
  * exactly from the DER by {@link IdentityDer} (the string types RFC 5280 names, each by its own rules). A certificate
  * that names its device ambiguously or in bytes its string type does not allow is refused with a
- * {@link CertificateRefusals} exception, by the trust manager during the handshake ({@link #requireReadable}) and
+ * {@link CertificateRefusals} exception, by the trust manager during the handshake ({@link #read}) and
  * again when the identity is taken. Immutable; any thread.
  */
 public final class CertificateIdentities {
@@ -40,15 +40,28 @@ public final class CertificateIdentities {
     }
 
     /**
-     * Refuses, during the handshake, a certificate whose identity {@link #identityOf} would refuse, so the device gets
-     * an alert and the refusal is counted with the other TLS failures. The common shape is read from the DER
-     * ({@link CertificateDer}), leaving a certificate the lean verifier did not parse unparsed.
+     * What the connection keeps of its device's name: the identity (null when the certificate carries none of the
+     * configured kind) and the certificate's notAfter (epoch ms).
      */
-    void requireReadable(X509Certificate device) throws CertificateException {
-        if (fromCommonName() && CertificateDer.read(device.getEncoded()) != null) {
-            return;
+    record Named(String identity, long notAfterMillis) {
+    }
+
+    /**
+     * Reads the identity during the handshake, refusing a certificate whose identity {@link #identityOf} would refuse,
+     * so the device gets an alert and the refusal is counted with the other TLS failures. What it reads is handed to
+     * the handshake handler with the certificate ({@link VerifiedPeer}), so a full handshake reads the name once. The
+     * common shape is read from the DER ({@link CertificateDer}), leaving a certificate the lean verifier did not parse
+     * unparsed.
+     */
+    Named read(X509Certificate device) throws CertificateException {
+        if (fromCommonName()) {
+            CertificateDer.Facts facts = CertificateDer.read(device.getEncoded());
+            if (facts != null) {
+                return new Named(facts.commonName(), facts.notAfterMillis());
+            }
         }
-        identityOf(device);
+        String identity = identityOf(device);
+        return new Named(identity, device.getNotAfter().getTime());
     }
 
     static String commonName(X509Certificate certificate) throws CertificateException {

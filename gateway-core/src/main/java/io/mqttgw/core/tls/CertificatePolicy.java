@@ -60,6 +60,20 @@ final class CertificatePolicy {
         }
     }
 
+    /**
+     * Refuses a certificate of the path whose key is under {@link KeyFloor}: a DSA, short RSA or odd-curve key would
+     * let whoever can break it sign as the device or as its CA.
+     *
+     * @param position where the certificate is in what the device sent, for the message
+     */
+    static void requireStrongKey(X509Certificate certificate, String position) throws CertificateException {
+        String weak = KeyFloor.problem(certificate.getPublicKey());
+        if (weak != null) {
+            throw CertificateRefusals.weakKey(position + " " + certificate.getSubjectX500Principal().getName()
+                    + " has " + weak);
+        }
+    }
+
     static void requireStrongSignature(X509Certificate certificate) throws CertificateException {
         String algorithm = certificate.getSigAlgName().toUpperCase(Locale.ROOT);
         if (algorithm.startsWith("SHA1") || algorithm.contains("WITHSHA1") || algorithm.startsWith("MD")) {
@@ -117,9 +131,9 @@ final class CertificatePolicy {
 
     /**
      * Refuses a certificate of the path (device or sent intermediate) with a critical extension outside
-     * {@link #UNDERSTOOD_CRITICAL}: the lean verifier does not evaluate name constraints, policies or anything else,
-     * so a critical one of those is refused rather than ignored (RFC 5280 4.2). The JDK's validator refuses the
-     * extensions it does not know in the same way.
+     * {@link #UNDERSTOOD_CRITICAL}: the lean walk does not evaluate policies or anything else, so a critical one of
+     * those is refused rather than ignored (RFC 5280 4.2); a CA with name constraints never gets here, its chain goes
+     * to PKIX. The JDK's validator refuses the extensions it does not know in the same way.
      */
     static void requireUnderstoodCriticalExtensions(X509Certificate certificate) throws CertificateException {
         Set<String> critical = certificate.getCriticalExtensionOIDs();

@@ -91,6 +91,17 @@ public final class CertificateRefusals {
         BAD_ENCODING
     }
 
+    /** Why a key is refused; the reason {@link TlsFailureReason} counts as {@code weak_key}. */
+    enum KeyReason implements CertPathValidatorException.Reason {
+        /** Under the key floor ({@link KeyFloor}): DSA, RSA under 2048 bits, a curve other than P-256/384/521. */
+        WEAK_KEY
+    }
+
+    /** A key of the path under the floor: {@code bad_certificate}. */
+    public static CertificateException weakKey(String message) {
+        return refusal(message, KeyReason.WEAK_KEY, NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);
+    }
+
     /** More than one value the identity could be read from: {@code bad_certificate}. */
     public static CertificateException ambiguousIdentity(String message) {
         return refusal(message, IdentityReason.AMBIGUOUS, NATIVE ? CertificateVerifier.X509_V_ERR_CERT_REJECTED : 0);

@@ -32,7 +32,8 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
     @Override
     public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine)
             throws CertificateException {
-        VerifiedPeer.remember(engine, chain[0], verify(chain));
+        Checked checked = verify(chain);
+        VerifiedPeer.remember(engine, chain[0], checked.verdict(), checked.named());
     }
 
     @Override
@@ -46,16 +47,19 @@ final class DeviceTrustManager extends X509ExtendedTrustManager {
         verify(chain);
     }
 
-    /** @return the verifier's answer: the chain's revocation path, and whether it came from its cache */
-    private DeviceCertificateVerifier.Verdict verify(X509Certificate[] chain) throws CertificateException {
+    /** The verifier's answer and the identity read from the device certificate. */
+    private record Checked(DeviceCertificateVerifier.Verdict verdict, CertificateIdentities.Named named) {
+    }
+
+    /** @return the verifier's answer (the chain's revocation path, whether it came from its cache) and the identity */
+    private Checked verify(X509Certificate[] chain) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
         try {
             DeviceCertificateVerifier.Verdict verdict = verifier.check(chain, clock.getAsLong());
             // after the verifier: a certificate of an unknown CA is refused as that, whatever it names
-            identities.requireReadable(chain[0]);
-            return verdict;
+            return new Checked(verdict, identities.read(chain[0]));
         } catch (RuntimeException e) {
             // BoringSSL answers an unchecked exception with internal_error and the failure would be counted under no
             // reason; a certificate read lazily throws one when the JDK cannot parse it

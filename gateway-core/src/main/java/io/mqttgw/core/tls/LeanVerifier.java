@@ -23,8 +23,10 @@ import javax.security.auth.x500.X500Principal;
  * there is trusted, root or intermediate) or through at most {@value #MAX_SENT_INTERMEDIATES} CA certificates the
  * device sent; each signature is checked with the issuer's public key (cached for configured CAs), validity dates on
  * every certificate of the path, basic constraints on sent intermediates, key usage / extended key usage (clientAuth)
- * on the device certificate, no SHA-1, and no critical extension other than those
- * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical name constraint or policy is refused, not ignored).
+ * on the device certificate, no SHA-1, no key under {@link KeyFloor}, and no critical extension other than those
+ * ({@link CertificatePolicy#UNDERSTOOD_CRITICAL}; a critical policy is refused, not ignored). A chain through a CA
+ * with name constraints (configured or sent) is handed to {@link PkixVerifier}, which applies them, and is never
+ * remembered.
  * Revocation is a lookup of (signing CA, serial) in the CRL index, the CA being the configured one whose key verified
  * the signature (its name alone would confuse the two CAs of a rotation). The common case, a
  * device certificate issued directly by a configured P-256 CA, is read from its DER without the JDK's parse
@@ -46,7 +48,8 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     static final int MAX_SENT_INTERMEDIATES = 3;
 
     /** A configured CA: its name, its public key read once, and its identity for the CRL lookup. */
-    private record Authority(X500Principal subject, IssuerKey key, CertificateAuthority identity, X509Certificate ca) {
+    private record Authority(X500Principal subject, IssuerKey key, CertificateAuthority identity, X509Certificate ca,
+                             boolean constrained) {
     }
 
     /**
@@ -95,6 +98,11 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     private final int cacheCapacity;
     private final boolean readsDer;
     private final ConcurrentHashMap<Fingerprint, Verified> cache;
+    /**
+     * Decides every chain through a CA with name constraints (configured or sent): the lean walk does not evaluate
+     * them, the JDK's validator does, and a constrained CA is rare enough that its devices may pay for it.
+     */
+    private final PkixVerifier constrainedChains;
 
     LeanVerifier(List<X509Certificate> cas, CertificatePolicy policy, int cacheCapacity) {
         this(cas, policy, cacheCapacity, true);
@@ -130,7 +138,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             RevocationLists.IssuerCrl crl = policy.crls().of(identity);
             // the lists' own instance, so that the lookup on each handshake ends at the identity check of equals
             Authority authority = new Authority(ca.getSubjectX500Principal(), IssuerKey.configured(ca.getPublicKey()),
-                    crl != null ? crl.issuer() : identity, ca);
+                    crl != null ? crl.issuer() : identity, ca, ConfiguredCas.nameConstrained(ca));
             byName.computeIfAbsent(authority.subject(), k -> new ArrayList<>()).add(authority);
             byDer.computeIfAbsent(ByteBuffer.wrap(authority.subject().getEncoded()), k -> new ArrayList<>())
                     .add(authority);
@@ -142,6 +150,11 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         this.policy = policy;
         this.cacheCapacity = cacheCapacity;
         this.readsDer = readsDer;
+        try {
+            this.constrainedChains = new PkixVerifier(cas, policy);
+        } catch (java.security.GeneralSecurityException e) {
+            throw new IllegalStateException("cannot set up PKIX for name-constrained CAs: " + e.getMessage(), e);
+        }
     }
 
     @Override
@@ -157,6 +170,10 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             verified = verifiedFromDer(der, nowMillis);
             if (verified == null) {
                 verified = verifyPath(chain, nowMillis);
+            }
+            if (verified == null) {
+                // through a name-constrained CA: never remembered, so its constraints are applied on every handshake
+                return constrainedChains.check(chain, nowMillis);
             }
             if (fingerprint != null) {
                 remember(fingerprint, verified);
@@ -201,6 +218,9 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             return null;
         }
         for (Authority authority : configured) {
+            if (authority.constrained()) {
+                return null;
+            }
             if (authority.key().verifies(certificate)) {
                 // the configured CA's own validity bounds the path: outside it, the parsed path decides and names it
                 long notBefore = Math.max(certificate.notBeforeMillis(), authority.ca().getNotBefore().getTime());
@@ -215,6 +235,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         return null;
     }
 
+    /** The verified path, or null when it goes through a CA with name constraints: then PKIX decides. */
     private Verified verifyPath(X509Certificate[] chain, long nowMillis) throws CertificateException {
         List<CertificateAuthority> issuers = new ArrayList<>(2);
         List<BigInteger> serials = new ArrayList<>(2);
@@ -223,7 +244,13 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         X509Certificate current = chain[0];
         CertificatePolicy.requireWellFormed(current, "device certificate");
         CertificatePolicy.requireClientUsage(current);
+        // the CAs below the one being looked at, self-issued ones not counted (RFC 5280 6.1.4 (l)): its pathLen bound
+        int intermediatesBelow = 0;
         for (int depth = 0; ; depth++) {
+            if (depth > 0 && !current.getSubjectX500Principal().equals(current.getIssuerX500Principal())) {
+                intermediatesBelow++;
+            }
+            CertificatePolicy.requireStrongKey(current, depth == 0 ? "device certificate" : "sent CA");
             CertificatePolicy.requireStrongSignature(current);
             CertificatePolicy.requireUnderstoodCriticalExtensions(current);
             notBefore = Math.max(notBefore, current.getNotBefore().getTime());
@@ -231,10 +258,13 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             X500Principal issuer = current.getIssuerX500Principal();
             List<Authority> configured = authorities.get(issuer);
             serials.add(current.getSerialNumber());
-            if (configured != null) {
+            Authority signer = configured == null ? null : signedByOneOf(current, configured);
+            if (signer != null) {
+                if (signer.constrained()) {
+                    return null;
+                }
                 // the configured CA's shared identity, not the name parsed from this certificate: that one drags its
                 // DER, X500Name, RDNs and OIDs along, ~0.9 KB per remembered device
-                Authority signer = requireSignedByOneOf(current, configured);
                 CertificatePolicy.requireConfiguredCaValid(signer.ca(), nowMillis);
                 // and for the hits to come: a remembered device is refused once its CA has expired
                 notBefore = Math.max(notBefore, signer.ca().getNotBefore().getTime());
@@ -244,16 +274,25 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             }
             X509Certificate sent = depth < MAX_SENT_INTERMEDIATES ? sentIssuer(chain, current, issuer) : null;
             if (sent == null) {
+                if (configured != null) {
+                    throw CertificateRefusals.badSignature("the signature of "
+                            + current.getSubjectX500Principal().getName() + " does not verify with the key of the "
+                            + "configured CA " + issuer.getName());
+                }
+                if (depth < MAX_SENT_INTERMEDIATES && namedIn(chain, current, issuer)) {
+                    throw CertificateRefusals.badSignature("the signature of "
+                            + current.getSubjectX500Principal().getName() + " does not verify with the key of "
+                            + issuer.getName());
+                }
                 throw CertificateRefusals.unknownCa("no CA of listener.tls.ca-file issued " + (depth == 0
                         ? "the device certificate" : "the intermediate " + current.getSubjectX500Principal().getName())
                         + " (issuer " + issuer.getName() + ")");
             }
-            if (!IssuerKey.sent(sent.getPublicKey()).verifies(current)) {
-                throw CertificateRefusals.badSignature("the signature of " + current.getSubjectX500Principal().getName()
-                        + " does not verify with the key of " + issuer.getName());
+            if (ConfiguredCas.nameConstrained(sent)) {
+                return null;
             }
             issuers.add(CertificateAuthority.of(sent));
-            if (sent.getBasicConstraints() < depth) {
+            if (sent.getBasicConstraints() < intermediatesBelow) {
                 throw CertificateRefusals.wrongUsage(issuer.getName() + " is not a CA for a path this long");
             }
             boolean[] usage = CertificatePolicy.keyUsage(sent);
@@ -274,19 +313,31 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     /**
-     * The CA among the certificates the device sent that issued {@code child}, in any order (TLS 1.3 allows it); a
-     * sent certificate that is not well-formed is never a candidate, so an extra one the path does not need changes
-     * nothing, just as on the DER path, which reads the device certificate alone.
+     * The CA among the certificates the device sent that issued {@code child}, in any order (TLS 1.3 allows it): the
+     * first of its issuer's name whose key verifies its signature, so a second certificate of that name (a re-keyed
+     * or cross-signed CA) is tried too. A sent certificate that is not well-formed is never a candidate, so an extra
+     * one the path does not need changes nothing, just as on the DER path, which reads the device certificate alone.
      */
-    private static X509Certificate sentIssuer(X509Certificate[] chain, X509Certificate child, X500Principal issuer)
-            throws CertificateException {
+    private static X509Certificate sentIssuer(X509Certificate[] chain, X509Certificate child, X500Principal issuer) {
         for (X509Certificate candidate : chain) {
             if (candidate != child && wellFormed(candidate) && candidate.getSubjectX500Principal().equals(issuer)
-                    && candidate.getBasicConstraints() >= 0) {
+                    && candidate.getBasicConstraints() >= 0
+                    && IssuerKey.sent(candidate.getPublicKey()).verifies(child)) {
                 return candidate;
             }
         }
         return null;
+    }
+
+    /** Whether the device sent a CA of {@code issuer}'s name (whose key did not verify {@code child}). */
+    private static boolean namedIn(X509Certificate[] chain, X509Certificate child, X500Principal issuer) {
+        for (X509Certificate candidate : chain) {
+            if (candidate != child && wellFormed(candidate) && candidate.getSubjectX500Principal().equals(issuer)
+                    && candidate.getBasicConstraints() >= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean wellFormed(X509Certificate candidate) {
@@ -298,16 +349,17 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         }
     }
 
-    /** The configured CA (of those with the certificate's issuer name) whose key verifies its signature. */
-    private static Authority requireSignedByOneOf(X509Certificate certificate, List<Authority> candidates)
-            throws CertificateException {
+    /**
+     * The configured CA (of those with the certificate's issuer name) whose key verifies its signature, or null: then
+     * a CA of that name the device sent may have issued it (a cross-signed or re-keyed CA).
+     */
+    private static Authority signedByOneOf(X509Certificate certificate, List<Authority> candidates) {
         for (Authority authority : candidates) {
             if (authority.key().verifies(certificate)) {
                 return authority;
             }
         }
-        throw CertificateRefusals.badSignature("the signature of " + certificate.getSubjectX500Principal().getName()
-                + " does not verify with the key of the configured CA " + candidates.get(0).subject().getName());
+        return null;
     }
 
     private void remember(Fingerprint fingerprint, Verified verified) {

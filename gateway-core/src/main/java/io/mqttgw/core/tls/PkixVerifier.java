@@ -40,8 +40,17 @@ import javax.security.auth.x500.X500Principal;
  */
 final class PkixVerifier implements DeviceCertificateVerifier {
     private final Set<TrustAnchor> anchors = new HashSet<>();
-    /** The anchors of each CA name that more than one configured CA has (a rotation). */
-    private final Map<X500Principal, List<TrustAnchor>> sharedNames = new HashMap<>();
+    /**
+     * The configured CAs of each name that needs a signature check to pick the anchor: a name more than one CA has (a
+     * rotation), or one a CA with name constraints has.
+     */
+    private final Map<X500Principal, List<X509Certificate>> checkedNames = new HashMap<>();
+    /**
+     * A key-only anchor for each configured CA with name constraints: the JDK's validator ignores the constraints of a
+     * trust anchor made from a certificate, so such a CA (a root: {@link ConfiguredCas}) is put at the end of the
+     * path itself, anchored by its own key, and the validator applies its constraints to everything below it.
+     */
+    private final Map<X509Certificate, TrustAnchor> constrained = new IdentityHashMap<>();
     private final Set<X509Certificate> anchorCertificates;
     /** Each configured CA's identity, by the certificate object its trust anchor hands back. */
     private final Map<X509Certificate, CertificateAuthority> authorities = new IdentityHashMap<>();
@@ -49,13 +58,22 @@ final class PkixVerifier implements DeviceCertificateVerifier {
     private final CertStore crlStore;
 
     PkixVerifier(List<X509Certificate> cas, CertificatePolicy policy) throws GeneralSecurityException {
+        Map<X500Principal, List<X509Certificate>> byName = new HashMap<>();
         for (X509Certificate ca : cas) {
-            TrustAnchor anchor = new TrustAnchor(ca, null);
-            anchors.add(anchor);
             authorities.put(ca, CertificateAuthority.of(ca));
-            sharedNames.computeIfAbsent(ca.getSubjectX500Principal(), k -> new ArrayList<>()).add(anchor);
+            byName.computeIfAbsent(ca.getSubjectX500Principal(), k -> new ArrayList<>()).add(ca);
+            if (ConfiguredCas.nameConstrained(ca)) {
+                ConfiguredCas.requireConstraintsApplicable(ca);
+                constrained.put(ca, new TrustAnchor(ca.getSubjectX500Principal(), ca.getPublicKey(), null));
+            } else {
+                anchors.add(new TrustAnchor(ca, null));
+            }
         }
-        sharedNames.values().removeIf(named -> named.size() < 2);
+        byName.forEach((name, named) -> {
+            if (named.size() > 1 || named.stream().anyMatch(constrained::containsKey)) {
+                checkedNames.put(name, named);
+            }
+        });
         this.anchorCertificates = Set.copyOf(cas);
         this.policy = policy;
         this.crlStore = CertStore.getInstance("Collection",
@@ -73,11 +91,38 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         // what the JDK's parse would let through (a dropped usage restriction, a lenient time) is refused first
         for (int i = 0; i < path.size(); i++) {
             CertificatePolicy.requireWellFormed(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
+            CertificatePolicy.requireStrongKey(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
+        }
+        X509Certificate top = path.get(path.size() - 1);
+        List<X509Certificate> signers = signersOf(top);
+        X509Certificate constrainedCa = null;
+        Set<TrustAnchor> trusted = anchors;
+        if (signers != null) {
+            Set<TrustAnchor> plain = new HashSet<>();
+            for (X509Certificate signer : signers) {
+                if (constrained.containsKey(signer)) {
+                    constrainedCa = constrainedCa == null ? signer : constrainedCa;
+                } else {
+                    plain.add(new TrustAnchor(signer, null));
+                }
+            }
+            // a CA of the name without constraints vouches on its own; the constrained one only within them
+            if (!plain.isEmpty()) {
+                trusted = plain;
+                constrainedCa = null;
+            } else if (constrainedCa != null) {
+                trusted = Set.of(constrained.get(constrainedCa));
+            }
+        }
+        List<X509Certificate> validated = path;
+        if (constrainedCa != null) {
+            validated = new ArrayList<>(path);
+            validated.add(constrainedCa);
         }
         try {
-            CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
+            CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(validated);
             CertPathValidator validator = CertPathValidator.getInstance("PKIX");
-            PKIXParameters parameters = new PKIXParameters(anchorsFor(path.get(path.size() - 1)));
+            PKIXParameters parameters = new PKIXParameters(trusted);
             parameters.setDate(new Date(nowMillis));
             if (policy.crls().crls().isEmpty()) {
                 parameters.setRevocationEnabled(false);
@@ -91,7 +136,7 @@ final class PkixVerifier implements DeviceCertificateVerifier {
             }
             PKIXCertPathValidatorResult result = (PKIXCertPathValidatorResult) validator.validate(certPath,
                     parameters);
-            anchor = result.getTrustAnchor().getTrustedCert();
+            anchor = constrainedCa != null ? constrainedCa : result.getTrustAnchor().getTrustedCert();
             CertificatePolicy.requireConfiguredCaValid(anchor, nowMillis);
         } catch (CertPathValidatorException e) {
             throw translate(e);
@@ -120,26 +165,27 @@ final class PkixVerifier implements DeviceCertificateVerifier {
     }
 
     /**
-     * The anchors to validate against. The JDK's validator tries every anchor whose name matches and reports the
-     * failure of the last one tried: with the two CAs of a rotation, a device revoked by its own CA was refused as
-     * a bad signature of the other, in the order of a hash set. Where the name is shared, only the CAs whose key
-     * verifies the top certificate are offered (one signature check more, in a rotation only).
+     * The configured CAs of the top certificate's issuer name whose key verifies it, or null when the name needs no
+     * such check (one CA, without name constraints: the validator's own choice is right). The JDK's validator tries
+     * every anchor whose name matches and reports the failure of the last one tried: with the two CAs of a rotation,
+     * a device revoked by its own CA was refused as a bad signature of the other, in the order of a hash set. One
+     * signature check more, for those names only.
      */
-    private Set<TrustAnchor> anchorsFor(X509Certificate top) {
-        List<TrustAnchor> named = sharedNames.get(top.getIssuerX500Principal());
+    private List<X509Certificate> signersOf(X509Certificate top) {
+        List<X509Certificate> named = checkedNames.get(top.getIssuerX500Principal());
         if (named == null) {
-            return anchors;
+            return null;
         }
-        Set<TrustAnchor> signers = new HashSet<>();
-        for (TrustAnchor anchor : named) {
+        List<X509Certificate> signers = new ArrayList<>(named.size());
+        for (X509Certificate ca : named) {
             try {
-                top.verify(anchor.getTrustedCert().getPublicKey());
-                signers.add(anchor);
-            } catch (GeneralSecurityException e) {
-                // the other CA of the name
+                top.verify(ca.getPublicKey());
+                signers.add(ca);
+            } catch (GeneralSecurityException | RuntimeException e) {
+                // another CA of the name
             }
         }
-        return signers.isEmpty() ? anchors : signers;
+        return signers;
     }
 
     private static CertificateException translate(CertPathValidatorException e) {

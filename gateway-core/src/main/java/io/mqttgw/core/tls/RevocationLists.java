@@ -36,6 +36,8 @@ public final class RevocationLists {
     private static final String ISSUING_DISTRIBUTION_POINT = "2.5.29.28";
     private static final String DELTA_CRL_INDICATOR = "2.5.29.27";
     private static final String CERTIFICATE_ISSUER = "2.5.29.29";
+    private static final String CRL_NUMBER = "2.5.29.20";
+    private static final int CRL_SIGN = 6;
 
     /** One CA's current list. {@code nextUpdateMillis} is {@code Long.MAX_VALUE} when the CRL names none. */
     public record IssuerCrl(CertificateAuthority issuer, long thisUpdateMillis, long nextUpdateMillis,
@@ -70,12 +72,14 @@ public final class RevocationLists {
     public static RevocationLists of(Collection<X509CRL> crls, Collection<X509Certificate> cas, String source) {
         Map<CertificateAuthority, List<X509CRL>> newest = new LinkedHashMap<>();
         for (X509CRL crl : crls) {
-            CertificateAuthority ca = signer(crl, cas);
-            if (ca == null) {
+            X509Certificate signer = signer(crl, cas);
+            if (signer == null) {
                 LOG.warn("ignoring a CRL of {}: no CA in listener.tls.ca-file signed it", crl.getIssuerX500Principal());
                 continue;
             }
+            CertificateAuthority ca = CertificateAuthority.of(signer);
             requireComplete(crl, ca, source);
+            requireIssuable(crl, signer, ca, source);
             List<X509CRL> current = newest.get(ca);
             long thisUpdate = crl.getThisUpdate().getTime();
             if (current == null || current.get(0).getThisUpdate().getTime() < thisUpdate) {
@@ -94,12 +98,12 @@ public final class RevocationLists {
     }
 
     /** The configured CA whose key verifies {@code crl}'s signature: the name alone would mix up a rotation. */
-    private static CertificateAuthority signer(X509CRL crl, Collection<X509Certificate> cas) {
+    private static X509Certificate signer(X509CRL crl, Collection<X509Certificate> cas) {
         for (X509Certificate ca : cas) {
             if (ca.getSubjectX500Principal().equals(crl.getIssuerX500Principal())) {
                 try {
                     crl.verify(ca.getPublicKey());
-                    return CertificateAuthority.of(ca);
+                    return ca;
                 } catch (GeneralSecurityException e) {
                     // another CA with the same name (a rotation) may have signed it
                 }
@@ -143,6 +147,28 @@ public final class RevocationLists {
                             + "evaluate (a certificate issuer of an indirect CRL, or a critical one)" + fix);
                 }
             }
+        }
+    }
+
+    /**
+     * Refuses a CRL its CA may not issue, or one RFC 5280 does not let a CA issue: a CA whose key usage leaves out
+     * cRLSign has said its key signs no CRL (5.2 / 4.2.1.3), so a list signed with it is not its list; and a CRL
+     * without a CRLNumber (5.2.3: conforming CRL issuers MUST include it) comes from a tool set up for v1 lists, whose
+     * order nobody can tell apart. Both are configuration errors rather than lists read or skipped quietly: reading
+     * one would take revocations from a key not meant to give them, skipping it would let revoked devices in.
+     */
+    private static void requireIssuable(X509CRL crl, X509Certificate signer, CertificateAuthority ca, String source) {
+        boolean[] usage = CertificatePolicy.keyUsage(signer);
+        if (usage != null && (usage.length <= CRL_SIGN || !usage[CRL_SIGN])) {
+            throw new IllegalStateException(source + ": a CRL is signed by " + ca + ", whose key usage in "
+                    + "listener.tls.ca-file lacks cRLSign, so its key may not sign CRLs; have the CA that may sign "
+                    + "CRLs issue them, or reissue the CA with cRLSign");
+        }
+        Set<String> nonCritical = crl.getNonCriticalExtensionOIDs();
+        if (nonCritical == null || !nonCritical.contains(CRL_NUMBER)) {
+            throw new IllegalStateException(source + ": the CRL of " + ca + " (this update " + crl.getThisUpdate()
+                    .toInstant() + ") has no CRLNumber extension, which RFC 5280 5.2.3 requires of every CRL; issue "
+                    + "it with one (openssl ca -gencrl numbers CRLs when openssl.cnf names a crlnumber file)");
         }
     }
 

@@ -263,6 +263,7 @@ public final class SslContextStore {
             List<X509Certificate> cas = List.of();
             if (config.caFile() != null) {
                 cas = TlsFiles.certificates("listener.tls.ca-file", config.caFile());
+                ConfiguredCas.require(cas, "listener.tls.ca-file=" + config.caFile());
                 if (config.crlFile() != null) {
                     lists = RevocationLists.of(TlsFiles.crls("listener.tls.crl-file", config.crlFile()), cas,
                             "listener.tls.crl-file=" + config.crlFile());

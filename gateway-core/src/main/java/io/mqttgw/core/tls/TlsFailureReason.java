@@ -37,6 +37,11 @@ public enum TlsFailureReason {
      */
     CERTIFICATE_REJECTED,
     /**
+     * A key of the client's path is under the floor: DSA, RSA under 2048 bits, or a curve other than P-256, P-384
+     * and P-521 (such as P-192 or secp256k1).
+     */
+    WEAK_KEY,
+    /**
      * The client certificate names its device more than once: two CNs, or two SAN entries of the kind
      * {@code identity.source} reads.
      */
@@ -92,6 +97,9 @@ public enum TlsFailureReason {
                     && i.getReason() instanceof CertificateRefusals.IdentityReason identity) {
                 return identity == CertificateRefusals.IdentityReason.AMBIGUOUS ? AMBIGUOUS_IDENTITY
                         : BAD_IDENTITY_ENCODING;
+            }
+            if (t instanceof CertPathValidatorException k && k.getReason() == CertificateRefusals.KeyReason.WEAK_KEY) {
+                return WEAK_KEY;
             }
             if (t instanceof CertificateExpiredException || t instanceof CertificateNotYetValidException
                     || t instanceof CertPathValidatorException v

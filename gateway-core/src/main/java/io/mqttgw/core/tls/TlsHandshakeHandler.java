@@ -189,6 +189,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
         VerifiedPeer.Handed handed = VerifiedPeer.take(ssl.engine());
         X509Certificate certificate = handed == null ? null : handed.certificate();
         RevocationPath revocation = handed == null ? null : handed.verdict().path();
+        CertificateIdentities.Named named = handed == null ? null : handed.named();
         boolean verifiersOwn = certificate != null;
         if (certificate == null) {
             Certificate[] chain;
@@ -207,6 +208,10 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
         }
         byte[] der = certificate.getEncoded();
         byte[] sha256 = CertificateSha256.of(der);
+        if (named != null) {
+            // read by the trust manager in this handshake: the name is not read a second time
+            return new Peer(certificate, named.identity(), named.notAfterMillis(), sha256, revocation);
+        }
         CertificateDer.Facts facts = identities.fromCommonName() ? CertificateDer.read(der) : null;
         if (facts != null) {
             return new Peer(certificate, facts.commonName(), facts.notAfterMillis(), sha256, revocation);

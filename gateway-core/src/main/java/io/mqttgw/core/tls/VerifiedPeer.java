@@ -31,9 +31,10 @@ final class VerifiedPeer {
     private VerifiedPeer() {
     }
 
-    static void remember(SSLEngine engine, X509Certificate device, DeviceCertificateVerifier.Verdict verdict) {
+    static void remember(SSLEngine engine, X509Certificate device, DeviceCertificateVerifier.Verdict verdict,
+                         CertificateIdentities.Named named) {
         if (engine != null) {
-            IN_FLIGHT.get().put(key(engine), new Handed(device, verdict));
+            IN_FLIGHT.get().put(key(engine), new Handed(device, verdict, named));
         }
     }
 
@@ -55,8 +56,12 @@ final class VerifiedPeer {
         return IN_FLIGHT.get().remove(key(engine));
     }
 
-    /** What the handshake handler takes over: the device certificate and the verifier's answer. */
-    record Handed(X509Certificate certificate, DeviceCertificateVerifier.Verdict verdict) {
+    /**
+     * What the handshake handler takes over: the device certificate, the verifier's answer and the identity the trust
+     * manager read (null in tests that hand over a certificate alone: then the handler reads it).
+     */
+    record Handed(X509Certificate certificate, DeviceCertificateVerifier.Verdict verdict,
+                  CertificateIdentities.Named named) {
     }
 
     /** Drops what a failed handshake left. */

@@ -13,7 +13,9 @@ import java.util.Base64;
 import java.util.Date;
 import java.util.function.Consumer;
 import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.CRLNumber;
 import org.bouncycastle.asn1.x509.CRLReason;
+import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.cert.X509v2CRLBuilder;
 import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
@@ -57,6 +59,16 @@ public final class CaRotation {
     /** As {@link #crl(X509Bundle, Instant, X509Bundle...)}, with {@code extra} adding extensions to the list. */
     public static String crl(X509Bundle issuer, Instant thisUpdate, Consumer<X509v2CRLBuilder> extra,
                              X509Bundle... revoked) {
+        return crl(issuer, thisUpdate, true, extra, revoked);
+    }
+
+    /** A CRL without the CRLNumber extension RFC 5280 5.2.3 requires (a v1-style list), listing {@code revoked}. */
+    public static String crlWithoutNumber(X509Bundle issuer, Instant thisUpdate, X509Bundle... revoked) {
+        return crl(issuer, thisUpdate, false, b -> { }, revoked);
+    }
+
+    private static String crl(X509Bundle issuer, Instant thisUpdate, boolean numbered,
+                              Consumer<X509v2CRLBuilder> extra, X509Bundle... revoked) {
         try {
             X509v2CRLBuilder crl = new X509v2CRLBuilder(
                     X500Name.getInstance(issuer.getCertificate().getSubjectX500Principal().getEncoded()),
@@ -64,6 +76,11 @@ public final class CaRotation {
             crl.setNextUpdate(Date.from(thisUpdate.plus(7, ChronoUnit.DAYS)));
             for (X509Bundle r : revoked) {
                 crl.addCRLEntry(r.getCertificate().getSerialNumber(), Date.from(thisUpdate), CRLReason.keyCompromise);
+            }
+            if (numbered) {
+                // increasing with thisUpdate, as a CA's own counter would be
+                crl.addExtension(Extension.cRLNumber, false, new CRLNumber(BigInteger.valueOf(
+                        thisUpdate.getEpochSecond())));
             }
             extra.accept(crl);
             byte[] der = crl.build(new JcaContentSignerBuilder("SHA256withECDSA")

@@ -307,6 +307,10 @@ public final class TestPki {
                     X500Name.getInstance(issuer.getCertificate().getSubjectX500Principal().getEncoded()),
                     Date.from(thisUpdate));
             crl.setNextUpdate(Date.from(nextUpdate));
+            // RFC 5280 5.2.3: a CRL carries its number, or the gateway refuses the file
+            crl.addExtension(org.bouncycastle.asn1.x509.Extension.cRLNumber, false,
+                    new org.bouncycastle.asn1.x509.CRLNumber(java.math.BigInteger.valueOf(
+                            thisUpdate.getEpochSecond())));
             for (X509Bundle r : revoked) {
                 crl.addCRLEntry(r.getCertificate().getSerialNumber(), Date.from(NOW.minus(1, ChronoUnit.MINUTES)),
                         CRLReason.keyCompromise);

@@ -70,10 +70,10 @@ class CertificateIdentitiesTest {
         CertificateIdentities identities = new CertificateIdentities("cn");
         if (c.identity() != null) {
             assertEquals(c.identity(), identities.identityOf(certificate));
-            identities.requireReadable(certificate);
+            identities.read(certificate);
         } else {
             assertEquals(c.refusal(), refusal(() -> identities.identityOf(certificate)));
-            assertEquals(c.refusal(), refusal(() -> identities.requireReadable(certificate)));
+            assertEquals(c.refusal(), refusal(() -> identities.read(certificate)));
         }
     }
 
@@ -129,7 +129,7 @@ class CertificateIdentitiesTest {
                 .getCertificate();
         assertEquals("ambiguous_identity", refusal(() -> new CertificateIdentities("san-uri").identityOf(twoUris)));
         assertEquals("ambiguous_identity",
-                refusal(() -> new CertificateIdentities("san-uri").requireReadable(twoUris)));
+                refusal(() -> new CertificateIdentities("san-uri").read(twoUris)));
         assertEquals("dev.example", new CertificateIdentities("san-dns").identityOf(twoUris));
         assertEquals("dev-1", new CertificateIdentities("cn").identityOf(twoUris));
 
@@ -151,7 +151,7 @@ class CertificateIdentitiesTest {
     void readsTheSanIdentityWhateverTheSubjectHolds() throws Exception {
         X509Certificate twoCns = IdentityCertificates.device(pki.ca(), IdentityCertificates.named("two CNs").subject(),
                 subjectAltName(sanUri("urn:device:7"))).getCertificate();
-        new CertificateIdentities("san-uri").requireReadable(twoCns);
+        new CertificateIdentities("san-uri").read(twoCns);
         assertEquals("urn:device:7", new CertificateIdentities("san-uri").identityOf(twoCns));
     }
 
@@ -185,7 +185,7 @@ class CertificateIdentitiesTest {
     void hasNoCommonNameIdentityWithoutCn() throws Exception {
         X509Certificate cert = withSubject("O=Acme, C=DE");
         assertNull(new CertificateIdentities("cn").identityOf(cert));
-        new CertificateIdentities("cn").requireReadable(cert);
+        new CertificateIdentities("cn").read(cert);
     }
 
     @Test

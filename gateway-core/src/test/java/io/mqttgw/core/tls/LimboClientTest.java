@@ -68,29 +68,25 @@ class LimboClientTest {
      * Why a verifier diverges, one reason per kind of divergence. The findings are reported; the verifiers are not
      * changed by this test.
      */
-    private static final String ANCHOR_NC = "name constraints in a certificate of the CA file are not applied (pkix: a "
-            + "TrustAnchor made from a certificate ignores its nameConstraints; lean: CA-file certificates are not "
-            + "inspected)";
-    private static final String ANCHOR_AS_IS = "a certificate of the CA file is trusted as it is: its "
-            + "basicConstraints, keyUsage and critical extensions are not checked (its validity is)";
-    private static final String ISSUANCE = "an issuance rule (AKI/SKI presence or criticality, serial number zero or "
-            + "over 20 octets) is not enforced on the certificates verified";
-    private static final String SAN_CONTENT = "the subjectAltName's content is not checked (malformed DER, an IP "
-            + "address or underscore as dNSName); the identity is read from the CN by default";
-    private static final String NO_KEY_FLOOR = "no floor on key type or size (DSA, RSA 1024; lean also verifies P-192 "
-            + "with BouncyCastle, which the JDK refuses)";
-    private static final String CRL_CHECKS = "a CRL is used (or, soft mode, ignored) without some of RFC 5280's checks "
-            + "on it (CRLNumber present, the issuer's keyUsage allowing cRLSign; a critical CRLNumber is refused)";
+    private static final String CA_FILE_WHOLE = "by design: every certificate of the CA file must be a CA the "
+            + "gateway can honour (an unknown critical extension is a configuration error), even one no device's "
+            + "path goes through";
+    private static final String ISSUANCE = "an issuance rule (AKI/SKI presence, serial number zero or over 20 "
+            + "octets) is not enforced on the certificates verified";
+    private static final String SAN_CONTENT = "the subjectAltName's content is not checked (an IP address or "
+            + "underscore as dNSName); the identity is read from the CN by default";
     private static final String SECONDS = "validity compared in milliseconds: an X.509 time names a whole second, so "
             + "notAfter 00:00:00Z still covers 00:00:00.5Z";
-    private static final String LEAN_NC_BY_DESIGN = "by design (README): a critical nameConstraints in a sent "
-            + "intermediate is refused, not evaluated; such fleets use pkix";
-    private static final String LEAN_BY_NAME = "lean follows the first issuer it finds by name; the valid path goes "
-            + "through another certificate of that name, so a valid chain is refused";
+    private static final String LEAN_NO_BACKTRACK = "the lean walk takes the configured CA of the issuer's name, then "
+            + "a sent CA of that name whose key verifies, without backtracking; the valid path goes another way";
+    private static final String LEAN_VIA_PKIX = "a chain through a CA with name constraints is decided by PKIX (see "
+            + "PKIX_AS_SENT)";
     private static final String PKIX_AS_SENT = "pkix validates the chain in the order the device sent it, without "
             + "path building: extra, unordered or alternative certificates fail a valid path";
     private static final String JDK_NC = "the JDK's name-constraint matching is laxer than RFC 5280 here (a wildcard "
-            + "SAN under an excluded name, invalid SAN syntax under a permitted subtree)";
+            + "SAN under an excluded name, invalid SAN or constraint syntax accepted); both verifiers use it";
+    private static final String NC_WORK = "x509-limbo expects a refusal for the sheer number of names times "
+            + "constraints (a validator's own work bound); the JDK checks them all, in time, and accepts";
     private static final String MISPLACED_CONSTRAINTS = "nameConstraints in an end-entity, or a non-critical "
             + "policyConstraints, is not refused";
     private static final String LEAF_KEY_CERT_SIGN = "keyCertSign in an end-entity certificate (cA=FALSE) is not "
@@ -101,94 +97,50 @@ class LimboClientTest {
      * the verifier is not changed here.
      */
     static final Map<String, String> KNOWN_LEAN = new TreeMap<>(Map.ofEntries(
-            Map.entry("crl::crlnumber-missing", CRL_CHECKS),
-            Map.entry("crl::issuer-missing-crlsign", CRL_CHECKS),
-            Map.entry("pathlen::self-issued-certs-pathlen", LEAN_BY_NAME),
-            Map.entry("pathological::nc-dos-1", ANCHOR_NC),
-            Map.entry("pathological::nc-dos-2", ANCHOR_NC),
-            Map.entry("pathological::nc-dos-3", ANCHOR_NC),
-            Map.entry("rfc5280::aki::critical-aki", ISSUANCE),
+            Map.entry("cve::cve-2025-61727", JDK_NC),
+            Map.entry("pathological::nc-dos-1", NC_WORK),
+            Map.entry("pathological::nc-dos-2", NC_WORK),
+            Map.entry("pathological::nc-dos-3", NC_WORK),
             Map.entry("rfc5280::aki::cross-signed-root-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::intermediate-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::leaf-missing-aki", ISSUANCE),
             Map.entry("rfc5280::leaf-ku-keycertsign", LEAF_KEY_CERT_SIGN),
-            Map.entry("rfc5280::nc::excluded-dn-match-sub-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-dn-match", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-dns-match-second", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-ipv4-match", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-ipv6-match", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-match-permitted-and-excluded", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-self-issued-leaf", ANCHOR_NC),
-            Map.entry("rfc5280::nc::intermediate-with-san-rejected-by-root-nc", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-dnsname-leading-period", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-dnsname-wildcard", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-email-address", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-ipv4-address", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-ipv6-address", ANCHOR_NC),
-            Map.entry("rfc5280::nc::nc-forbids-alternate-chain-ica", LEAN_BY_NAME),
-            Map.entry("rfc5280::nc::nc-forbids-othername-noop", LEAN_NC_BY_DESIGN),
-            Map.entry("rfc5280::nc::nc-forbids-same-chain-ica", LEAN_NC_BY_DESIGN),
-            Map.entry("rfc5280::nc::nc-permits-email-domain", LEAN_NC_BY_DESIGN),
-            Map.entry("rfc5280::nc::nc-permits-email-exact", LEAN_NC_BY_DESIGN),
-            Map.entry("rfc5280::nc::nc-permits-email-literal-asterisk-exact-match", LEAN_NC_BY_DESIGN),
-            Map.entry("rfc5280::nc::nc-permits-email-literal-double-asterisk", LEAN_NC_BY_DESIGN),
-            Map.entry("rfc5280::nc::nc-permits-email-literal-mid-asterisk", LEAN_NC_BY_DESIGN),
+            Map.entry("rfc5280::nc::invalid-dnsname-leading-period", JDK_NC),
+            Map.entry("rfc5280::nc::invalid-ipv4-address", JDK_NC),
+            Map.entry("rfc5280::nc::invalid-ipv6-address", JDK_NC),
+            Map.entry("rfc5280::nc::nc-forbids-alternate-chain-ica", LEAN_NO_BACKTRACK),
+            Map.entry("rfc5280::nc::nc-forbids-dnsname-wildcard-san", JDK_NC),
+            Map.entry("rfc5280::nc::nc-forbids-same-chain-ica", LEAN_VIA_PKIX),
+            Map.entry("rfc5280::nc::nc-permits-invalid-dns-san", JDK_NC),
+            Map.entry("rfc5280::nc::nc-permits-invalid-email-san", JDK_NC),
             Map.entry("rfc5280::nc::not-allowed-in-ee-noncritical", MISPLACED_CONSTRAINTS),
-            Map.entry("rfc5280::nc::permitted-dn-match-subject-san-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-dn-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-dns-match-noncritical", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-dns-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-ip-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-self-issued", LEAN_BY_NAME),
             Map.entry("rfc5280::pc::ica-noncritical-pc", MISPLACED_CONSTRAINTS),
-            Map.entry("rfc5280::root-inconsistent-ca-extensions", ANCHOR_AS_IS),
-            Map.entry("rfc5280::root-missing-basic-constraints", ANCHOR_AS_IS),
-            Map.entry("rfc5280::root-non-critical-basic-constraints", ANCHOR_AS_IS),
             Map.entry("rfc5280::san::ip-in-dns", SAN_CONTENT),
             Map.entry("rfc5280::san::underscore-dns", SAN_CONTENT),
             Map.entry("rfc5280::serial::too-long", ISSUANCE),
             Map.entry("rfc5280::serial::zero", ISSUANCE),
-            Map.entry("rfc5280::ski::critical-ski", ISSUANCE),
             Map.entry("rfc5280::ski::intermediate-missing-ski", ISSUANCE),
             Map.entry("rfc5280::ski::root-missing-ski", ISSUANCE),
-            Map.entry("rfc5280::unknown-critical-extension-root", ANCHOR_AS_IS),
-            Map.entry("rfc5280::validity::notafter-fractional", SECONDS),
-            Map.entry("webpki::forbidden-dsa-leaf", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-dsa-root", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-p192-leaf", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-p192-root", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-weak-rsa-in-leaf", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-weak-rsa-key-in-root", NO_KEY_FLOOR)));
+            Map.entry("rfc5280::unknown-critical-extension-unrelated-root", CA_FILE_WHOLE),
+            Map.entry("rfc5280::validity::notafter-fractional", SECONDS)));
 
     /** Where the JDK PKIX verifier (with the gateway's policy on top) differs from x509-limbo today. */
     static final Map<String, String> KNOWN_PKIX = new TreeMap<>(Map.ofEntries(
-            Map.entry("crl::crlnumber-missing", CRL_CHECKS),
-            Map.entry("crl::issuer-missing-crlsign", CRL_CHECKS),
             Map.entry("cve::cve-2024-0567", PKIX_AS_SENT),
             Map.entry("cve::cve-2025-61727", JDK_NC),
             Map.entry("pathlen::intermediate-pathlen-may-increase", PKIX_AS_SENT),
             Map.entry("pathlen::self-issued-certs-pathlen", PKIX_AS_SENT),
             Map.entry("pathological::multiple-chains-expired-intermediate", PKIX_AS_SENT),
-            Map.entry("pathological::nc-dos-1", ANCHOR_NC),
-            Map.entry("pathological::nc-dos-2", ANCHOR_NC),
-            Map.entry("pathological::nc-dos-3", ANCHOR_NC),
-            Map.entry("rfc5280::aki::critical-aki", ISSUANCE),
+            Map.entry("pathological::nc-dos-1", NC_WORK),
+            Map.entry("pathological::nc-dos-2", NC_WORK),
+            Map.entry("pathological::nc-dos-3", NC_WORK),
             Map.entry("rfc5280::aki::cross-signed-root-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::intermediate-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::leaf-missing-aki", ISSUANCE),
             Map.entry("rfc5280::leaf-ku-keycertsign", LEAF_KEY_CERT_SIGN),
-            Map.entry("rfc5280::nc::excluded-dn-match-sub-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-dn-match", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-dns-match-second", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-ipv4-match", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-ipv6-match", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-match-permitted-and-excluded", ANCHOR_NC),
-            Map.entry("rfc5280::nc::excluded-self-issued-leaf", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-dnsname-leading-period", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-dnsname-wildcard", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-email-address", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-ipv4-address", ANCHOR_NC),
-            Map.entry("rfc5280::nc::invalid-ipv6-address", ANCHOR_NC),
+            Map.entry("rfc5280::nc::invalid-dnsname-leading-period", JDK_NC),
+            Map.entry("rfc5280::nc::invalid-ipv4-address", JDK_NC),
+            Map.entry("rfc5280::nc::invalid-ipv6-address", JDK_NC),
             Map.entry("rfc5280::nc::nc-forbids-alternate-chain-ica", PKIX_AS_SENT),
             Map.entry("rfc5280::nc::nc-forbids-dnsname-wildcard-san", JDK_NC),
             Map.entry("rfc5280::nc::nc-forbids-same-chain-ica", PKIX_AS_SENT),
@@ -196,29 +148,17 @@ class LimboClientTest {
             Map.entry("rfc5280::nc::nc-permits-invalid-email-san", JDK_NC),
             Map.entry("rfc5280::nc::not-allowed-in-ee-critical", MISPLACED_CONSTRAINTS),
             Map.entry("rfc5280::nc::not-allowed-in-ee-noncritical", MISPLACED_CONSTRAINTS),
-            Map.entry("rfc5280::nc::permitted-dn-match-subject-san-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-dn-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-dns-match-noncritical", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-dns-mismatch", ANCHOR_NC),
-            Map.entry("rfc5280::nc::permitted-ip-mismatch", ANCHOR_NC),
             Map.entry("rfc5280::pc::ica-noncritical-pc", MISPLACED_CONSTRAINTS),
             Map.entry("rfc5280::root-and-intermediate-swapped", PKIX_AS_SENT),
-            Map.entry("rfc5280::root-inconsistent-ca-extensions", ANCHOR_AS_IS),
-            Map.entry("rfc5280::root-missing-basic-constraints", ANCHOR_AS_IS),
-            Map.entry("rfc5280::root-non-critical-basic-constraints", ANCHOR_AS_IS),
             Map.entry("rfc5280::san::ip-in-dns", SAN_CONTENT),
             Map.entry("rfc5280::san::underscore-dns", SAN_CONTENT),
             Map.entry("rfc5280::serial::too-long", ISSUANCE),
             Map.entry("rfc5280::serial::zero", ISSUANCE),
             Map.entry("rfc5280::ski::intermediate-missing-ski", ISSUANCE),
             Map.entry("rfc5280::ski::root-missing-ski", ISSUANCE),
-            Map.entry("rfc5280::unknown-critical-extension-root", ANCHOR_AS_IS),
             Map.entry("rfc5280::unknown-critical-extension-unrelated-intermediate", PKIX_AS_SENT),
-            Map.entry("rfc5280::validity::notafter-fractional", SECONDS),
-            Map.entry("webpki::forbidden-dsa-leaf", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-dsa-root", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-weak-rsa-in-leaf", NO_KEY_FLOOR),
-            Map.entry("webpki::forbidden-weak-rsa-key-in-root", NO_KEY_FLOOR)));
+            Map.entry("rfc5280::unknown-critical-extension-unrelated-root", CA_FILE_WHOLE),
+            Map.entry("rfc5280::validity::notafter-fractional", SECONDS)));
 
     private static List<JsonNode> cases;
 
@@ -285,11 +225,16 @@ class LimboClientTest {
     private static String outcome(String kind, JsonNode c) {
         List<X509Certificate> cas;
         List<X509CRL> crls = new ArrayList<>();
+        RevocationLists revocation;
         try {
             cas = certificates(c.get("trusted_certs"));
+            // what the gateway refuses in listener.tls.ca-file at startup
+            ConfiguredCas.require(cas, "listener.tls.ca-file");
             for (JsonNode crl : c.get("crls")) {
                 crls.add((X509CRL) factory().generateCRL(pem(crl)));
             }
+            // and in listener.tls.crl-file
+            revocation = crls.isEmpty() ? RevocationLists.NONE : RevocationLists.of(crls, cas);
         } catch (GeneralSecurityException | RuntimeException e) {
             return "refused at configuration (" + e.getClass().getSimpleName() + ")";
         }
@@ -308,7 +253,6 @@ class LimboClientTest {
         long now = at == null || at.isNull() ? System.currentTimeMillis()
                 : OffsetDateTime.parse(at.asText()).toInstant().toEpochMilli();
         try {
-            RevocationLists revocation = crls.isEmpty() ? RevocationLists.NONE : RevocationLists.of(crls, cas);
             DeviceCertificateVerifier verifier = "lean".equals(kind)
                     ? DeviceCertificateVerifier.lean(cas, revocation, false, 0)
                     : DeviceCertificateVerifier.pkix(cas, revocation, false);

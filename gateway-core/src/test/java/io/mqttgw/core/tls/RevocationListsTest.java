@@ -118,6 +118,28 @@ class RevocationListsTest {
     }
 
     @Test
+    void refusesACrlWithoutACrlNumberNamingTheFileAndTheFix() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> lists(
+                CaRotation.crlWithoutNumber(oldCa, LATER, device("stolen", oldCa, 60))));
+        assertTrue(e.getMessage().startsWith("listener.tls.crl-file"), e.getMessage());
+        assertTrue(e.getMessage().contains("CRLNumber") && e.getMessage().contains(NAME), e.getMessage());
+    }
+
+    @Test
+    void refusesACrlOfACaWhoseKeyUsageLacksCrlSign() throws Exception {
+        X509Bundle certOnly = new CertificateBuilder().ecp256().subject("CN=Certificates Only CA")
+                .setIsCertificateAuthority(true).setKeyUsage(true, CertificateBuilder.KeyUsage.keyCertSign)
+                .notBefore(EARLIER).notAfter(LATER.plus(1, ChronoUnit.DAYS)).buildSelfSigned();
+        List<X509Certificate> configured = List.of(certOnly.getCertificate());
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> RevocationLists.of(TlsFiles.crls(
+                "listener.tls.crl-file", CaRotation.write(dir.resolve("c.crl"), CaRotation.crl(certOnly, LATER))),
+                configured, "listener.tls.crl-file=" + dir.resolve("c.crl")));
+        assertTrue(e.getMessage().startsWith("listener.tls.crl-file="), e.getMessage());
+        assertTrue(e.getMessage().contains("CN=Certificates Only CA") && e.getMessage().contains("cRLSign"),
+                e.getMessage());
+    }
+
+    @Test
     void aPartialListOfACaNobodyConfiguredIsIgnoredNotRefused() {
         X509Bundle foreign = CaRotation.authority("CN=Someone Else");
         RevocationLists lists = lists(CaRotation.crl(foreign, LATER,

@@ -195,13 +195,45 @@ class TlsHandshakeHandlerTest {
         }
     }
 
+    /**
+     * A full handshake reads the device's name once, in the trust manager, and hands it over with the certificate:
+     * the handler here is told to read another kind of identity (a SAN URI the certificate does not have), so a second
+     * reading would leave the connection without one.
+     */
+    @Test
+    void takesTheIdentityTheTrustManagerReadInsteadOfReadingItAgain() throws Exception {
+        assumeTrue(OpenSsl.isAvailable(), "BoringSSL's engine verifies on the event loop, where the hand-over is");
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+        SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(),
+                new CertificateIdentities("cn"), metrics);
+        SslContext deviceTls = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL)
+                .protocols("TLSv1.3").keyManager(TestPki.keys(pki.device("read-once"))).trustManager(pki.trust())
+                .build();
+        EmbeddedChannel device = new EmbeddedChannel();
+        EmbeddedChannel server = handshake(store, metrics, deviceTls, device, new CertificateIdentities("san-uri"));
+        try {
+            assertTrue(server.pipeline().get(SslHandler.class).handshakeFuture().isSuccess());
+            assertEquals("read-once", ConnectionContext.of(server).certificateIdentity());
+        } finally {
+            server.finishAndReleaseAll();
+            device.finishAndReleaseAll();
+            store.close();
+        }
+    }
+
     /** The server's TLS handlers on an embedded channel, after a real BoringSSL handshake with {@code device}. */
     private static EmbeddedChannel handshake(SslContextStore store, GatewayMetrics metrics, SslContext deviceTls,
                                              EmbeddedChannel device) {
+        return handshake(store, metrics, deviceTls, device, new CertificateIdentities("cn"));
+    }
+
+    private static EmbeddedChannel handshake(SslContextStore store, GatewayMetrics metrics, SslContext deviceTls,
+                                             EmbeddedChannel device, CertificateIdentities handlerIdentities) {
         EmbeddedChannel server = new EmbeddedChannel();
         server.attr(ConnectionContext.KEY).set(new ConnectionContext("tls"));
         server.pipeline().addLast(store.current().newHandler(server.alloc()), new TlsHandshakeHandler(
-                new CertificateIdentities("cn"), store::verifier, metrics, new EventLog(10)));
+                handlerIdentities, store::verifier, metrics, new EventLog(10)));
         device.pipeline().addLast(deviceTls.newHandler(device.alloc(), "localhost", 8883));
         for (int round = 0; round < 10 && !server.pipeline().get(SslHandler.class).handshakeFuture().isDone();
              round++) {

@@ -37,7 +37,7 @@ class VerifiedPeerTest {
     void askingWhetherTheCacheAnsweredLeavesTheCertificateForTheHandshakeHandler() throws Exception {
         X509Certificate device = TestPki.create(dir).device("dev-1").getCertificate();
         SSLEngine engine = SSLContext.getDefault().createSSLEngine();
-        VerifiedPeer.remember(engine, device, new DeviceCertificateVerifier.Verdict(null, true));
+        VerifiedPeer.remember(engine, device, new DeviceCertificateVerifier.Verdict(null, true), null);
 
         assertTrue(VerifiedPeer.fromCache(engine));
         assertSame(device, VerifiedPeer.take(engine).certificate());
@@ -49,7 +49,7 @@ class VerifiedPeerTest {
     void aFailedHandshakeLeavesNothingBehind() throws Exception {
         SSLEngine engine = SSLContext.getDefault().createSSLEngine();
         VerifiedPeer.remember(engine, TestPki.create(dir).device("dev-2").getCertificate(),
-                new DeviceCertificateVerifier.Verdict(null, false));
+                new DeviceCertificateVerifier.Verdict(null, false), null);
 
         assertFalse(VerifiedPeer.fromCache(engine));
         VerifiedPeer.forget(engine);
@@ -70,7 +70,7 @@ class VerifiedPeerTest {
             recording.enable("jdk.JavaMonitorInflate").withThreshold(Duration.ZERO);
             recording.start();
             synchronized (engine) { // as in the engine's unwrap, from which BoringSSL calls the trust manager
-                VerifiedPeer.remember(engine, device, new DeviceCertificateVerifier.Verdict(null, false));
+                VerifiedPeer.remember(engine, device, new DeviceCertificateVerifier.Verdict(null, false), null);
             }
             recording.stop();
             recording.dump(file);

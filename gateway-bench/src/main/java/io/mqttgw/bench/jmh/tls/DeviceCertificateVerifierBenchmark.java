@@ -71,6 +71,9 @@ public class DeviceCertificateVerifierBenchmark {
                 X500Name.getInstance(ca.getCertificate().getSubjectX500Principal().getEncoded()),
                 Date.from(now.minus(1, ChronoUnit.HOURS)));
         crl.setNextUpdate(Date.from(now.plus(7, ChronoUnit.DAYS)));
+        // the gateway refuses a CRL without its number (RFC 5280 5.2.3)
+        crl.addExtension(org.bouncycastle.asn1.x509.Extension.cRLNumber, false,
+                new org.bouncycastle.asn1.x509.CRLNumber(BigInteger.ONE));
         for (int i = 0; i < 1000; i++) {
             crl.addCRLEntry(BigInteger.valueOf(1_000_000L + i), Date.from(now.minus(1, ChronoUnit.HOURS)),
                     CRLReason.keyCompromise);
