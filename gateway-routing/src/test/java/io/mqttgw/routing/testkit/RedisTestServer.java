@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -27,26 +28,66 @@ public final class RedisTestServer implements AutoCloseable {
     private final String binary;
     private final Path dir;
     private final int port;
+    /** What comes after the binary on the command line, and the log line that says the process is ready. */
+    private final List<String> arguments;
+    private final String readyLine;
     private Process process;
 
-    private RedisTestServer(String binary, Path dir, int port) {
+    private RedisTestServer(String binary, Path dir, int port, List<String> arguments, String readyLine) {
         this.binary = binary;
         this.dir = dir;
         this.port = port;
+        this.arguments = arguments;
+        this.readyLine = readyLine;
     }
 
     public static RedisTestServer start(Path dir) {
+        return start(dir, List.of());
+    }
+
+    /** A server with more options ({@code --name value} pairs, e.g. {@code --replicaof} or cluster mode). */
+    public static RedisTestServer start(Path dir, List<String> options) {
         try {
             Files.createDirectories(dir);
-            String override = System.getProperty("mqttgw.test.redis-server", "");
-            String binary = override.isEmpty() ? RedisExecProvider.defaultProvider().get().getAbsolutePath()
-                    : override;
-            RedisTestServer server = new RedisTestServer(binary, dir, freePort());
+            int port = freePort();
+            List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port),
+                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                    "--loglevel", "notice", "--logfile", ""));
+            args.addAll(options);
+            RedisTestServer server = new RedisTestServer(binary(), dir, port, List.copyOf(args),
+                    "Ready to accept connections");
             server.start();
             return server;
         } catch (IOException e) {
             throw new IllegalStateException("cannot start redis-server", e);
         }
+    }
+
+    /**
+     * A Redis Sentinel ({@code redis-server sentinel.conf --sentinel}) with the given configuration lines; Sentinel
+     * rewrites its file, so it gets one of its own in {@code dir}.
+     */
+    public static RedisTestServer startSentinel(Path dir, List<String> configLines) {
+        try {
+            Files.createDirectories(dir);
+            int port = freePort();
+            List<String> lines = new ArrayList<>(List.of("port " + port, "bind 127.0.0.1", "dir " + dir,
+                    "logfile \"\""));
+            lines.addAll(configLines);
+            Path conf = dir.resolve("sentinel.conf");
+            Files.write(conf, lines, StandardCharsets.UTF_8);
+            RedisTestServer server = new RedisTestServer(binary(), dir, port,
+                    List.of(conf.toString(), "--sentinel"), "+monitor master");
+            server.start();
+            return server;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start redis-server --sentinel", e);
+        }
+    }
+
+    private static String binary() throws IOException {
+        String override = System.getProperty("mqttgw.test.redis-server", "");
+        return override.isEmpty() ? RedisExecProvider.defaultProvider().get().getAbsolutePath() : override;
     }
 
     private static int freePort() throws IOException {
@@ -61,9 +102,10 @@ public final class RedisTestServer implements AutoCloseable {
             return;
         }
         try {
-            ProcessBuilder pb = new ProcessBuilder(List.of(binary, "--port", Integer.toString(port),
-                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-                    "--loglevel", "notice", "--logfile", "")).redirectErrorStream(true);
+            List<String> command = new ArrayList<>();
+            command.add(binary);
+            command.addAll(arguments);
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.directory(new File(dir.toString()));
             Process p = pb.start();
             CountDownLatch ready = new CountDownLatch(1);
@@ -76,7 +118,7 @@ public final class RedisTestServer implements AutoCloseable {
                         synchronized (output) {
                             output.append(line).append('\n');
                         }
-                        if (line.contains("Ready to accept connections")) {
+                        if (line.contains(readyLine)) {
                             ready.countDown();
                         }
                     }
@@ -99,6 +141,10 @@ public final class RedisTestServer implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new IllegalStateException(e);
         }
+    }
+
+    public synchronized boolean running() {
+        return process != null && process.isAlive();
     }
 
     /** Kills the server (SIGKILL: nothing is saved, open connections break). */
