@@ -2,7 +2,6 @@ package io.mqttgw.routing.redis;
 
 import io.mqttgw.core.retry.FullJitterBackoff;
 import io.mqttgw.core.spi.Route;
-import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.RouteEvents;
 import io.mqttgw.routing.route.RouteCoalescer;
 import io.mqttgw.routing.route.RouteOp;
@@ -51,6 +50,26 @@ final class RouteFlusher implements Runnable {
     private final RouteBatches batches;
     private final FullJitterBackoff backoff;
     private final RouteCoalescer coalescer = new RouteCoalescer();
+    private final ShardPipelines pipelines;
+    private final ShardPipelines.Listener flushes = new ShardPipelines.Listener() {
+        @Override
+        public void stored(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
+            if (resync != null) {
+                devices.forEach(e -> resync.touched.add(e.getKey()));
+            }
+            // while another shard still fails, Redis is not back as a whole: no recovery resync yet
+            if (!pipelines.anyFailing()) {
+                succeeded();
+            } else if (!connected) {
+                markConnected();
+            }
+        }
+
+        @Override
+        public void failed(String what, Exception e) {
+            noteFailure(what, e);
+        }
+    };
     private final long intervalNanos;
     private final long heartbeatNanos;
     final CompletableFuture<Void> closed = new CompletableFuture<>();
@@ -93,6 +112,8 @@ final class RouteFlusher implements Runnable {
         this.metrics = metrics;
         this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
         this.backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
+        this.pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()), keys,
+                nodeId, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
         this.intervalNanos = settings.flushInterval().toNanos();
         this.heartbeatNanos = settings.heartbeatInterval().toNanos();
         this.liveness = new NodeLiveness(settings.nodeTtl().toNanos());
@@ -200,6 +221,7 @@ final class RouteFlusher implements Runnable {
                 abandoned[0]++;
             };
             coalescer.failAll(error, count);
+            pipelines.failAll(error, count);
             RouteOp op;
             while ((op = queue.poll()) != null) {
                 count.accept(op);
@@ -221,6 +243,7 @@ final class RouteFlusher implements Runnable {
                 batchDeadlineNanos = now + intervalNanos;
             }
             boolean mayTalk = retryAtNanos == NONE || now - retryAtNanos >= 0;
+            pipelines.poll(flushes);
             boolean due = batchDeadlineNanos != NONE
                     && (stopping || now - batchDeadlineNanos >= 0 || queue.size() >= settings.batchSize());
             if (due && mayTalk) {
@@ -229,7 +252,8 @@ final class RouteFlusher implements Runnable {
                 batchDeadlineNanos = queue.size() == 0 && coalescer.isEmpty() ? NONE : now + intervalNanos;
                 mayTalk = retryAtNanos == NONE;
             }
-            if (mayTalk && !stopping && coalescer.isEmpty()) {
+            pendingOperations = coalescer.operations() + pipelines.operations();
+            if (mayTalk && !stopping && coalescer.isEmpty() && pipelines.isEmpty()) {
                 if (resyncRequested) {
                     resyncRequested = false;
                     resyncWanted = true;
@@ -245,13 +269,13 @@ final class RouteFlusher implements Runnable {
                 }
             }
             if (stopping) {
-                if (queue.size() == 0 && coalescer.isEmpty() && mayTalk) {
+                if (queue.size() == 0 && coalescer.isEmpty() && pipelines.isEmpty() && mayTalk) {
                     finish();
                     return;
                 }
                 if (now - closeDeadlineNanos >= 0) {
                     LOG.warn("route store gives up at shutdown: Redis did not take {} operations ({})",
-                            coalescer.operations() + queue.size(), lastError);
+                            coalescer.operations() + pipelines.operations() + queue.size(), lastError);
                     return;
                 }
             }
@@ -271,6 +295,12 @@ final class RouteFlusher implements Runnable {
         } else {
             until = nextDeadNodeCheckNanos;
         }
+        if (!pipelines.isEmpty()) {
+            // an answer wakes this thread; a pipeline's own timeout and retry are checked at least this often
+            long retry = pipelines.nextRetryNanos();
+            until = earliest(until, retry != NONE ? retry : now + TimeUnit.MILLISECONDS.toNanos(100));
+            until = earliest(until, now + TimeUnit.MILLISECONDS.toNanos(100));
+        }
         if (closing) {
             until = earliest(until, now + TimeUnit.MILLISECONDS.toNanos(50));
         }
@@ -282,7 +312,7 @@ final class RouteFlusher implements Runnable {
 
     /** Work that can go on at once: a resync or cleanup chunk with Redis answering and nothing due to flush. */
     private boolean busy() {
-        return retryAtNanos == NONE && coalescer.isEmpty() && !closing
+        return retryAtNanos == NONE && coalescer.isEmpty() && pipelines.isEmpty() && !closing
                 && (resync != null || cleanup != null || resyncWanted || overflowed);
     }
 
@@ -308,69 +338,14 @@ final class RouteFlusher implements Runnable {
         pendingOperations = coalescer.operations();
     }
 
-    /** Sends everything pending, batch by batch, taking newly queued operations in between; stops at a failure. */
+    /**
+     * Sends what is pending, a pipeline per shard that has none in flight ({@link ShardPipelines}); never waits
+     * for an answer, so a shard that does not answer holds up no other.
+     */
     private void flushPending() {
         drain();
-        while (!coalescer.isEmpty()) {
-            List<Map.Entry<String, RouteCoalescer.Pending>> devices = coalescer.peek(settings.batchSize());
-            Set<String> refused = sendBatch(devices);
-            if (refused == null) {
-                return;
-            }
-            coalescer.remove(devices);
-            for (Map.Entry<String, RouteCoalescer.Pending> e : devices) {
-                if (refused.contains(e.getKey())) {
-                    // the connection that wrote it is closed by whoever waits on it (the node's CONNECT phase)
-                    e.getValue().put().completeExceptionally(new RouteConflictException(e.getKey()));
-                }
-                e.getValue().complete();
-            }
-            if (resync != null) {
-                devices.forEach(e -> resync.touched.add(e.getKey()));
-            }
-            drain();
-        }
-    }
-
-    /** The client ids whose writes Redis refused for a proof conflict, or null when the pipeline failed. */
-    private Set<String> sendBatch(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
-        long start = System.nanoTime();
-        try {
-            RBatch batch = batches.begin();
-            List<RFuture<Long>> deletes = new ArrayList<>(devices.size());
-            List<RFuture<Long>> puts = new ArrayList<>(devices.size());
-            for (Map.Entry<String, RouteCoalescer.Pending> e : devices) {
-                RouteCoalescer.Pending p = e.getValue();
-                deletes.add(p.delete() == null ? null : batches.delete(batch, e.getKey(), p.delete().epoch()));
-                puts.add(p.put() == null ? null : batches.put(batch, p.put().route(), false));
-            }
-            batches.execute(batch);
-            metrics.flushLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            metrics.batchSize.record(devices.size());
-            Set<String> refused = Set.of();
-            for (int i = 0; i < devices.size(); i++) {
-                if (deletes.get(i) != null) {
-                    long r = RouteBatches.result(deletes.get(i));
-                    (r == 1L ? metrics.deleteDeleted : metrics.deleteFenced).increment();
-                }
-                if (puts.get(i) != null) {
-                    long r = RouteBatches.result(puts.get(i));
-                    if (r == RouteScripts.PUT_PROOF_CONFLICT) {
-                        metrics.putProofConflict.increment();
-                        refused = refused.isEmpty() ? new HashSet<>() : refused;
-                        refused.add(devices.get(i).getKey());
-                        continue;
-                    }
-                    (r == RouteScripts.PUT_TOOK_OVER ? metrics.putTakeover
-                            : r == RouteScripts.PUT_STALE ? metrics.putStale : metrics.putWritten).increment();
-                }
-            }
-            succeeded();
-            return refused;
-        } catch (Exception e) {
-            failed("pipeline of " + devices.size() + " devices", e);
-            return null;
-        }
+        pipelines.sendNew(coalescer, connected, flushes);
+        pendingOperations = coalescer.operations() + pipelines.operations();
     }
 
     private void succeeded() {
@@ -393,18 +368,23 @@ final class RouteFlusher implements Runnable {
     }
 
     private void failed(String what, Exception e) {
+        attempt++;
+        retryAtNanos = System.nanoTime() + backoff.delayNanos(attempt);
+        noteFailure(what, e);
+    }
+
+    /** Counts, logs and reports a failure; the caller decides when to try again. */
+    private void noteFailure(String what, Exception e) {
         metrics.batchFailures.increment();
         liveness.restart();
         long now = System.nanoTime();
-        attempt++;
-        retryAtNanos = now + backoff.delayNanos(attempt);
         lastError = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
         if (failingSinceNanos == 0) {
             failingSinceNanos = now;
             LOG.warn("Redis route table: {} failed ({}); retrying with backoff, {} operations waiting", what,
                     lastError, coalescer.operations() + queue.size());
         } else {
-            LOG.debug("Redis route table: {} failed again (attempt {}): {}", what, attempt, lastError);
+            LOG.debug("Redis route table: {} failed again: {}", what, lastError);
         }
     }
 

@@ -18,12 +18,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -93,6 +91,15 @@ class RedisClusterIT {
 
     static void join(CompletionStage<?> stage) throws Exception {
         stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+
+    @Test
+    @Order(0)
+    void theFlushersSlotOfAKeyIsTheOneRedisComputes() {
+        for (int i = 0; i < 200; i++) {
+            String key = i % 2 == 0 ? "mqttgw:route:{dev-" + i + "}" : "plain-" + i;
+            assertEquals(cluster.slot(key), ClusterShards.slot(key), key);
+        }
     }
 
     @Test
@@ -218,80 +225,92 @@ class RedisClusterIT {
         FakeNode events = new FakeNode();
         // the production timeout: a write that waits for the dead master waits at least this long
         RedisRouteStore store = start(node, events, "routes.redis.timeout", "3s");
-        Map<String, Route> last = new ConcurrentHashMap<>();
-        List<CompletableFuture<Void>> all = new CopyOnWriteArrayList<>();
-        AtomicLong healthyMaxNanos = new AtomicLong();
-        AtomicLong healthyOps = new AtomicLong();
-        AtomicLong healthySlow = new AtomicLong();
-        AtomicBoolean stop = new AtomicBoolean();
-        Thread writer = new Thread(() -> {
-            List<String> devices = new ArrayList<>(healthy);
-            devices.addAll(failing);
-            while (!stop.get()) {
-                for (String id : devices) {
-                    Route r = route(id, node);
-                    Route previous = last.put(id, r);
-                    events.live.put(id, r);
-                    long sent = System.nanoTime();
-                    CompletableFuture<Void> put = store.put(r).toCompletableFuture();
-                    CompletableFuture<Void> delete = previous == null ? CompletableFuture.completedFuture(null)
-                            : store.remove(previous).toCompletableFuture();
-                    all.add(put);
-                    all.add(delete);
-                    if (healthy.contains(id)) {
-                        healthyOps.addAndGet(previous == null ? 1 : 2);
-                        CompletableFuture.allOf(put, delete).whenComplete((v, e) -> {
-                            long took = System.nanoTime() - sent;
-                            healthyMaxNanos.accumulateAndGet(took, Math::max);
-                            if (took > TimeUnit.MILLISECONDS.toNanos(500)) {
-                                healthySlow.incrementAndGet();
-                            }
-                        });
-                    }
-                }
-                try {
-                    Thread.sleep(20);
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }, "route-writer");
-        writer.setDaemon(true);
-        writer.start();
+        List<String> devices = new ArrayList<>(healthy);
+        devices.addAll(failing);
         RedisTestServer killed = null;
         int slotOfFailShard = cluster.slot("mqttgw:route:{" + failing.get(0) + "}");
         long failoverMillis;
+        RouteLoad load = new RouteLoad(store, events, node, devices, Set.copyOf(healthy), epochs);
         try {
             Thread.sleep(2000);
-            long before = healthyMaxNanos.getAndSet(0);
-            healthyOps.set(0);
-            healthySlow.set(0);
             System.out.printf("RedisClusterIT: before the kill the slowest healthy-shard route operation took %d ms%n",
-                    TimeUnit.NANOSECONDS.toMillis(before));
+                    load.reset());
             long killedAt = System.nanoTime();
             killed = cluster.killMasterOf(slotOfFailShard);
             System.out.printf("RedisClusterIT: killed the master on port %d (shard %d); this node's index and "
-                    + "heartbeat are on shard %d%n",
-                    killed.port(), failShard, indexShard);
+                    + "heartbeat are on shard %d%n", killed.port(), failShard, indexShard);
             cluster.awaitFailover(slotOfFailShard, killed, 40);
             failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
             // Redisson learns the new master from its topology scan (every 5 s): give the failed shard's writes time
             Thread.sleep(8000);
         } finally {
-            stop.set(true);
-            writer.join(10_000);
+            load.close();
             if (killed != null) {
-                killed.start();
+                cluster.restart(killed, 60);
             }
         }
-        join(CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)));
-        for (Map.Entry<String, Route> e : last.entrySet()) {
+        join(load.allDone());
+        for (Map.Entry<String, Route> e : load.last().entrySet()) {
             assertEquals(Long.toString(e.getValue().epoch()), hgetall(e.getKey()).get("epoch"), e.getKey());
         }
-        long maxMillis = TimeUnit.NANOSECONDS.toMillis(healthyMaxNanos.get());
+        long maxMillis = load.maxMillis();
         System.out.printf("RedisClusterIT: failover of shard %d took %d ms; route operations for devices on the "
-                + "healthy masters from the kill on: %d in all, slowest %d ms, %d over 500 ms%n", failShard, failoverMillis, healthyOps.get(), maxMillis, healthySlow.get());
+                + "healthy masters from the kill on: %d in all, slowest %d ms, %d over 500 ms%n", failShard,
+                failoverMillis, load.ops(), maxMillis, load.slow());
         assertTrue(maxMillis < 1500, "a route operation for a healthy master waited " + maxMillis
                 + " ms for the failed shard");
+    }
+
+    @Test
+    @Order(11)
+    void aSessionStoreClosedDuringAFailoverFinishesInTimeAndEverySessionKeepsItsExpiry() throws Exception {
+        closeSessionStoreAroundAFailover("during", false);
+    }
+
+    @Test
+    @Order(12)
+    void aSessionStoreClosedRightAfterAFailoverFinishesInTimeAndEverySessionKeepsItsExpiry() throws Exception {
+        closeSessionStoreAroundAFailover("after", true);
+    }
+
+    /**
+     * What a node's shutdown does with persistent sessions: every device leaves (its session gets its expiry), then
+     * the store closes; here while a master is failing over, or just after (before the client learned the new
+     * topology). The close ends within its bound, and no session is left without an expiry (it would never go).
+     */
+    private void closeSessionStoreAroundAFailover(String when, boolean awaitFailoverFirst) throws Exception {
+        RedissonClient client = Redisson.create(TestRouteStores.settings(cluster).redissonConfig("test-" + when));
+        RedisSessionStore sessions = new RedisSessionStore(client, "mqttgw", Duration.ofMinutes(10), 10, 10, true,
+                "node-" + when, 1000);
+        sessions.closeTimeout(Duration.ofSeconds(30));
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 60; i++) {
+            String id = when + "-dev-" + i;
+            ids.add(id);
+            join(sessions.open(id, false, 0x7fffffff, 100 + i));
+        }
+        int slot = cluster.slot("mqttgw:session:{" + ids.get(0) + "}");
+        RedisTestServer killed = cluster.killMasterOf(slot);
+        try {
+            if (awaitFailoverFirst) {
+                cluster.awaitFailover(slot, killed, 40);
+            }
+            long start = System.nanoTime();
+            for (int i = 0; i < ids.size(); i++) {
+                sessions.disconnected(ids.get(i), 100 + i, 600_000);
+            }
+            sessions.close().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            System.out.printf("RedisClusterIT: session store closed %s a failover in %d ms, %d expiries owed%n",
+                    when, closeMillis, sessions.expiriesOwed());
+            assertTrue(closeMillis < 35_000, "close took " + closeMillis + " ms, its bound is 30 s");
+            cluster.awaitFailover(slot, killed, 40);
+            await("every persistent session has its expiry", () -> ids.stream().allMatch(id -> {
+                long ttl = check.getBucket("mqttgw:session:{" + id + "}").remainTimeToLive();
+                return ttl > 0 && ttl <= 600_000;
+            }), 20);
+        } finally {
+            cluster.restart(killed, 60);
+        }
     }
 }

@@ -123,6 +123,20 @@ public final class RedisClusterTopology implements AutoCloseable {
         }, seconds);
     }
 
+    /** Starts a killed node again (it comes back as a replica) and waits until every shard has its replica. */
+    public void restart(RedisTestServer killed, long seconds) {
+        killed.start();
+        for (RedisTestServer s : servers) {
+            RedisSentinelTopology.await("node " + s.port() + " sees three masters and three replicas, none failed",
+                    () -> Resp.text(s.port(), "CLUSTER", "NODES").lines().map(l -> l.split(" ")[2])
+                            .filter(f -> !f.contains("fail")).count() == 6
+                            && Resp.text(s.port(), "CLUSTER", "NODES").lines().map(l -> l.split(" ")[2])
+                            .filter(f -> f.contains("slave")).count() == 3, seconds);
+        }
+        RedisSentinelTopology.await("node " + killed.port() + " in sync with its master", () -> "up".equals(
+                Resp.field(Resp.text(killed.port(), "INFO", "replication"), "master_link_status")), seconds);
+    }
+
     private RedisTestServer liveServer() {
         return servers.stream().filter(RedisTestServer::running).findFirst().orElseThrow();
     }
