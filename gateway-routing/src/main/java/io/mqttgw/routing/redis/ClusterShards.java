@@ -5,6 +5,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisClusterMaster;
 import org.redisson.api.redisnode.RedisNodes;
@@ -18,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * key or its hash tag, modulo 16384); which shard serves which slots is read with CLUSTER SLOTS when first needed and
  * again after a pipeline failed (a failover moves slots to another address). A stale map costs only independence,
  * never correctness: Redisson routes every command by its own view. Outside Redis Cluster everything is one shard.
- * Flusher thread only.
+ * Called by the flusher thread; an answer replaces the map from the client's threads.
  */
 final class ClusterShards {
     private static final Logger LOG = LoggerFactory.getLogger(ClusterShards.class);
@@ -29,8 +30,8 @@ final class ClusterShards {
     private final RedissonClient client;
     private final boolean cluster;
     private final long timeoutMillis;
-    /** The shard name per slot (the sorted addresses that serve it), null until read. */
-    private String[] owners;
+    /** The shard name per slot (the sorted addresses that serve it), null until read; set by the client's threads. */
+    private volatile String[] owners;
     private boolean stale = true;
     private long lastRefreshNanos = System.nanoTime() - MIN_REFRESH_NANOS;
 
@@ -55,41 +56,46 @@ final class ClusterShards {
         return owner == null ? ONE : owner;
     }
 
-    /** A pipeline failed: the slots may have moved; read the map again before the next sends (at most each second). */
+    /** A pipeline failed: the slots may have moved; ask for the map again (at most each second). */
     void markStale() {
         stale = cluster;
     }
 
     /**
-     * Reads the slot map if it is stale and Redis answered before (a lazily connecting client would otherwise
-     * connect here); blocking, bounded by the timeout per master asked. Keeps the old map when no master answers.
+     * Asks every master for the slot map if it is stale and Redis answered before (a lazily connecting client would
+     * otherwise connect here), without waiting: the first answer replaces the map, the flusher's next sends use it.
+     * A master that is down answers with an error, and the old map stays meanwhile.
      */
     void refreshIfStale(boolean connected) {
         if (!cluster || !stale || !connected || System.nanoTime() - lastRefreshNanos < MIN_REFRESH_NANOS) {
             return;
         }
         lastRefreshNanos = System.nanoTime();
+        stale = false;
+        AtomicBoolean applied = new AtomicBoolean();
         for (RedisClusterMaster master : client.getRedisNodes(RedisNodes.CLUSTER).getMasters()) {
-            try {
-                Map<ClusterSlotRange, Set<String>> slots = master.clusterSlotsAsync().toCompletableFuture()
-                        .get(timeoutMillis, TimeUnit.MILLISECONDS);
-                String[] map = new String[SLOTS];
-                for (Map.Entry<ClusterSlotRange, Set<String>> e : slots.entrySet()) {
-                    String name = String.join(",", new TreeSet<>(e.getValue()));
-                    for (int s = e.getKey().getStartSlot(); s <= e.getKey().getEndSlot() && s < SLOTS; s++) {
-                        map[s] = name;
-                    }
-                }
-                owners = map;
-                stale = false;
-                return;
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
-                LOG.debug("CLUSTER SLOTS on {} failed: {}", master.getAddr(), e.toString());
+            master.clusterSlotsAsync().toCompletableFuture().orTimeout(timeoutMillis, TimeUnit.MILLISECONDS)
+                    .whenComplete((slots, error) -> {
+                        if (error != null) {
+                            LOG.debug("CLUSTER SLOTS on {} failed: {}", master.getAddr(), error.toString());
+                            return;
+                        }
+                        if (applied.compareAndSet(false, true)) {
+                            owners = map(slots);
+                        }
+                    });
+        }
+    }
+
+    private static String[] map(Map<ClusterSlotRange, Set<String>> slots) {
+        String[] map = new String[SLOTS];
+        for (Map.Entry<ClusterSlotRange, Set<String>> e : slots.entrySet()) {
+            String name = String.join(",", new TreeSet<>(e.getValue()));
+            for (int s = e.getKey().getStartSlot(); s <= e.getKey().getEndSlot() && s < SLOTS; s++) {
+                map[s] = name;
             }
         }
+        return map;
     }
 
     /** The cluster slot of a key (CRC16-XMODEM of the key, or of its first non-empty {hash tag}). */

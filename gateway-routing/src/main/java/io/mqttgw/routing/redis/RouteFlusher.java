@@ -73,6 +73,12 @@ final class RouteFlusher implements Runnable {
     private final long intervalNanos;
     private final long heartbeatNanos;
     final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private static final IllegalStateException CLOSED = new IllegalStateException(
+            "route store closed before Redis took it");
+    private final AtomicLong abandoned = new AtomicLong();
+    /** The clean-up at shutdown deleted every route of this node. */
+    private volatile boolean cleanedUp;
+    private volatile boolean ended;
 
     private volatile RouteEvents events;
     private volatile Runnable onHealthy = () -> { };
@@ -214,25 +220,49 @@ final class RouteFlusher implements Runnable {
             lastError = "flusher stopped: " + t;
         } finally {
             heartbeat.stop(0);
-            IllegalStateException error = new IllegalStateException("route store closed before Redis took it");
-            long[] abandoned = new long[1];
             java.util.function.Consumer<RouteOp> count = op -> {
                 (op.kind() == RouteOp.Kind.PUT ? metrics.putAbandoned : metrics.deleteAbandoned).increment();
-                abandoned[0]++;
+                abandoned.incrementAndGet();
             };
-            coalescer.failAll(error, count);
-            pipelines.failAll(error, count);
-            RouteOp op;
-            while ((op = queue.poll()) != null) {
-                count.accept(op);
-                op.completeExceptionally(error);
-            }
-            if (abandoned[0] > 0) {
-                LOG.warn("route store closed with {} route operations not stored in Redis", abandoned[0]);
+            coalescer.failAll(CLOSED, count);
+            pipelines.failAll(CLOSED, count);
+            ended = true;
+            long late = afterEnd();
+            if (abandoned.get() > 0) {
+                LOG.warn("route store closed with {} route operations not stored in Redis", abandoned.get());
+            } else if (late > 0) {
+                LOG.debug("{} route deletes came during the shutdown clean-up, which had deleted their routes", late);
             }
             pendingOperations = 0;
             closed.complete(null);
         }
+    }
+
+    /**
+     * Settles what was queued after this thread's last flush (the node closes its devices while the store shuts
+     * down): a delete is done when the clean-up at shutdown deleted every route of this node; a write is not stored,
+     * and neither is anything after a shutdown that gave up. Called by this thread as it ends and, after that, by
+     * whoever queues; answers how many deletes were done so.
+     */
+    long afterEnd() {
+        long done = 0;
+        RouteOp op;
+        while ((op = queue.poll()) != null) {
+            if (op.kind() == RouteOp.Kind.DELETE && cleanedUp) {
+                op.complete(null);
+                done++;
+            } else {
+                (op.kind() == RouteOp.Kind.PUT ? metrics.putAbandoned : metrics.deleteAbandoned).increment();
+                abandoned.incrementAndGet();
+                op.completeExceptionally(CLOSED);
+            }
+        }
+        return done;
+    }
+
+    /** This thread has ended: nothing queued from now on is flushed ({@link #afterEnd}). */
+    boolean ended() {
+        return ended;
     }
 
     private void loop() {
@@ -624,11 +654,13 @@ final class RouteFlusher implements Runnable {
         try {
             long deleted = 0;
             double after = Double.NEGATIVE_INFINITY;
+            boolean all = false;
             while (System.nanoTime() - closeDeadlineNanos < 0) {
                 List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
                         .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
                         .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
                 if (chunk.isEmpty()) {
+                    all = true;
                     break;
                 }
                 after = chunk.get(chunk.size() - 1).getScore();
@@ -644,6 +676,7 @@ final class RouteFlusher implements Runnable {
             batch.getBucket(keys.alive(nodeId), StringCodec.INSTANCE).deleteAsync();
             batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(nodeId);
             batches.execute(batch);
+            cleanedUp = all;
             LOG.info("route store of node {} closed{}", nodeId,
                     deleted > 0 ? "; " + deleted + " routes of sessions still open were deleted" : "");
         } catch (Exception e) {

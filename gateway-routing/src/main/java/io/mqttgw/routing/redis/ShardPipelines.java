@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
@@ -43,9 +44,10 @@ final class ShardPipelines {
         final String shard;
         final List<Map.Entry<String, RouteCoalescer.Pending>> devices;
         CompletableFuture<?> answer;
-        /** Written before the answer completes, read after: the answer's completion orders them. */
-        volatile List<RFuture<Long>> deletes;
-        volatile List<RFuture<Long>> puts;
+        List<RFuture<Long>> deletes;
+        List<RFuture<Long>> puts;
+        /** The answer is the scripts' loading; the pipeline follows it. */
+        boolean loading;
         long sentNanos;
         int attempt;
         long retryAtNanos = NONE;
@@ -123,12 +125,17 @@ final class ShardPipelines {
         for (Iterator<Shipment> it = byShard.values().iterator(); it.hasNext(); ) {
             Shipment s = it.next();
             if (s.answer != null && !s.answer.isDone() && now - s.sentNanos - answerNanos >= 0) {
-                s.answer.cancel(false);
+                // given up, not cancelled: cancelling a pipeline Redisson is still writing would leak its buffers;
+                // a late answer only wakes this thread, and the scripts are idempotent if it was stored after all
+                s.answer = CompletableFuture.failedFuture(new TimeoutException("no answer within the timeout"));
             }
             if (s.answer != null && s.answer.isDone()) {
                 Exception error = errorOf(s.answer);
                 s.answer = null;
-                if (error == null) {
+                if (error == null && s.loading) {
+                    scriptsOn.add(s.shard);
+                    send(s, listener);
+                } else if (error == null) {
                     scriptsOn.add(s.shard);
                     it.remove();
                     stored(s);
@@ -197,10 +204,12 @@ final class ShardPipelines {
         try {
             // the first pipeline of a shard, and every retry (a promoted replica or a restarted Redis lacks them),
             // loads the scripts on the nodes it talks to first; asynchronously, so a dead shard holds up no other.
-            // The pipeline is built only once they are loaded: its encoded commands are released when it is sent.
-            CompletableFuture<?> answer = scriptsOn.contains(s.shard) ? execute(s)
-                    : batches.loadScriptsAsync(List.of(keys.route(s.devices.get(0).getKey()), indexKey))
-                            .thenCompose(v -> execute(s));
+            // The pipeline is built (here, on the flusher) only once they are loaded: a pipeline built and never
+            // sent would keep its encoded commands.
+            s.loading = !scriptsOn.contains(s.shard);
+            CompletableFuture<?> answer = s.loading
+                    ? batches.loadScriptsAsync(List.of(keys.route(s.devices.get(0).getKey()), indexKey))
+                    : execute(s);
             s.answer = answer;
             answer.whenComplete((r, e) -> wake.run());
         } catch (Exception e) {
@@ -214,7 +223,7 @@ final class ShardPipelines {
         }
     }
 
-    /** Builds the shipment's pipeline and sends it (on the flusher, or on the client's thread after a load). */
+    /** Builds the shipment's pipeline and sends it. */
     private CompletableFuture<?> execute(Shipment s) {
         RBatch batch = batches.create();
         List<RFuture<Long>> deletes = new ArrayList<>(s.devices.size());
@@ -262,16 +271,13 @@ final class ShardPipelines {
         } catch (java.util.concurrent.CompletionException e) {
             return e.getCause() instanceof Exception cause ? cause : e;
         } catch (java.util.concurrent.CancellationException e) {
-            return new java.util.concurrent.TimeoutException("no answer within the timeout");
+            return new TimeoutException("cancelled");
         }
     }
 
     /** Fails and forgets every pipeline's operations (the store gave up at shutdown). */
     void failAll(Throwable error, Consumer<RouteOp> each) {
         for (Shipment s : byShard.values()) {
-            if (s.answer != null) {
-                s.answer.cancel(false);
-            }
             for (Map.Entry<String, RouteCoalescer.Pending> e : s.devices) {
                 RouteCoalescer.Pending p = e.getValue();
                 if (p.delete() != null) {

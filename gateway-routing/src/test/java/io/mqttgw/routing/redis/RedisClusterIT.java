@@ -4,7 +4,6 @@ import static io.mqttgw.routing.testkit.TestRouteStores.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.mqttgw.core.spi.Subscription;
@@ -17,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -223,8 +223,9 @@ class RedisClusterIT {
             }
         }
         FakeNode events = new FakeNode();
-        // the production timeout: a write that waits for the dead master waits at least this long
-        RedisRouteStore store = start(node, events, "routes.redis.timeout", "3s");
+        // a write that waits for the dead master waits this long at least: far above what a loaded machine adds
+        // to a healthy write (up to 2 s seen with six builds sharing two cores)
+        RedisRouteStore store = start(node, events, "routes.redis.timeout", "10s");
         List<String> devices = new ArrayList<>(healthy);
         devices.addAll(failing);
         RedisTestServer killed = null;
@@ -233,16 +234,19 @@ class RedisClusterIT {
         RouteLoad load = new RouteLoad(store, events, node, devices, Set.copyOf(healthy), epochs);
         try {
             Thread.sleep(2000);
-            System.out.printf("RedisClusterIT: before the kill the slowest healthy-shard route operation took %d ms%n",
+            System.out.printf(Locale.ROOT,
+                    "RedisClusterIT: before the kill the slowest healthy-shard route operation took %d ms%n",
                     load.reset());
             long killedAt = System.nanoTime();
             killed = cluster.killMasterOf(slotOfFailShard);
-            System.out.printf("RedisClusterIT: killed the master on port %d (shard %d); this node's index and "
+            System.out.printf(Locale.ROOT,
+                    "RedisClusterIT: killed the master on port %d (shard %d); this node's index and "
                     + "heartbeat are on shard %d%n", killed.port(), failShard, indexShard);
             cluster.awaitFailover(slotOfFailShard, killed, 40);
             failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
-            // Redisson learns the new master from its topology scan (every 5 s): give the failed shard's writes time
-            Thread.sleep(8000);
+            // the failed shard's pipeline times out (10 s) and is sent again once Redisson's topology scan (every
+            // 5 s) found the new master: the load goes on until then
+            Thread.sleep(10_000);
         } finally {
             load.close();
             if (killed != null) {
@@ -254,10 +258,11 @@ class RedisClusterIT {
             assertEquals(Long.toString(e.getValue().epoch()), hgetall(e.getKey()).get("epoch"), e.getKey());
         }
         long maxMillis = load.maxMillis();
-        System.out.printf("RedisClusterIT: failover of shard %d took %d ms; route operations for devices on the "
+        System.out.printf(Locale.ROOT,
+                "RedisClusterIT: failover of shard %d took %d ms; route operations for devices on the "
                 + "healthy masters from the kill on: %d in all, slowest %d ms, %d over 500 ms%n", failShard,
                 failoverMillis, load.ops(), maxMillis, load.slow());
-        assertTrue(maxMillis < 1500, "a route operation for a healthy master waited " + maxMillis
+        assertTrue(maxMillis < 5000, "a route operation for a healthy master waited " + maxMillis
                 + " ms for the failed shard");
     }
 
@@ -301,7 +306,8 @@ class RedisClusterIT {
             }
             sessions.close().toCompletableFuture().get(60, TimeUnit.SECONDS);
             long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            System.out.printf("RedisClusterIT: session store closed %s a failover in %d ms, %d expiries owed%n",
+            System.out.printf(Locale.ROOT,
+                    "RedisClusterIT: session store closed %s a failover in %d ms, %d expiries owed%n",
                     when, closeMillis, sessions.expiriesOwed());
             assertTrue(closeMillis < 35_000, "close took " + closeMillis + " ms, its bound is 30 s");
             cluster.awaitFailover(slot, killed, 40);

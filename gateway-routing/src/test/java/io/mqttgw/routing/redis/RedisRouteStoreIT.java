@@ -357,6 +357,46 @@ class RedisRouteStoreIT extends RedisServerTests {
                 .counter().count() == 1, 10);
     }
 
+    /**
+     * A node closes its devices while the route store shuts down, so their route deletes arrive during the store's
+     * last clean-up and after it: the clean-up deleted every route of this node, so those deletes are done, not
+     * "not stored", and a delete made after the store closed completes at once instead of waiting for ever.
+     */
+    @Test
+    void deletesQueuedWhileAndAfterTheStoreClosesCompleteAndAreNotCountedAsLost() throws Exception {
+        SimpleMeterRegistry meters = TestRouteStores.meters();
+        FakeNode node = new FakeNode();
+        // what is checked is the shutdown, not timeouts: a loaded machine must not fail a pipeline here
+        RedisRouteStore store = start("node-c", meters, node, "routes.redis.timeout", "10s");
+        List<Route> routes = new ArrayList<>();
+        List<CompletableFuture<Void>> writes = new ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            Route r = route("closing-" + i, "node-c");
+            routes.add(r);
+            writes.add(connect(store, node, r).toCompletableFuture());
+        }
+        join(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+        stores.remove(store);
+        CompletableFuture<Void> closed = store.close().toCompletableFuture();
+        List<CompletableFuture<Void>> deletes = new ArrayList<>();
+        int i = 0;
+        while (!closed.isDone() && i < routes.size()) {
+            deletes.add(disconnect(store, node, routes.get(i++)).toCompletableFuture());
+            if (i % 50 == 0) {
+                Thread.sleep(1);
+            }
+        }
+        join(closed);
+        while (i < routes.size()) {
+            deletes.add(disconnect(store, node, routes.get(i++)).toCompletableFuture());
+        }
+        for (CompletableFuture<Void> d : deletes) {
+            d.get(10, TimeUnit.SECONDS);
+        }
+        assertEquals(0, ops(meters, "delete", "abandoned"));
+        assertEquals(0, routeKeys());
+    }
+
     @Test
     void cleanShutdownDeletesTheNodesRoutesHeartbeatAndMembership() throws Exception {
         FakeNode node = new FakeNode();

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -155,7 +156,8 @@ class RedisSentinelIT {
         RouteLoad load = new RouteLoad(store, events, "node-f", devices, Set.copyOf(devices), epochs);
         try {
             Thread.sleep(2000);
-            System.out.printf("RedisSentinelIT: before the kill the slowest route operation took %d ms%n",
+            System.out.printf(Locale.ROOT,
+                    "RedisSentinelIT: before the kill the slowest route operation took %d ms%n",
                     load.reset());
             long killedAt = System.nanoTime();
             killed = sentinel.killMasterAndAwaitFailover(40);
@@ -171,7 +173,8 @@ class RedisSentinelIT {
         join(load.allDone());
         await("every device's last route on the new master", () -> load.last().entrySet().stream().allMatch(e ->
                 Long.toString(e.getValue().epoch()).equals(hgetall(e.getKey()).get("epoch"))), 30);
-        System.out.printf("RedisSentinelIT: failover took %d ms; route operations from the kill on: %d in all, "
+        System.out.printf(Locale.ROOT,
+                "RedisSentinelIT: failover took %d ms; route operations from the kill on: %d in all, "
                 + "slowest %d ms, %d over 500 ms%n", failoverMillis, load.ops(), load.maxMillis(), load.slow());
         assertTrue(load.ops() > 0);
         assertEquals(40, load.last().size());

@@ -56,7 +56,8 @@ public final class RedisClusterTopology implements AutoCloseable {
                 RedisSentinelTopology.await("node " + s.port() + " sees the cluster ok with three replicas",
                         () -> "ok".equals(Resp.field(Resp.text(s.port(), "CLUSTER", "INFO"), "cluster_state"))
                                 && Resp.text(s.port(), "CLUSTER", "NODES").lines()
-                                        .map(l -> l.split(" ")[2]).filter(f -> f.contains("slave") && !f.contains("fail")).count() == 3,
+                                        .map(l -> l.split(" ")[2])
+                                        .filter(f -> f.contains("slave") && !f.contains("fail")).count() == 3,
                         30);
             }
             for (int i = 3; i < 6; i++) {
