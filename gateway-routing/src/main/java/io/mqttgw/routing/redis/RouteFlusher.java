@@ -677,8 +677,14 @@ final class RouteFlusher implements Runnable {
             batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(nodeId);
             batches.execute(batch);
             cleanedUp = all;
-            LOG.info("route store of node {} closed{}", nodeId,
-                    deleted > 0 ? "; " + deleted + " routes of sessions still open were deleted" : "");
+            if (!all) {
+                LOG.warn("route store of node {}: clean-up at shutdown ran out of time after deleting {} routes; the "
+                        + "routes left name a node whose heartbeat is gone, so other nodes remove them", nodeId,
+                        deleted);
+            } else {
+                LOG.info("route store of node {} closed{}", nodeId,
+                        deleted > 0 ? "; " + deleted + " routes of sessions still open were deleted" : "");
+            }
         } catch (Exception e) {
             LOG.warn("route store of node {}: clean-up at shutdown failed ({}); the routes left name a node whose "
                     + "heartbeat expires, so other nodes remove them", nodeId, e.toString());

@@ -115,6 +115,16 @@ public final class RedisClusterTopology implements AutoCloseable {
         return master;
     }
 
+    /**
+     * Freezes the master serving {@code slot} (SIGSTOP: a hung host, its connections open and silent) and returns
+     * it; the cluster fails it over as if it had died. {@link #restart} kills and starts it again.
+     */
+    public RedisTestServer freezeMasterOf(int slot) {
+        RedisTestServer master = masterOf(slot);
+        master.freeze();
+        return master;
+    }
+
     /** Waits until a live node serves {@code slot} as master and the cluster says ok again. */
     public void awaitFailover(int slot, RedisTestServer killed, long seconds) {
         RedisSentinelTopology.await("replica takes over slot " + slot + " from port " + killed.port(), () -> {
@@ -126,6 +136,7 @@ public final class RedisClusterTopology implements AutoCloseable {
 
     /** Starts a killed node again (it comes back as a replica) and waits until every shard has its replica. */
     public void restart(RedisTestServer killed, long seconds) {
+        killed.stop();
         killed.start();
         for (RedisTestServer s : servers) {
             RedisSentinelTopology.await("node " + s.port() + " sees three masters and three replicas, none failed",

@@ -32,6 +32,7 @@ public final class RedisTestServer implements AutoCloseable {
     private final List<String> arguments;
     private final String readyLine;
     private Process process;
+    private boolean frozen;
 
     private RedisTestServer(String binary, Path dir, int port, List<String> arguments, String readyLine) {
         this.binary = binary;
@@ -143,8 +144,32 @@ public final class RedisTestServer implements AutoCloseable {
         }
     }
 
+    /** Started, alive and not frozen: it answers. */
     public synchronized boolean running() {
-        return process != null && process.isAlive();
+        return process != null && process.isAlive() && !frozen;
+    }
+
+    /**
+     * Freezes the server (SIGSTOP) as a hung host or a cut network looks to its clients: connections stay open and
+     * nothing answers, so a client waits for its timeout rather than seeing the connection close.
+     * {@link #stop()} still kills it.
+     */
+    public synchronized void freeze() {
+        if (process == null) {
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -STOP " + process.pid() + " failed");
+            }
+            frozen = true;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Kills the server (SIGKILL: nothing is saved, open connections break). */
@@ -159,6 +184,7 @@ public final class RedisTestServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         process = null;
+        frozen = false;
     }
 
     /**

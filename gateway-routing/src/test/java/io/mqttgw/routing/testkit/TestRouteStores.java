@@ -75,7 +75,12 @@ public final class TestRouteStores {
     }
 
     public static RedisRouteStore store(RedisRouteSettings settings, String nodeId, MeterRegistry meters) {
-        return new RedisRouteStore(settings, nodeId, Duration.ofSeconds(5),
+        return store(settings, nodeId, meters, Duration.ofSeconds(5));
+    }
+
+    public static RedisRouteStore store(RedisRouteSettings settings, String nodeId, MeterRegistry meters,
+                                        Duration shutdownTimeout) {
+        return new RedisRouteStore(settings, nodeId, shutdownTimeout,
                 Redisson.create(settings.redissonConfig("test-" + nodeId)), meters);
     }
 
