@@ -200,8 +200,9 @@ class RedisClusterIT {
 
     /**
      * Under a steady load of writes and deletes on every master, the master of one shard (not the one holding this
-     * node's index and heartbeat) hangs (SIGSTOP: a dead host, no connection reset) and is failed over. Writes for devices on the two healthy masters keep their latency; the
-     * failed shard's writes resume on the promoted replica and every device ends with its last route.
+     * node's index and heartbeat) hangs (SIGSTOP: a dead host, no connection reset) and is failed over. Writes for
+     * devices on the two healthy masters keep their latency; the failed shard's writes resume on the promoted
+     * replica and every device ends with its last route.
      */
     @Test
     @Order(10)
