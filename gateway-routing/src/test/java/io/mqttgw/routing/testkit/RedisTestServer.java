@@ -25,6 +25,14 @@ import redis.embedded.RedisExecProvider;
  * stopped and started again on the same port.
  */
 public final class RedisTestServer implements AutoCloseable {
+    /** Every process started, killed when the JVM ends: a test JVM stopped half way leaves no redis-server behind. */
+    private static final java.util.Set<Process> STARTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> STARTED.forEach(Process::destroyForcibly),
+                "redis-test-servers-stop"));
+    }
+
     private final String binary;
     private final Path dir;
     private final int port;
@@ -109,6 +117,7 @@ public final class RedisTestServer implements AutoCloseable {
             ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.directory(new File(dir.toString()));
             Process p = pb.start();
+            STARTED.add(p);
             CountDownLatch ready = new CountDownLatch(1);
             StringBuilder output = new StringBuilder();
             Thread reader = new Thread(() -> {
@@ -178,6 +187,7 @@ public final class RedisTestServer implements AutoCloseable {
             return;
         }
         process.destroyForcibly();
+        STARTED.remove(process);
         try {
             process.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
