@@ -24,8 +24,9 @@ import org.redisson.client.codec.StringCodec;
 
 /**
  * Builds pipelines of route scripts (EVALSHA, loaded once and again after a failure, since a restarted Redis has
- * forgotten them) and runs them. Flusher thread only: it waits for each pipeline, so one is in flight at a time and
- * one device's operations reach Redis in order.
+ * forgotten them) and runs them. Flusher thread only. The resync, dead-node and shutdown work waits for each of its
+ * pipelines here; route writes and deletes go through {@link ShardPipelines}, which keeps one device's operations in
+ * order across its pipelines.
  */
 final class RouteBatches {
     private final RedissonClient client;

@@ -29,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one background thread between the queue and Redis. It takes what the event loops queued when a batch is full
  * ({@code batch-size}) or its oldest operation has waited {@code flush-interval}, coalesces per device, and sends
- * pipelines one at a time. A failed pipeline is kept and sent again after a full-jitter backoff; while Redis is down
- * the queue keeps taking operations up to its bound. Between flushes it resynchronises
+ * pipelines through {@link ShardPipelines}: one in flight per shard, so a Redis Cluster master failing over holds up
+ * only its own slots. A failed pipeline is kept and sent again after a full-jitter backoff; while Redis is down
+ * the queue keeps taking operations up to its bound. Between flushes (no pipeline in flight) it resynchronises
  * this node's routes when they may have drifted (startup, recovery, queue overflow, heartbeat key lost), and removes
  * the routes of dead nodes, each in chunks of {@code batch-size} so flushes are never held up long. Which node is
  * dead is {@link NodeLiveness}'s rule, fed by this thread's looks at the other nodes' heartbeats. The node's
