@@ -82,6 +82,11 @@ public final class RedisRouteStore implements RouteStore {
 
     private RouteOp enqueue(RouteOp op) {
         int n = queue.offer(op);
+        if (flusher.ended()) {
+            // the flusher is gone: settle it here, as the flusher settled what came during its last clean-up
+            flusher.afterEnd();
+            return op;
+        }
         if (n < 0) {
             (op.kind() == RouteOp.Kind.PUT ? metrics.putDropped : metrics.deleteDropped).increment();
             flusher.overflowed();

@@ -6,8 +6,11 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -21,8 +24,9 @@ import org.redisson.client.codec.StringCodec;
 
 /**
  * Builds pipelines of route scripts (EVALSHA, loaded once and again after a failure, since a restarted Redis has
- * forgotten them) and runs them. Flusher thread only: it waits for each pipeline, so one is in flight at a time and
- * one device's operations reach Redis in order.
+ * forgotten them) and runs them. Flusher thread only. The resync, dead-node and shutdown work waits for each of its
+ * pipelines here; route writes and deletes go through {@link ShardPipelines}, which keeps one device's operations in
+ * order across its pipelines.
  */
 final class RouteBatches {
     private final RedissonClient client;
@@ -60,6 +64,32 @@ final class RouteBatches {
             scriptsLoaded = true;
         }
         return client.createBatch(options);
+    }
+
+    /** A new pipeline without loading the scripts: {@link ShardPipelines} loads them per shard, without waiting. */
+    RBatch create() {
+        return client.createBatch(options);
+    }
+
+    /**
+     * Loads every route script on the nodes that serve {@code keys} (in Redis Cluster a script is loaded per node,
+     * and a promoted replica has not got the ones its master had), without waiting; completes when all are loaded.
+     */
+    CompletableFuture<Void> loadScriptsAsync(Collection<String> keys) {
+        RScript script = client.getScript(StringCodec.INSTANCE);
+        List<CompletableFuture<String>> loads = new ArrayList<>();
+        for (String key : keys) {
+            for (String text : List.of(RouteScripts.PUT, RouteScripts.DELETE, RouteScripts.INDEX_ADD,
+                    RouteScripts.INDEX_REMOVE, RouteScripts.HEARTBEAT)) {
+                loads.add(script.scriptLoadAsync(key, text).toCompletableFuture());
+            }
+        }
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
+    }
+
+    /** A pipeline failed somewhere: the next {@link #begin} loads the scripts again (Redis may have restarted). */
+    void failed() {
+        scriptsLoaded = false;
     }
 
     /** Sends the pipeline and waits for its answers; on failure the scripts are loaded again before the next one. */

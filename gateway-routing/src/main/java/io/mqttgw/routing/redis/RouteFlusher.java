@@ -2,7 +2,6 @@ package io.mqttgw.routing.redis;
 
 import io.mqttgw.core.retry.FullJitterBackoff;
 import io.mqttgw.core.spi.Route;
-import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.RouteEvents;
 import io.mqttgw.routing.route.RouteCoalescer;
 import io.mqttgw.routing.route.RouteOp;
@@ -30,8 +29,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The one background thread between the queue and Redis. It takes what the event loops queued when a batch is full
  * ({@code batch-size}) or its oldest operation has waited {@code flush-interval}, coalesces per device, and sends
- * pipelines one at a time. A failed pipeline is kept and sent again after a full-jitter backoff; while Redis is down
- * the queue keeps taking operations up to its bound. Between flushes it resynchronises
+ * pipelines through {@link ShardPipelines}: one in flight per shard, so a Redis Cluster master failing over holds up
+ * only its own slots. A failed pipeline is kept and sent again after a full-jitter backoff; while Redis is down
+ * the queue keeps taking operations up to its bound. Between flushes (no pipeline in flight) it resynchronises
  * this node's routes when they may have drifted (startup, recovery, queue overflow, heartbeat key lost), and removes
  * the routes of dead nodes, each in chunks of {@code batch-size} so flushes are never held up long. Which node is
  * dead is {@link NodeLiveness}'s rule, fed by this thread's looks at the other nodes' heartbeats. The node's
@@ -51,9 +51,35 @@ final class RouteFlusher implements Runnable {
     private final RouteBatches batches;
     private final FullJitterBackoff backoff;
     private final RouteCoalescer coalescer = new RouteCoalescer();
+    private final ShardPipelines pipelines;
+    private final ShardPipelines.Listener flushes = new ShardPipelines.Listener() {
+        @Override
+        public void stored(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
+            if (resync != null) {
+                devices.forEach(e -> resync.touched.add(e.getKey()));
+            }
+            // while another shard still fails, Redis is not back as a whole: no recovery resync yet
+            if (!pipelines.anyFailing()) {
+                succeeded();
+            } else if (!connected) {
+                markConnected();
+            }
+        }
+
+        @Override
+        public void failed(String what, Exception e) {
+            noteFailure(what, e);
+        }
+    };
     private final long intervalNanos;
     private final long heartbeatNanos;
     final CompletableFuture<Void> closed = new CompletableFuture<>();
+    private static final IllegalStateException CLOSED = new IllegalStateException(
+            "route store closed before Redis took it");
+    private final AtomicLong abandoned = new AtomicLong();
+    /** The clean-up at shutdown deleted every route of this node. */
+    private volatile boolean cleanedUp;
+    private volatile boolean ended;
 
     private volatile RouteEvents events;
     private volatile Runnable onHealthy = () -> { };
@@ -93,6 +119,8 @@ final class RouteFlusher implements Runnable {
         this.metrics = metrics;
         this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
         this.backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
+        this.pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()), keys,
+                nodeId, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
         this.intervalNanos = settings.flushInterval().toNanos();
         this.heartbeatNanos = settings.heartbeatInterval().toNanos();
         this.liveness = new NodeLiveness(settings.nodeTtl().toNanos());
@@ -193,24 +221,49 @@ final class RouteFlusher implements Runnable {
             lastError = "flusher stopped: " + t;
         } finally {
             heartbeat.stop(0);
-            IllegalStateException error = new IllegalStateException("route store closed before Redis took it");
-            long[] abandoned = new long[1];
             java.util.function.Consumer<RouteOp> count = op -> {
                 (op.kind() == RouteOp.Kind.PUT ? metrics.putAbandoned : metrics.deleteAbandoned).increment();
-                abandoned[0]++;
+                abandoned.incrementAndGet();
             };
-            coalescer.failAll(error, count);
-            RouteOp op;
-            while ((op = queue.poll()) != null) {
-                count.accept(op);
-                op.completeExceptionally(error);
-            }
-            if (abandoned[0] > 0) {
-                LOG.warn("route store closed with {} route operations not stored in Redis", abandoned[0]);
+            coalescer.failAll(CLOSED, count);
+            pipelines.failAll(CLOSED, count);
+            ended = true;
+            long late = afterEnd();
+            if (abandoned.get() > 0) {
+                LOG.warn("route store closed with {} route operations not stored in Redis", abandoned.get());
+            } else if (late > 0) {
+                LOG.debug("{} route deletes came during the shutdown clean-up, which had deleted their routes", late);
             }
             pendingOperations = 0;
             closed.complete(null);
         }
+    }
+
+    /**
+     * Settles what was queued after this thread's last flush (the node closes its devices while the store shuts
+     * down): a delete is done when the clean-up at shutdown deleted every route of this node; a write is not stored,
+     * and neither is anything after a shutdown that gave up. Called by this thread as it ends and, after that, by
+     * whoever queues; answers how many deletes were done so.
+     */
+    long afterEnd() {
+        long done = 0;
+        RouteOp op;
+        while ((op = queue.poll()) != null) {
+            if (op.kind() == RouteOp.Kind.DELETE && cleanedUp) {
+                op.complete(null);
+                done++;
+            } else {
+                (op.kind() == RouteOp.Kind.PUT ? metrics.putAbandoned : metrics.deleteAbandoned).increment();
+                abandoned.incrementAndGet();
+                op.completeExceptionally(CLOSED);
+            }
+        }
+        return done;
+    }
+
+    /** This thread has ended: nothing queued from now on is flushed ({@link #afterEnd}). */
+    boolean ended() {
+        return ended;
     }
 
     private void loop() {
@@ -221,6 +274,7 @@ final class RouteFlusher implements Runnable {
                 batchDeadlineNanos = now + intervalNanos;
             }
             boolean mayTalk = retryAtNanos == NONE || now - retryAtNanos >= 0;
+            pipelines.poll(flushes);
             boolean due = batchDeadlineNanos != NONE
                     && (stopping || now - batchDeadlineNanos >= 0 || queue.size() >= settings.batchSize());
             if (due && mayTalk) {
@@ -229,7 +283,8 @@ final class RouteFlusher implements Runnable {
                 batchDeadlineNanos = queue.size() == 0 && coalescer.isEmpty() ? NONE : now + intervalNanos;
                 mayTalk = retryAtNanos == NONE;
             }
-            if (mayTalk && !stopping && coalescer.isEmpty()) {
+            pendingOperations = coalescer.operations() + pipelines.operations();
+            if (mayTalk && !stopping && coalescer.isEmpty() && pipelines.isEmpty()) {
                 if (resyncRequested) {
                     resyncRequested = false;
                     resyncWanted = true;
@@ -245,13 +300,13 @@ final class RouteFlusher implements Runnable {
                 }
             }
             if (stopping) {
-                if (queue.size() == 0 && coalescer.isEmpty() && mayTalk) {
+                if (queue.size() == 0 && coalescer.isEmpty() && pipelines.isEmpty() && mayTalk) {
                     finish();
                     return;
                 }
                 if (now - closeDeadlineNanos >= 0) {
                     LOG.warn("route store gives up at shutdown: Redis did not take {} operations ({})",
-                            coalescer.operations() + queue.size(), lastError);
+                            coalescer.operations() + pipelines.operations() + queue.size(), lastError);
                     return;
                 }
             }
@@ -271,6 +326,12 @@ final class RouteFlusher implements Runnable {
         } else {
             until = nextDeadNodeCheckNanos;
         }
+        if (!pipelines.isEmpty()) {
+            // an answer wakes this thread; a pipeline's own timeout and retry are checked at least this often
+            long retry = pipelines.nextRetryNanos();
+            until = earliest(until, retry != NONE ? retry : now + TimeUnit.MILLISECONDS.toNanos(100));
+            until = earliest(until, now + TimeUnit.MILLISECONDS.toNanos(100));
+        }
         if (closing) {
             until = earliest(until, now + TimeUnit.MILLISECONDS.toNanos(50));
         }
@@ -282,7 +343,7 @@ final class RouteFlusher implements Runnable {
 
     /** Work that can go on at once: a resync or cleanup chunk with Redis answering and nothing due to flush. */
     private boolean busy() {
-        return retryAtNanos == NONE && coalescer.isEmpty() && !closing
+        return retryAtNanos == NONE && coalescer.isEmpty() && pipelines.isEmpty() && !closing
                 && (resync != null || cleanup != null || resyncWanted || overflowed);
     }
 
@@ -308,69 +369,14 @@ final class RouteFlusher implements Runnable {
         pendingOperations = coalescer.operations();
     }
 
-    /** Sends everything pending, batch by batch, taking newly queued operations in between; stops at a failure. */
+    /**
+     * Sends what is pending, a pipeline per shard that has none in flight ({@link ShardPipelines}); never waits
+     * for an answer, so a shard that does not answer holds up no other.
+     */
     private void flushPending() {
         drain();
-        while (!coalescer.isEmpty()) {
-            List<Map.Entry<String, RouteCoalescer.Pending>> devices = coalescer.peek(settings.batchSize());
-            Set<String> refused = sendBatch(devices);
-            if (refused == null) {
-                return;
-            }
-            coalescer.remove(devices);
-            for (Map.Entry<String, RouteCoalescer.Pending> e : devices) {
-                if (refused.contains(e.getKey())) {
-                    // the connection that wrote it is closed by whoever waits on it (the node's CONNECT phase)
-                    e.getValue().put().completeExceptionally(new RouteConflictException(e.getKey()));
-                }
-                e.getValue().complete();
-            }
-            if (resync != null) {
-                devices.forEach(e -> resync.touched.add(e.getKey()));
-            }
-            drain();
-        }
-    }
-
-    /** The client ids whose writes Redis refused for a proof conflict, or null when the pipeline failed. */
-    private Set<String> sendBatch(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
-        long start = System.nanoTime();
-        try {
-            RBatch batch = batches.begin();
-            List<RFuture<Long>> deletes = new ArrayList<>(devices.size());
-            List<RFuture<Long>> puts = new ArrayList<>(devices.size());
-            for (Map.Entry<String, RouteCoalescer.Pending> e : devices) {
-                RouteCoalescer.Pending p = e.getValue();
-                deletes.add(p.delete() == null ? null : batches.delete(batch, e.getKey(), p.delete().epoch()));
-                puts.add(p.put() == null ? null : batches.put(batch, p.put().route(), false));
-            }
-            batches.execute(batch);
-            metrics.flushLatency.record(System.nanoTime() - start, TimeUnit.NANOSECONDS);
-            metrics.batchSize.record(devices.size());
-            Set<String> refused = Set.of();
-            for (int i = 0; i < devices.size(); i++) {
-                if (deletes.get(i) != null) {
-                    long r = RouteBatches.result(deletes.get(i));
-                    (r == 1L ? metrics.deleteDeleted : metrics.deleteFenced).increment();
-                }
-                if (puts.get(i) != null) {
-                    long r = RouteBatches.result(puts.get(i));
-                    if (r == RouteScripts.PUT_PROOF_CONFLICT) {
-                        metrics.putProofConflict.increment();
-                        refused = refused.isEmpty() ? new HashSet<>() : refused;
-                        refused.add(devices.get(i).getKey());
-                        continue;
-                    }
-                    (r == RouteScripts.PUT_TOOK_OVER ? metrics.putTakeover
-                            : r == RouteScripts.PUT_STALE ? metrics.putStale : metrics.putWritten).increment();
-                }
-            }
-            succeeded();
-            return refused;
-        } catch (Exception e) {
-            failed("pipeline of " + devices.size() + " devices", e);
-            return null;
-        }
+        pipelines.sendNew(coalescer, connected, flushes);
+        pendingOperations = coalescer.operations() + pipelines.operations();
     }
 
     private void succeeded() {
@@ -393,18 +399,23 @@ final class RouteFlusher implements Runnable {
     }
 
     private void failed(String what, Exception e) {
+        attempt++;
+        retryAtNanos = System.nanoTime() + backoff.delayNanos(attempt);
+        noteFailure(what, e);
+    }
+
+    /** Counts, logs and reports a failure; the caller decides when to try again. */
+    private void noteFailure(String what, Exception e) {
         metrics.batchFailures.increment();
         liveness.restart();
         long now = System.nanoTime();
-        attempt++;
-        retryAtNanos = now + backoff.delayNanos(attempt);
         lastError = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
         if (failingSinceNanos == 0) {
             failingSinceNanos = now;
             LOG.warn("Redis route table: {} failed ({}); retrying with backoff, {} operations waiting", what,
                     lastError, coalescer.operations() + queue.size());
         } else {
-            LOG.debug("Redis route table: {} failed again (attempt {}): {}", what, attempt, lastError);
+            LOG.debug("Redis route table: {} failed again: {}", what, lastError);
         }
     }
 
@@ -644,11 +655,13 @@ final class RouteFlusher implements Runnable {
         try {
             long deleted = 0;
             double after = Double.NEGATIVE_INFINITY;
+            boolean all = false;
             while (System.nanoTime() - closeDeadlineNanos < 0) {
                 List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
                         .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
                         .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
                 if (chunk.isEmpty()) {
+                    all = true;
                     break;
                 }
                 after = chunk.get(chunk.size() - 1).getScore();
@@ -664,8 +677,15 @@ final class RouteFlusher implements Runnable {
             batch.getBucket(keys.alive(nodeId), StringCodec.INSTANCE).deleteAsync();
             batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(nodeId);
             batches.execute(batch);
-            LOG.info("route store of node {} closed{}", nodeId,
-                    deleted > 0 ? "; " + deleted + " routes of sessions still open were deleted" : "");
+            cleanedUp = all;
+            if (!all) {
+                LOG.warn("route store of node {}: clean-up at shutdown ran out of time after deleting {} routes; the "
+                        + "routes left name a node whose heartbeat is gone, so other nodes remove them", nodeId,
+                        deleted);
+            } else {
+                LOG.info("route store of node {} closed{}", nodeId,
+                        deleted > 0 ? "; " + deleted + " routes of sessions still open were deleted" : "");
+            }
         } catch (Exception e) {
             LOG.warn("route store of node {}: clean-up at shutdown failed ({}); the routes left name a node whose "
                     + "heartbeat expires, so other nodes remove them", nodeId, e.toString());

@@ -14,11 +14,14 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Persistent sessions and retained messages in Redis, shared by every node: a device finds its session on whichever
@@ -39,6 +42,7 @@ import org.redisson.client.codec.ByteArrayCodec;
  * does not queue downlink for offline devices.
  */
 public final class RedisSessionStore implements SessionStore {
+    private static final Logger LOG = LoggerFactory.getLogger(RedisSessionStore.class);
     private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
     private static final byte[] EMPTY = new byte[0];
     /** How long one wildcard scan's answer serves the same filter; retains through this node clear it at once. */
@@ -80,6 +84,20 @@ public final class RedisSessionStore implements SessionStore {
     private final byte[] maxSessions;
     private final AtomicLong evicted = new AtomicLong();
     private volatile long sessionsLeft;
+    /** Calls made and not completed yet, chained ones included: close waits for them. */
+    private final AtomicInteger unfinished = new AtomicInteger();
+    /**
+     * Sessions whose expiry could not be written when their device left (Redis failing over, say): without it they
+     * would stay in Redis for ever. Client id to {epoch, expiry ms}; written again until Redis takes it (the script is
+     * fenced by epoch, so a device that came back meanwhile keeps its live session).
+     */
+    private final ConcurrentHashMap<String, long[]> expiriesOwed = new ConcurrentHashMap<>();
+    private final AtomicLong owedRetryNanos = new AtomicLong(System.nanoTime());
+    private final AtomicLong failuresLogged = new AtomicLong();
+    private final AtomicLong failuresUnlogged = new AtomicLong();
+    private volatile boolean closing;
+    private volatile Duration closeTimeout = Duration.ofSeconds(30);
+    private CompletableFuture<Void> closed;
 
     /**
      * @param client        the Redis client
@@ -145,14 +163,69 @@ public final class RedisSessionStore implements SessionStore {
         } catch (RuntimeException e) {
             result = CompletableFuture.failedFuture(e);
         }
+        unfinished.incrementAndGet();
         return result.whenComplete((ignored, error) -> {
+            unfinished.decrementAndGet();
             if (error == null) {
                 lastSuccessNanos.set(System.nanoTime());
+                if (!expiriesOwed.isEmpty() && !closing) {
+                    retryOwedExpiries(false);
+                }
             } else {
                 lastFailure = error.toString();
                 lastFailureNanos.set(System.nanoTime());
             }
         });
+    }
+
+    /**
+     * A failed call, in the log at most once a minute (with how many more failed meanwhile): the metrics count every
+     * one, but an operator reading the log must see that persistent sessions are not served.
+     */
+    private void logFailure(String what, String clientId, Throwable error) {
+        long now = System.nanoTime();
+        long last = failuresLogged.get();
+        if ((last == 0 || now - last >= java.util.concurrent.TimeUnit.MINUTES.toNanos(1))
+                && failuresLogged.compareAndSet(last, now)) {
+            long more = failuresUnlogged.getAndSet(0);
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            LOG.warn("session store: {} of {} failed ({}){}", what, clientId, cause.toString(),
+                    more > 0 ? "; " + more + " more session store calls failed since the last report" : "");
+        } else {
+            failuresUnlogged.incrementAndGet();
+        }
+    }
+
+    /** Writes the owed expiries again, at most once a second unless {@code now}; answers when they were sent. */
+    private CompletableFuture<Void> retryOwedExpiries(boolean now) {
+        long last = owedRetryNanos.get();
+        long t = System.nanoTime();
+        if (!now && (t - last < java.util.concurrent.TimeUnit.SECONDS.toNanos(1)
+                || !owedRetryNanos.compareAndSet(last, t))) {
+            return DONE;
+        }
+        List<CompletableFuture<Void>> sent = new ArrayList<>();
+        for (Map.Entry<String, long[]> e : expiriesOwed.entrySet()) {
+            long[] owed = e.getValue();
+            sent.add(writeExpiry(e.getKey(), owed[0], owed[1]).toCompletableFuture()
+                    .handle((started, error) -> null));
+        }
+        return CompletableFuture.allOf(sent.toArray(CompletableFuture[]::new));
+    }
+
+    /** The DISCONNECTED script; owes the expiry when Redis did not take it, forgets it once Redis did. */
+    private CompletionStage<Long> writeExpiry(String clientId, long epoch, long expiry) {
+        return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.DISCONNECTED,
+                RScript.ReturnType.LONG, sessionKeys(clientId), ascii(epoch), ascii(expiry)))
+                .whenComplete((started, error) -> {
+                    if (error == null) {
+                        expiriesOwed.computeIfPresent(clientId, (k, owed) -> owed[0] == epoch ? null : owed);
+                    } else {
+                        expiriesOwed.merge(clientId, new long[] {epoch, expiry},
+                                (old, mine) -> old[0] > epoch ? old : mine);
+                    }
+                });
     }
 
     @Override
@@ -161,7 +234,11 @@ public final class RedisSessionStore implements SessionStore {
         CompletionStage<List<Object>> reply = inOrder(clientId, () -> eval(keys.session(clientId),
                 SessionScripts.OPEN, RScript.ReturnType.LIST, sessionKeys(clientId),
                 cleanStart ? ascii(1) : ascii(0), ascii(epoch), nothingKept ? ascii(0) : ascii(1)));
-        return reply.thenApply(r -> nothingKept || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
+        return reply.whenComplete((r, error) -> {
+            if (error != null) {
+                logFailure("opening the session", clientId, error);
+            }
+        }).thenApply(r -> nothingKept || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
     }
 
     @SuppressWarnings("unchecked")
@@ -204,8 +281,12 @@ public final class RedisSessionStore implements SessionStore {
     public CompletionStage<Void> disconnected(String clientId, long epoch, long expiryMillis) {
         // the device's interval (MQTT 5.0) capped at session.expiry; 0 deletes the session now
         long expiry = Math.max(0, Math.min(expiryMillis, this.expiryMillis));
-        return inOrder(clientId, () -> this.<Long>eval(keys.session(clientId), SessionScripts.DISCONNECTED,
-                RScript.ReturnType.LONG, sessionKeys(clientId), ascii(epoch), ascii(expiry)))
+        return writeExpiry(clientId, epoch, expiry)
+                .whenComplete((started, error) -> {
+                    if (error != null) {
+                        logFailure("writing the expiry of the session", clientId, error);
+                    }
+                })
                 .thenCompose(started -> started != null && started == 1 && sessionsLeftKey != null && expiry > 0
                         ? trackDisconnected(clientId, epoch) : DONE);
     }
@@ -275,7 +356,8 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     private <T> CompletionStage<T> inOrder(String clientId, Supplier<CompletionStage<T>> op) {
-        return inOrder(sessionChains, clientId, op);
+        unfinished.incrementAndGet();
+        return inOrder(sessionChains, clientId, op).whenComplete((r, e) -> unfinished.decrementAndGet());
     }
 
     /**
@@ -463,16 +545,58 @@ public final class RedisSessionStore implements SessionStore {
         return HealthStatus.UP;
     }
 
+    /** How long {@link #close} waits for calls in flight and owed expiries ({@code shutdown.timeout}). */
+    public void closeTimeout(Duration timeout) {
+        this.closeTimeout = timeout;
+    }
+
+    /** Sessions whose expiry is still owed (not written yet). */
+    public int expiriesOwed() {
+        return expiriesOwed.size();
+    }
+
+    /**
+     * Waits, on a thread of its own and at most {@link #closeTimeout}, until the calls in flight completed (also
+     * those chained later, such as a session's eviction) and every owed expiry is written (retried while Redis
+     * fails over), then stops the client. Never from a Redis client thread: the client cannot stop itself.
+     */
     @Override
-    public CompletionStage<Void> close() {
-        List<CompletableFuture<Void>> running = new ArrayList<>(sessionChains.values());
-        running.addAll(retainChains.values());
-        return CompletableFuture.allOf(running.toArray(CompletableFuture[]::new)).exceptionally(e -> null)
-                .thenRun(() -> {
-                    connector.close();
-                    if (ownsClient) {
-                        client.shutdown();
+    public synchronized CompletionStage<Void> close() {
+        if (closed != null) {
+            return closed;
+        }
+        closed = new CompletableFuture<>();
+        long deadline = System.nanoTime() + closeTimeout.toNanos();
+        Thread t = new Thread(() -> {
+            try {
+                long nextRetry = System.nanoTime();
+                // idle twice in a row: a chained call starts only as the one before it completes
+                int idle = 0;
+                while (System.nanoTime() - deadline < 0 && idle < 2) {
+                    idle = unfinished.get() == 0 && expiriesOwed.isEmpty() ? idle + 1 : 0;
+                    if (!expiriesOwed.isEmpty() && unfinished.get() == 0 && System.nanoTime() - nextRetry >= 0) {
+                        retryOwedExpiries(true);
+                        nextRetry = System.nanoTime() + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(200);
                     }
-                });
+                    java.util.concurrent.locks.LockSupport.parkNanos(
+                            java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20));
+                }
+                closing = true;
+                if (!expiriesOwed.isEmpty() || unfinished.get() > 0) {
+                    LOG.warn("session store closed after {} s with {} calls unanswered and {} persistent sessions "
+                            + "without their expiry (they stay in Redis until their devices connect again)",
+                            closeTimeout.toSeconds(), unfinished.get(), expiriesOwed.size());
+                }
+                connector.close();
+                if (ownsClient) {
+                    client.shutdown(0, 2, java.util.concurrent.TimeUnit.SECONDS);
+                }
+            } finally {
+                closed.complete(null);
+            }
+        }, "redis-session-close");
+        t.setDaemon(true);
+        t.start();
+        return closed;
     }
 }

@@ -39,6 +39,8 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
         RedisConnector connector = RedisConnector.start(client, "sessions", settings);
         RedisSessionStore store = new RedisSessionStore(client, connector, settings.keyPrefix(), session.expiry(),
                 session.maxPending(), session.maxRetained(), true, context.nodeId(), session.maxSessions());
+        // the gateway waits for the store within the same bound; the store gives up before it, stopping its client
+        store.closeTimeout(context.config().shutdown().timeout().multipliedBy(3).dividedBy(4));
         io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.evicted", store,
                         RedisSessionStore::evictedCount)
                 .description("Persistent sessions deleted to stay within session.max-sessions, the longest "

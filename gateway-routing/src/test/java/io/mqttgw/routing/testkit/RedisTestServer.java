@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -24,29 +25,78 @@ import redis.embedded.RedisExecProvider;
  * stopped and started again on the same port.
  */
 public final class RedisTestServer implements AutoCloseable {
+    /** Every process started, killed when the JVM ends: a test JVM stopped half way leaves no redis-server behind. */
+    private static final java.util.Set<Process> STARTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> STARTED.forEach(Process::destroyForcibly),
+                "redis-test-servers-stop"));
+    }
+
     private final String binary;
     private final Path dir;
     private final int port;
+    /** What comes after the binary on the command line, and the log line that says the process is ready. */
+    private final List<String> arguments;
+    private final String readyLine;
     private Process process;
+    private boolean frozen;
 
-    private RedisTestServer(String binary, Path dir, int port) {
+    private RedisTestServer(String binary, Path dir, int port, List<String> arguments, String readyLine) {
         this.binary = binary;
         this.dir = dir;
         this.port = port;
+        this.arguments = arguments;
+        this.readyLine = readyLine;
     }
 
     public static RedisTestServer start(Path dir) {
+        return start(dir, List.of());
+    }
+
+    /** A server with more options ({@code --name value} pairs, e.g. {@code --replicaof} or cluster mode). */
+    public static RedisTestServer start(Path dir, List<String> options) {
         try {
             Files.createDirectories(dir);
-            String override = System.getProperty("mqttgw.test.redis-server", "");
-            String binary = override.isEmpty() ? RedisExecProvider.defaultProvider().get().getAbsolutePath()
-                    : override;
-            RedisTestServer server = new RedisTestServer(binary, dir, freePort());
+            int port = freePort();
+            List<String> args = new ArrayList<>(List.of("--port", Integer.toString(port),
+                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
+                    "--loglevel", "notice", "--logfile", ""));
+            args.addAll(options);
+            RedisTestServer server = new RedisTestServer(binary(), dir, port, List.copyOf(args),
+                    "Ready to accept connections");
             server.start();
             return server;
         } catch (IOException e) {
             throw new IllegalStateException("cannot start redis-server", e);
         }
+    }
+
+    /**
+     * A Redis Sentinel ({@code redis-server sentinel.conf --sentinel}) with the given configuration lines; Sentinel
+     * rewrites its file, so it gets one of its own in {@code dir}.
+     */
+    public static RedisTestServer startSentinel(Path dir, List<String> configLines) {
+        try {
+            Files.createDirectories(dir);
+            int port = freePort();
+            List<String> lines = new ArrayList<>(List.of("port " + port, "bind 127.0.0.1", "dir " + dir,
+                    "logfile \"\""));
+            lines.addAll(configLines);
+            Path conf = dir.resolve("sentinel.conf");
+            Files.write(conf, lines, StandardCharsets.UTF_8);
+            RedisTestServer server = new RedisTestServer(binary(), dir, port,
+                    List.of(conf.toString(), "--sentinel"), "+monitor master");
+            server.start();
+            return server;
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot start redis-server --sentinel", e);
+        }
+    }
+
+    private static String binary() throws IOException {
+        String override = System.getProperty("mqttgw.test.redis-server", "");
+        return override.isEmpty() ? RedisExecProvider.defaultProvider().get().getAbsolutePath() : override;
     }
 
     private static int freePort() throws IOException {
@@ -61,11 +111,13 @@ public final class RedisTestServer implements AutoCloseable {
             return;
         }
         try {
-            ProcessBuilder pb = new ProcessBuilder(List.of(binary, "--port", Integer.toString(port),
-                    "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(),
-                    "--loglevel", "notice", "--logfile", "")).redirectErrorStream(true);
+            List<String> command = new ArrayList<>();
+            command.add(binary);
+            command.addAll(arguments);
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
             pb.directory(new File(dir.toString()));
             Process p = pb.start();
+            STARTED.add(p);
             CountDownLatch ready = new CountDownLatch(1);
             StringBuilder output = new StringBuilder();
             Thread reader = new Thread(() -> {
@@ -76,7 +128,7 @@ public final class RedisTestServer implements AutoCloseable {
                         synchronized (output) {
                             output.append(line).append('\n');
                         }
-                        if (line.contains("Ready to accept connections")) {
+                        if (line.contains(readyLine)) {
                             ready.countDown();
                         }
                     }
@@ -101,18 +153,48 @@ public final class RedisTestServer implements AutoCloseable {
         }
     }
 
+    /** Started, alive and not frozen: it answers. */
+    public synchronized boolean running() {
+        return process != null && process.isAlive() && !frozen;
+    }
+
+    /**
+     * Freezes the server (SIGSTOP) as a hung host or a cut network looks to its clients: connections stay open and
+     * nothing answers, so a client waits for its timeout rather than seeing the connection close.
+     * {@link #stop()} still kills it.
+     */
+    public synchronized void freeze() {
+        if (process == null) {
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-STOP", Long.toString(process.pid())).inheritIO().start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -STOP " + process.pid() + " failed");
+            }
+            frozen = true;
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** Kills the server (SIGKILL: nothing is saved, open connections break). */
     public synchronized void stop() {
         if (process == null) {
             return;
         }
         process.destroyForcibly();
+        STARTED.remove(process);
         try {
             process.waitFor(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
         process = null;
+        frozen = false;
     }
 
     /**

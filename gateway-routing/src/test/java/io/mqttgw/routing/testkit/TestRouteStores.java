@@ -48,8 +48,39 @@ public final class TestRouteStores {
         return new ConfigLoader(ConfigLoader.withCoreKeys(RedisConfigKeys.ALL), List.of(), Map.of(), p).load(null);
     }
 
+    /** Settings for Redis Cluster: every node's address, mode cluster, then the overrides. */
+    public static RedisRouteSettings settings(RedisClusterTopology cluster, String... overrides) {
+        return RedisRouteSettings.from(values(null, with(overrides, "routes.redis.mode", "cluster",
+                "routes.redis.address", String.join(",", cluster.addresses()))));
+    }
+
+    /** Settings for Redis Sentinel: the sentinels' addresses and the master name, then the overrides. */
+    public static RedisRouteSettings settings(RedisSentinelTopology sentinel, String... overrides) {
+        return RedisRouteSettings.from(values(null, with(overrides, "routes.redis.mode", "sentinel",
+                "routes.redis.address", String.join(",", sentinel.sentinelAddresses()),
+                "routes.redis.sentinel-master", RedisSentinelTopology.MASTER_NAME)));
+    }
+
+    private static String[] with(String[] overrides, String... first) {
+        String[] all = java.util.Arrays.copyOf(first, first.length + overrides.length);
+        System.arraycopy(overrides, 0, all, first.length, overrides.length);
+        return all;
+    }
+
+    /** A checking client for any topology: the route store's own client configuration, its own threads. */
+    public static RedissonClient checker(RedisRouteSettings settings) {
+        Config config = settings.redissonConfig("test-checker");
+        config.setLazyInitialization(false);
+        return Redisson.create(config);
+    }
+
     public static RedisRouteStore store(RedisRouteSettings settings, String nodeId, MeterRegistry meters) {
-        return new RedisRouteStore(settings, nodeId, Duration.ofSeconds(5),
+        return store(settings, nodeId, meters, Duration.ofSeconds(5));
+    }
+
+    public static RedisRouteStore store(RedisRouteSettings settings, String nodeId, MeterRegistry meters,
+                                        Duration shutdownTimeout) {
+        return new RedisRouteStore(settings, nodeId, shutdownTimeout,
                 Redisson.create(settings.redissonConfig("test-" + nodeId)), meters);
     }
 
