@@ -49,7 +49,7 @@ public final class AdminServer implements AutoCloseable {
         AdminMetrics metrics = new AdminMetrics(registry);
         AdminChannelInitializer.Operations operations = operators == null ? null
                 : new AdminChannelInitializer.Operations(operators, new ClientOperationsHandler(api, metrics, events),
-                new ConfigReloadHandler(api, metrics, events),
+                new ConfigReloadHandler(api, metrics, events), new DrainHandler(api, metrics, events),
                 new OperationsHandler(downlink, metrics, events, topicLimits), ops.maxPayload(), events);
         String refusal = operators == null
                 ? "operations endpoints are off: no operator credential is configured ("

@@ -101,6 +101,7 @@ public final class Gateway implements AutoCloseable {
     private DownlinkDispatcher downlinkTarget;
     private AdminServer admin;
     private boolean closed;
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
     private Gateway(GatewayConfig config, Providers providers, ConfigReloader.Source source) {
         this.config = config;
@@ -208,7 +209,8 @@ public final class Gateway implements AutoCloseable {
                                 tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
                         downlinkTarget, operators, events, config.mqtt().topicLimits(),
                         new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
-                                config.mqtt().maxClientIdLength(), reloads == null ? null : this::reload));
+                                config.mqtt().maxClientIdLength(), reloads == null ? null : this::reload,
+                                this::drain));
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
@@ -301,7 +303,7 @@ public final class Gateway implements AutoCloseable {
      */
     private String notReadyReason() {
         if (drain != null && drain.leaving()) {
-            return "shutting down";
+            return "draining";
         }
         if (overloadReactions != null && overloadReactions.overloaded()) {
             return "overloaded";
@@ -377,6 +379,21 @@ public final class Gateway implements AutoCloseable {
         return tls != null && tls.reloadIfChanged();
     }
 
+    /**
+     * Drains the node as SIGTERM does, on a thread of its own, and answers at once: {@code /health/ready} 503 while
+     * devices are still accepted for {@code shutdown.ready-grace}, then the devices closed at
+     * {@code shutdown.drain-rate}; then, with {@code exit}, the node {@link #close closes} (the process exits: see
+     * {@link #terminated}), else it stays up, not ready, until closed.
+     */
+    public OperatorApi.DrainReport drain(String operator, boolean exit) {
+        return drain.start(operator, exit, this::close);
+    }
+
+    /** Completes when the node has stopped: closed by its owner, or by itself after a drain that exits. */
+    public CompletableFuture<Void> terminated() {
+        return terminated;
+    }
+
     /** Graceful shutdown; also releases what a start that failed half way had already created. */
     @Override
     public synchronized void close() {
@@ -385,9 +402,11 @@ public final class Gateway implements AutoCloseable {
         }
         closed = true;
         if (drain != null) {
-            drain.announce();
+            // devices still connected keep their downlink until they are closed
+            drain.run();
         }
-        long deadline = System.nanoTime() + config.shutdown().timeout().toNanos();
+        long deadline = drain != null && drain.deadline() != 0 ? drain.deadline()
+                : System.nanoTime() + config.shutdown().timeout().toNanos();
         LOG.info("shutting down node {}", config.nodeId());
         if (overload != null) {
             overload.close();
@@ -401,12 +420,8 @@ public final class Gateway implements AutoCloseable {
         if (ticketKeySource != null) {
             ticketKeySource.close();
         }
-        // no new downlink deliveries onto connections that are about to close
         if (downlink != null) {
             downlink.close();
-        }
-        if (drain != null) {
-            drain.closeSessions(deadline);
         }
         // MQTT 5.0 wills waiting for their delay: nobody on this node will see their devices come back
         if (wills != null) {
@@ -453,5 +468,6 @@ public final class Gateway implements AutoCloseable {
         }
         meters.close();
         LOG.info("node {} stopped", config.nodeId());
+        terminated.complete(null);
     }
 }
