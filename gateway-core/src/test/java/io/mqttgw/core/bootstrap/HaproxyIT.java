@@ -245,6 +245,11 @@ class HaproxyIT {
                 await(() -> devices.stream().allMatch(d -> d.connects.get() == 1), "every device connected");
                 assertTrue(staying.registry().size() < devices.size(), "leastconn gave the leaving node devices");
 
+                // and devices that connect, disconnect and connect again all along, so that connections are arriving
+                // when the leaving node's port closes
+                for (int i = 0; i < 3; i++) {
+                    devices.add(RoamingDevice.churning(pki, front, "churn-" + i));
+                }
                 leaving.destroy(); // SIGTERM
                 long drainStarted = System.nanoTime();
                 // new devices keep arriving through the grace and the drain
@@ -255,12 +260,16 @@ class HaproxyIT {
                 assertTrue(leaving.waitFor(90, TimeUnit.SECONDS), "the drained node exits");
                 assertEquals(143, leaving.exitValue(), Files.readString(dir.resolve("gw1.log")));
                 long drainedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - drainStarted);
-                await(() -> staying.registry().size() == devices.size(), "every device on the staying node ("
-                        + staying.registry().size() + " of " + devices.size() + ")");
+                devices.stream().filter(d -> d.churn).forEach(RoamingDevice::stop);
+                long holding = devices.stream().filter(d -> !d.churn).count();
+                await(() -> staying.registry().size() == holding, "every device on the staying node ("
+                        + staying.registry().size() + " of " + holding + ")");
                 int failed = devices.stream().mapToInt(d -> d.failed.get()).sum();
-                long moved = devices.stream().filter(d -> d.connects.get() > 1).count();
+                long moved = devices.stream().filter(d -> !d.churn && d.connects.get() > 1).count();
+                long churned = devices.stream().filter(d -> d.churn).mapToInt(d -> d.connects.get()).sum();
                 assertTrue(moved > 0, "devices moved from the leaving node");
-                assertEquals(0, failed, "failed connection attempts (" + moved + " devices moved, drain took "
+                assertEquals(0, failed, "failed connection attempts (" + moved + " devices moved, " + churned
+                        + " short connections, drain took "
                         + drainedMs + " ms): " + devices.stream().filter(d -> d.failed.get() > 0)
                         .map(d -> d.id + ": " + d.lastFailure).toList());
             } finally {
@@ -288,6 +297,8 @@ class HaproxyIT {
      */
     static final class RoamingDevice implements Runnable {
         final String id;
+        /** Disconnects itself right after each CONNACK instead of holding the connection. */
+        final boolean churn;
         final java.util.concurrent.atomic.AtomicInteger connects = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
         volatile String lastFailure;
@@ -297,8 +308,9 @@ class HaproxyIT {
         private volatile SSLSocket socket;
         private final Thread thread;
 
-        private RoamingDevice(TestPki pki, int front, String id) {
+        private RoamingDevice(TestPki pki, int front, String id, boolean churn) {
             this.id = id;
+            this.churn = churn;
             this.context = pki.clientContext(pki.device(id));
             this.front = front;
             this.thread = new Thread(this, "device-" + id);
@@ -306,7 +318,13 @@ class HaproxyIT {
         }
 
         static RoamingDevice start(TestPki pki, int front, String id) {
-            RoamingDevice d = new RoamingDevice(pki, front, id);
+            RoamingDevice d = new RoamingDevice(pki, front, id, false);
+            d.thread.start();
+            return d;
+        }
+
+        static RoamingDevice churning(TestPki pki, int front, String id) {
+            RoamingDevice d = new RoamingDevice(pki, front, id, true);
             d.thread.start();
             return d;
         }
@@ -328,6 +346,15 @@ class HaproxyIT {
                 }
                 socket = s;
                 connects.incrementAndGet();
+                if (churn) {
+                    try (s) {
+                        s.getOutputStream().write(new byte[] {(byte) 0xE0, 0}); // DISCONNECT
+                    } catch (IOException e) {
+                        // closed either way
+                    }
+                    sleep(20);
+                    continue;
+                }
                 holdUntilClosed(s);
                 sleep(random.nextInt(300));
             }
