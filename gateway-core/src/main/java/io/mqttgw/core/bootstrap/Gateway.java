@@ -401,11 +401,9 @@ public final class Gateway implements AutoCloseable {
             return;
         }
         closed = true;
-        if (drain != null) {
-            // devices still connected keep their downlink until they are closed
-            drain.run();
-        }
-        long deadline = drain != null && drain.deadline() != 0 ? drain.deadline()
+        // devices still connected keep their downlink until they are closed; after a drain of its own (POST /drain,
+        // perhaps long ago) the flush below gets the whole timeout
+        long deadline = drain != null && drain.run() ? drain.deadline()
                 : System.nanoTime() + config.shutdown().timeout().toNanos();
         LOG.info("shutting down node {}", config.nodeId());
         if (overload != null) {

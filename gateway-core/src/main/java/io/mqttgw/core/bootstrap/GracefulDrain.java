@@ -96,19 +96,24 @@ final class GracefulDrain {
                 config.drainRatePerSecond(), config.serverReference());
     }
 
-    /** Drains on the calling thread, or waits until the drain already running has closed the devices. */
-    void run() {
+    /**
+     * Drains on the calling thread, or waits until the drain already started has closed the devices.
+     *
+     * @return whether this call drained (else the drain ran on its own thread, perhaps long before)
+     */
+    boolean run() {
         if (started.compareAndSet(false, true)) {
             leaving = true;
             exitWhenDrained = true;
             drain();
-            return;
+            return true;
         }
         try {
             done.await();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        return false;
     }
 
     /** When the drain stops pacing: the graceful shutdown's deadline for what comes after it too. */
