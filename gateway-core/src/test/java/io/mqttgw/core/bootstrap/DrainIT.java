@@ -102,7 +102,12 @@ class DrainIT {
             HttpResponse<String> bad = call("POST", admin, "/drain?exit=maybe", TestGateway.OPERATOR_TOKEN);
             assertEquals(400, bad.statusCode(), bad.body());
             assertEquals(200, ready(gateway), "no refused request started a drain");
-            assertTrue(canConnect(gateway.tlsPort()));
+            CompletableFuture<MqttDisconnectResponse> told = new CompletableFuture<>();
+            MqttClient device = paho5(pki, gateway, "dev-after", told);
+            assertTrue(device.isConnected(), "the node still takes devices");
+            device.disconnect();
+            device.close(true);
+            assertFalse(told.isDone(), "nobody was told to leave");
         }
     }
 
