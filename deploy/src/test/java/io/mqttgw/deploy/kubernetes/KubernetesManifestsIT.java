@@ -36,7 +36,7 @@ import org.yaml.snakeyaml.Yaml;
  * rendered by {@code kubectl kustomize} where kubectl is installed) hold what running a fleet needs: a LoadBalancer
  * Service with externalTrafficPolicy Local, readiness on /health/ready and liveness on /health/live, a
  * PodDisruptionBudget and anti-affinity selecting the pods, a termination grace that covers preStop and the drain of
- * the pod's connections at shutdown.close-rate, memory for the density JVM profile the launcher computes, TLS from a
+ * the pod's connections at shutdown.drain-rate, memory for the density JVM profile the launcher computes, TLS from a
  * Secret and the configuration from a ConfigMap mounted so that updates reach the pod, a ServiceMonitor that finds the
  * admin port, and a gateway
  * configuration (file and MQTTGW_* environment) that the gateway's own loader accepts. An IT: it runs the built
@@ -146,9 +146,9 @@ class KubernetesManifestsIT {
         assertEquals("kubernetes.io/hostname", term.get("topologyKey"));
         assertSelects(map(map(term.get("labelSelector")).get("matchLabels")), podLabels, "anti-affinity");
 
-        // the grace covers preStop and draining the pod's connections at shutdown.close-rate
+        // the grace covers preStop and draining the pod's connections at shutdown.drain-rate
         long connections = Long.parseLong(envValue(container, "GATEWAY_EXPECTED_CONNECTIONS"));
-        int closeRate = config.get(CoreConfigKeys.SHUTDOWN_CLOSE_RATE);
+        int closeRate = config.get(CoreConfigKeys.SHUTDOWN_DRAIN_RATE);
         Duration shutdownTimeout = config.get(CoreConfigKeys.SHUTDOWN_TIMEOUT);
         long drainSeconds = (connections + closeRate - 1) / closeRate;
         assertTrue(shutdownTimeout.toSeconds() >= drainSeconds + 5, "shutdown.timeout " + shutdownTimeout

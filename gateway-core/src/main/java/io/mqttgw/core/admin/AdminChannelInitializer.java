@@ -32,6 +32,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
     static final String AGGREGATOR = "body";
     static final String CLIENTS = "client-operations";
     static final String RELOAD = "config-reload";
+    static final String DRAIN = "drain";
     static final String OPERATIONS = "operations";
 
     /** The read-only endpoints of a listener, or null when it has none. */
@@ -40,7 +41,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
 
     /** The operations of a listener, or null when it has none. */
     record Operations(OperatorCredentials credentials, ClientOperationsHandler clients, ConfigReloadHandler reload,
-                      OperationsHandler handler, int maxPayload, EventLog events) {
+                      DrainHandler drain, OperationsHandler handler, int maxPayload, EventLog events) {
     }
 
     private final ReadOnly readOnly;
@@ -89,6 +90,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
                     .addLast(AGGREGATOR, new OperationBodyAggregator(operations.maxPayload(), metrics))
                     .addLast(CLIENTS, operations.clients())
                     .addLast(RELOAD, operations.reload())
+                    .addLast(DRAIN, operations.drain())
                     .addLast(OPERATIONS, operations.handler());
         }
     }

@@ -43,6 +43,7 @@ final class AdminMetrics {
             case OperationsHandler.BROADCAST -> "broadcast";
             case ClientOperationsHandler.CLIENTS -> "clients";
             case ConfigReloadHandler.RELOAD -> "reload";
+            case DrainHandler.DRAIN -> "drain";
             default -> path.startsWith(ClientOperationsHandler.CLIENTS + "/") ? "client"
                     : path.startsWith(ClientOperationsHandler.SESSIONS + "/") ? "sessions" : "other";
         };

@@ -51,8 +51,8 @@ public final class AdminServer implements AutoCloseable {
         AdminMetrics metrics = new AdminMetrics(registry);
         AdminChannelInitializer.Operations operations = operators == null ? null
                 : new AdminChannelInitializer.Operations(operators, new ClientOperationsHandler(api, metrics, events),
-                new ConfigReloadHandler(api, metrics, events),
-                new OperationsHandler(downlink, metrics, events, topicLimits), ops.maxPayload(), events);
+                new ConfigReloadHandler(api, metrics, events), new DrainHandler(api, metrics, events),
+                new OperationsHandler(downlink, metrics, events, topicLimits, api), ops.maxPayload(), events);
         String refusal = operators == null
                 ? "operations endpoints are off: no operator credential is configured ("
                 + CoreConfigKeys.ADMIN_OPERATIONS_TOKEN_FILE.name() + ")"

@@ -5,6 +5,7 @@ import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.topic.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget;
+import io.mqttgw.core.spi.Route;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
@@ -16,27 +17,40 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.io.IOException;
 import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The operations of an authenticated operator ({@link OperatorAuthHandler} ran before):
  * {@code POST /downlink?client=ID&topic=T&qos=1[&retain=true]} sends the body to one device and answers with the
- * outcome once known (for QoS 1/2 after the device's PUBACK); {@code POST /downlink/broadcast?topic=T&qos=1} sends
+ * outcome once known (for QoS 1/2 after the device's PUBACK), or 409 naming the node that holds the device when
+ * another one does (it would only be queued here); {@code POST /downlink/broadcast?topic=T&qos=1} sends
  * it to every device of this node subscribed to the topic and answers with how many. Both take the MQTT 5.0
  * message expiry and PUBLISH properties. Input is checked by {@link DownlinkRequest} (an unknown parameter is
  * refused by name); each operation, done or refused, is written to the event log with its operator.
- * Stateless, shared by the connections; reads on the admin thread, completions arrive on device event loops.
+ * Stateless, shared by the connections; reads on the admin thread, completions arrive on device event loops (or the
+ * route store's thread).
  */
 @ChannelHandler.Sharable
 final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     static final String DOWNLINK = "/downlink";
     static final String BROADCAST = "/downlink/broadcast";
 
+    /** Bound on the route lookup for a device this node does not hold: a slow route store still gets an answer. */
+    private static final long LOOKUP_TIMEOUT_SECONDS = 10;
+
     private final DownlinkTarget downlink;
     private final AdminMetrics metrics;
     private final EventLog events;
     private final TopicLimits topicLimits;
+    /** Which node holds a device this node does not (the route table). */
+    private final OperatorApi api;
 
-    OperationsHandler(DownlinkTarget downlink, AdminMetrics metrics, EventLog events, TopicLimits topicLimits) {
+    OperationsHandler(DownlinkTarget downlink, AdminMetrics metrics, EventLog events, TopicLimits topicLimits,
+                      OperatorApi api) {
+        this.api = api;
         this.topicLimits = topicLimits;
         this.downlink = downlink;
         this.metrics = metrics;
@@ -46,7 +60,7 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
     /** Whether {@code path} names an operation (the read-only listener refuses these when operations are elsewhere). */
     static boolean isOperation(String path) {
         return DOWNLINK.equals(path) || BROADCAST.equals(path) || ClientOperationsHandler.handles(path)
-                || ConfigReloadHandler.RELOAD.equals(path);
+                || ConfigReloadHandler.RELOAD.equals(path) || DrainHandler.DRAIN.equals(path);
     }
 
     @Override
@@ -94,20 +108,51 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
                             g.writeEndObject();
                         } : null);
             });
-        } else {
-            downlink.deliverReporting(m).whenComplete((r, e) -> {
-                String outcome = e == null ? name(r.outcome()) : null;
-                String retained = e == null ? name(r.retained()) : null;
-                done(ctx, keepAlive, endpoint, operator, remote, what,
-                        outcome == null || retained == null ? outcome : outcome + " retained=" + retained,
-                        outcome == null ? null : g -> {
-                            g.writeStartObject();
-                            g.writeStringField("outcome", outcome);
-                            writeRetained(g, retained);
-                            g.writeEndObject();
-                        });
+        } else if (api.registry().find(m.clientId()) == null) {
+            // not here: a device online on another node would only be queued (or missed) here, so the operator is
+            // sent to the node that holds it, as a kick is
+            lookup(m.clientId()).whenComplete((route, error) -> {
+                if (error != null) {
+                    refuse(ctx, keepAlive, HttpResponseStatus.SERVICE_UNAVAILABLE, endpoint, "failed", operator,
+                            remote, what, "cannot tell which node holds the client: " + error, null);
+                } else if (route.isPresent() && !route.get().nodeId().equals(api.nodeId())) {
+                    refuse(ctx, keepAlive, HttpResponseStatus.CONFLICT, endpoint, "not_found", operator, remote, what,
+                            "client connected to node " + route.get().nodeId() + "; send the request to that node",
+                            route.get().nodeId());
+                } else {
+                    deliver(ctx, keepAlive, endpoint, operator, remote, what, m);
+                }
             });
+        } else {
+            deliver(ctx, keepAlive, endpoint, operator, remote, what, m);
         }
+    }
+
+    private CompletableFuture<Optional<Route>> lookup(String clientId) {
+        CompletionStage<Optional<Route>> stage;
+        try {
+            stage = api.routes().lookup(clientId);
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        // a copy: orTimeout on the store's own future would fail it for its other users too
+        return stage.toCompletableFuture().thenApply(r -> r).orTimeout(LOOKUP_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+    }
+
+    private void deliver(ChannelHandlerContext ctx, boolean keepAlive, String endpoint, String operator,
+                         Object remote, String what, DownlinkMessage m) {
+        downlink.deliverReporting(m).whenComplete((r, e) -> {
+            String outcome = e == null ? name(r.outcome()) : null;
+            String retained = e == null ? name(r.retained()) : null;
+            done(ctx, keepAlive, endpoint, operator, remote, what,
+                    outcome == null || retained == null ? outcome : outcome + " retained=" + retained,
+                    outcome == null ? null : g -> {
+                        g.writeStartObject();
+                        g.writeStringField("outcome", outcome);
+                        writeRetained(g, retained);
+                        g.writeEndObject();
+                    });
+        });
     }
 
     private static String name(Enum<?> value) {
@@ -137,8 +182,15 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
 
     private void refuse(ChannelHandlerContext ctx, boolean keepAlive, HttpResponseStatus status, String endpoint,
                         String result, String operator, Object remote, String what, String reason) {
+        refuse(ctx, keepAlive, status, endpoint, result, operator, remote, what, reason, null);
+    }
+
+    /** @param node the node that holds the client, named in the answer (409), or null */
+    private void refuse(ChannelHandlerContext ctx, boolean keepAlive, HttpResponseStatus status, String endpoint,
+                        String result, String operator, Object remote, String what, String reason, String node) {
         metrics.count(endpoint, result);
         events.operation(operator, remote, what, "refused: " + reason);
-        AdminResponses.respond(ctx, keepAlive, AdminResponses.error(status, reason));
+        AdminResponses.respond(ctx, keepAlive, node == null ? AdminResponses.error(status, reason)
+                : OperatorJson.error(status, reason, node));
     }
 }

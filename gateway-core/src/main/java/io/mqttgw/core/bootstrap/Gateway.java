@@ -8,7 +8,6 @@ import io.mqttgw.core.admin.OperatorApi;
 import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
-import io.mqttgw.core.admission.AdmissionGate;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.config.ConfigLoader;
 import io.mqttgw.core.config.CoreConfigKeys;
@@ -23,9 +22,7 @@ import io.mqttgw.core.metrics.NodeMeters;
 import io.mqttgw.core.overload.OverloadMonitor;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
 import io.mqttgw.core.mqtt.session.DelayedWills;
-import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.mqtt.downlink.DownlinkDispatcher;
-import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.registry.LocalRoutes;
@@ -45,21 +42,12 @@ import io.mqttgw.core.spi.TicketKeySource;
 import io.mqttgw.core.tls.RevokedConnectionSweep;
 import io.mqttgw.core.tls.SslContextStore;
 import io.mqttgw.core.tls.TicketKeyRotation;
-import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.RecvByteBufAllocator;
-import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.EpollChannelOption;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -75,25 +63,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One gateway node: listeners, event loops, components from providers, admin endpoint. {@link #start} returns once
- * every listener is bound; {@link #close} shuts down gracefully: stop accepting, close sessions at
- * {@code shutdown.close-rate}, flush the sink and route store, stop the loops.
+ * One gateway node, wired: creates the event loops and the components from providers, connects them, and releases
+ * them in order. Each running job has a class of its own: {@link DeviceListeners} (the device ports),
+ * {@link OverloadReactions} (the monitor's thread), {@link GracefulDrain} (the thread that stops the node),
+ * {@link LiveReconfiguration} with {@link ConfigReloader} (the housekeeping thread). {@link #start} returns once every
+ * listener is bound; {@link #close} shuts down gracefully: drain, flush the sink and route store, stop the loops.
  */
 public final class Gateway implements AutoCloseable {
-    /** MQTT 5.0 wills waiting for their delay; published at shutdown. */
-    private DelayedWills wills;
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final GatewayConfig config;
-    /** The configuration as the last reload left it; {@link #config} stays the one the node started with. */
-    private final LiveConfig live;
     private final ConfigReloader reloader;
     private final PrometheusMeterRegistry meters;
     private final GatewayMetrics metrics;
     private final ChannelRegistry registry;
-    /** The accept thread's loop; null when each I/O loop accepts on a socket of its own (server.reuse-port). */
     private final EventLoopGroup acceptGroup;
     private final EventLoopGroup ioGroup;
+    /** The housekeeping thread: reloads, certificate and CRL watches, ticket keys, downlink retries. */
     private final ScheduledExecutorService background;
     private final Authenticator authenticator;
     private final RouteStore routes;
@@ -101,25 +87,25 @@ public final class Gateway implements AutoCloseable {
     private final DownlinkSource downlink;
     private final SessionStore sessions;
     private final SslContextStore tls;
-    private TicketKeySource ticketKeySource;
-    private TicketKeyRotation ticketKeys;
     private final OperatorCredentials operators;
     private final NodeMeters nodeMeters;
-    private final List<DeviceListener> listeners = new ArrayList<>();
     private final AdmissionControl admission;
-    private DeviceListener tlsListener;
-    private DeviceListener tcpListener;
+    private final DeviceListeners listeners;
+    private final GracefulDrain drain;
+    /** MQTT 5.0 wills waiting for their delay; published at shutdown. */
+    private DelayedWills wills;
+    private TicketKeySource ticketKeySource;
+    private TicketKeyRotation ticketKeys;
     private OverloadMonitor overload;
+    private OverloadReactions overloadReactions;
     private DownlinkDispatcher downlinkTarget;
     private AdminServer admin;
-    private volatile boolean accepting;
-    /** The monitor's level as its reactions last saw it; read by readiness on the admin thread. */
-    private volatile boolean overloadedNow;
-    private volatile boolean closed;
+    private boolean closed;
+    private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
     private Gateway(GatewayConfig config, Providers providers, ConfigReloader.Source source) {
         this.config = config;
-        this.live = new LiveConfig(config);
+        LiveConfig live = new LiveConfig(config);
         if (!"config".equals(config.values().get(CoreConfigKeys.LOG_LEVEL))) {
             LogLevels.apply(config.values().get(CoreConfigKeys.LOG_LEVEL));
         }
@@ -127,9 +113,6 @@ public final class Gateway implements AutoCloseable {
         meters.config().commonTags("node", config.nodeId());
         this.metrics = new GatewayMetrics(meters);
         BuildInfo.register(meters);
-        this.reloader = source == null || source.file() == null ? null
-                : new ConfigReloader(source, providers, live, this::applyReloaded, meters,
-                        this::authenticatorReloads);
         // the operator API pages through the sessions in client-id order; the index costs memory per connection, so it
         // exists only when operations are configured
         this.registry = ChannelRegistry.forThisMachine(config.admin().enabled()
@@ -145,10 +128,12 @@ public final class Gateway implements AutoCloseable {
         LOG.info("{} (handshake cost {} us, {} I/O threads)", budget.describe(),
                 config.admission().handshakeCost().toNanos() / 1000, config.server().effectiveIoThreads());
         this.admission = new AdmissionControl(budget, meters);
+        ConfigReloader reloads = null;
         try {
             // not made at all when unused: an idle loop still holds an epoll, an eventfd and a timerfd
-            this.acceptGroup = socketPerLoop(transport) ? null : new MultiThreadIoEventLoopGroup(1,
-                    new DefaultThreadFactory("mqtt-accept", true), transport.ioHandlerFactory());
+            this.acceptGroup = DeviceListeners.socketPerLoop(transport, config) ? null
+                    : new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
+                            transport.ioHandlerFactory());
             this.ioGroup = new MultiThreadIoEventLoopGroup(config.server().effectiveIoThreads(),
                     new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
             this.background = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -162,14 +147,20 @@ public final class Gateway implements AutoCloseable {
             this.sink = providers.uplinkSink(config.uplinkSink()).create(context);
             this.downlink = providers.downlinkSource(config.downlinkSource()).create(context);
             this.sessions = providers.sessionStore(config.session().provider()).create(context);
+            LiveReconfiguration reconfiguration = new LiveReconfiguration(config.server().effectiveIoThreads(),
+                    admission, authenticator, () -> overload);
+            reloads = source == null || source.file() == null ? null : new ConfigReloader(source, providers, live,
+                    reconfiguration::apply, meters, reconfiguration::authenticatorReloads);
             ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
                     ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
             this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
+            this.listeners = new DeviceListeners(config, transport, allocator, acceptGroup, ioGroup, admission);
+            this.drain = new GracefulDrain(config.nodeId(), config.shutdown(), registry, listeners);
             metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
             // what alerts.yml's MqttGatewayListenerClosed watches: the ports themselves, not the overload level (which
             // stays 0 when a re-bind after recovery failed, and is 1 with overload.close-listeners: false)
             metrics.gauge("mqttgw.listeners.open", "1 while the device listeners accept connections, 0 while closed "
-                    + "(overload, a failed re-bind, shutdown)", () -> accepting ? 1 : 0);
+                    + "(overload, a failed re-bind, shutdown)", () -> listeners.accepting() ? 1 : 0);
             if (operators != null && !Double.isNaN(operators.serverCertificateSecondsLeft())) {
                 Gauge.builder("mqttgw.tls.server.certificate.expiry", operators,
                                 OperatorCredentials::serverCertificateSecondsLeft)
@@ -197,9 +188,8 @@ public final class Gateway implements AutoCloseable {
                 startTicketKeys(providers, context);
             }
             if (tls != null) {
-                tlsListener = listen("tls", transport, allocator, config.tls().bind(), config.tls().port(),
-                        new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
-                                config.tls().proxyProtocol()), true);
+                listeners.bindTls(new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
+                        config.tls().proxyProtocol()));
                 // connections a reloaded CRL revokes are closed, paced, each on its own loop
                 tls.onRevocationReload(new RevokedConnectionSweep(registry, events, background,
                         config.tls().crlDisconnectRate(), config.mqtt().connectTimeout().plus(config.auth().timeout())
@@ -207,9 +197,8 @@ public final class Gateway implements AutoCloseable {
                 tls.watch(background);
             }
             if (config.tcp().enabled()) {
-                tcpListener = listen("tcp", transport, allocator, config.tcp().bind(), config.tcp().port(),
-                        new DeviceChannelInitializer("tcp", services, null, null, config.tcp().proxyProtocol()),
-                        false);
+                listeners.bindTcp(new DeviceChannelInitializer("tcp", services, null, null,
+                        config.tcp().proxyProtocol()));
             }
             if (config.admin().enabled()) {
                 admin = new AdminServer(config.admin(), meters, this::notReadyReason,
@@ -220,12 +209,14 @@ public final class Gateway implements AutoCloseable {
                                 tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
                         downlinkTarget, operators, events, config.mqtt().topicLimits(),
                         new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
-                                config.mqtt().maxClientIdLength(), reloader == null ? null : this::reload));
+                                config.mqtt().maxClientIdLength(), reloads == null ? null : this::reload,
+                                this::drain));
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {
                 List<OverloadListener> reactions = new ArrayList<>();
-                reactions.add(new OverloadReactions());
+                overloadReactions = new OverloadReactions(config.overload(), admission, listeners);
+                reactions.add(overloadReactions);
                 ServiceLoader.load(OverloadListener.class, Gateway.class.getClassLoader()).forEach(reactions::add);
                 overload = new OverloadMonitor(config.overload(), ioGroup, admission, sink::pressure,
                         routes::pressure, reactions, meters);
@@ -243,14 +234,14 @@ public final class Gateway implements AutoCloseable {
             close();
             throw new IllegalStateException("cannot start the listeners: " + e, e);
         }
+        this.reloader = reloads;
         Duration watch = config.values().get(CoreConfigKeys.CONFIG_WATCH_INTERVAL);
         if (reloader != null && !watch.isZero()) {
             // on the housekeeping thread, where POST /config/reload runs too: one reload at a time
             new ConfigFileWatcher(source.file(), () -> reloader.reload("file-watch")).start(background, watch);
         }
-        accepting = true;
-        LOG.info("node {} ready: {}, {}, admin {}", config.nodeId(), tlsListener == null ? "tls off" : tlsListener,
-                tcpListener == null ? "tcp off" : tcpListener,
+        listeners.started();
+        LOG.info("node {} ready: {}, admin {}", config.nodeId(), listeners,
                 admin == null ? "off" : config.admin().bind() + ":" + admin.port());
     }
 
@@ -294,32 +285,6 @@ public final class Gateway implements AutoCloseable {
         return CompletableFuture.supplyAsync(() -> reloader.reload(who), background);
     }
 
-    /** Whether the authenticator applies {@code key} on a reload (its own keys; read at each reload). */
-    private boolean authenticatorReloads(String key) {
-        return authenticator != null && authenticator.reloadableKeys().contains(key);
-    }
-
-    /** Pushes reloaded keys into the components that hold them; on the reloading thread. */
-    private void applyReloaded(GatewayConfig next, List<String> changed) {
-        if (overload != null && changed.stream().anyMatch(k -> k.startsWith("overload."))) {
-            overload.retune(next.overload().thresholds());
-        }
-        if (changed.stream().anyMatch(k -> k.startsWith("admission.")
-                || k.equals(CoreConfigKeys.OVERLOAD_LAG.name()))) {
-            // the budget is derived from the admission keys and the lag threshold, as at startup
-            AdmissionBudget budget = AdmissionBudget.derive(next.admission(), config.server().effectiveIoThreads(),
-                    next.overload().eventLoopLag());
-            admission.retune(budget);
-            LOG.info("admission now {}", budget.describe());
-        }
-        if (changed.contains(CoreConfigKeys.LOG_LEVEL.name())) {
-            LogLevels.apply(next.values().get(CoreConfigKeys.LOG_LEVEL));
-        }
-        if (changed.stream().anyMatch(authenticator.reloadableKeys()::contains)) {
-            authenticator.reconfigure(next);
-        }
-    }
-
     /**
      * Reads and validates a configuration: the file (or none), environment variables and system properties, with
      * the keys of core and of every provider found.
@@ -330,112 +295,18 @@ public final class Gateway implements AutoCloseable {
                 providers.openPrefixes(), environment, systemProperties).load(file));
     }
 
-    /*
-     * No TCP_NODELAY child option: Netty sets it on every accepted socket already (both transports, wherever the
-     * platform allows it), and asking again was one more setsockopt per connection (strace).
-     * DeviceListenerIT holds it.
-     */
-
-    /**
-     * One read-size policy shared by every device channel. Netty's default gives each channel its own adaptive
-     * allocator and a handle with a size calculator (about 130 B per idle device); device packets and their
-     * TLS records are small, so a fixed read size serves them, and larger ones take several reads of one wake-up.
-     */
-    private static final RecvByteBufAllocator DEVICE_READS = new FixedRecvByteBufAllocator(2048);
-
-    /** Whether every I/O loop listens on a socket of its own (SO_REUSEPORT) instead of one accept thread. */
-    private boolean socketPerLoop(Transport transport) {
-        return transport.reusePort() && config.server().reusePort();
-    }
-
-    private DeviceListener listen(String name, Transport transport, ByteBufAllocator allocator, String host, int port,
-                                  DeviceChannelInitializer initializer, boolean tlsListener)
-            throws InterruptedException {
-        GatewayConfig.Server s = config.server();
-        ServerBootstrap template = new ServerBootstrap()
-                .channel(transport.serverChannel())
-                .option(ChannelOption.SO_BACKLOG, s.backlog())
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .option(ChannelOption.ALLOCATOR, allocator)
-                .handler(AdmissionGate.perServerChannel(admission, tlsListener,
-                        config.admission().rejectDelay().toMillis()))
-                .childOption(ChannelOption.ALLOCATOR, allocator)
-                .childOption(ChannelOption.RCVBUF_ALLOCATOR, DEVICE_READS)
-                .childOption(ChannelOption.SO_KEEPALIVE, true)
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK,
-                        new WriteBufferWaterMark(s.writeBufferLowWaterMark(), s.writeBufferHighWaterMark()))
-                .childHandler(initializer);
-        List<ServerBootstrap> bootstraps = new ArrayList<>();
-        if (socketPerLoop(transport)) {
-            // Each loop accepts on its own socket and serves what it accepted: no hand-over to another thread, which
-            // cost an eventfd write, a wake-up of the target loop and one of the accept thread per connection
-            // (strace). The kernel spreads connections over the sockets by their addresses.
-            for (EventExecutor loop : ioGroup) {
-                bootstraps.add(template.clone().group((EventLoop) loop, (EventLoop) loop)
-                        .option(EpollChannelOption.SO_REUSEPORT, true));
-            }
-        } else {
-            bootstraps.add(template.clone().group(acceptGroup, ioGroup));
-        }
-        DeviceListener listener = new DeviceListener(name, bootstraps, host, port);
-        listener.bind();
-        listeners.add(listener);
-        return listener;
-    }
-
-    /**
-     * The built-in reactions to overload: close the listening ports and fail {@code /health} so the balancer sends
-     * new devices elsewhere, refuse CONNECTs, hold new connections in the backlog; all undone on recovery. Runs on
-     * the monitor thread.
-     */
-    private final class OverloadReactions implements OverloadListener {
-        @Override
-        public void onOverloadChange(boolean overloaded, List<String> signalsOver, Map<String, Double> values) {
-            GatewayConfig.Overload o = config.overload();
-            overloadedNow = overloaded;
-            admission.refuseConnects(overloaded && o.refuseConnects());
-            if (o.pauseHandshakes()) {
-                admission.holdForOverload(overloaded);
-            }
-            if (o.closeListeners()) {
-                setListenersOpen(!overloaded);
-            }
-        }
-    }
-
-    private synchronized void setListenersOpen(boolean open) {
-        if (closed) {
-            return;
-        }
-        accepting = open;
-        for (DeviceListener l : listeners) {
-            if (open) {
-                try {
-                    l.bind();
-                } catch (Exception e) {
-                    // Netty's sync() rethrows a bind failure undeclared; the next recovery tries again
-                    LOG.error("cannot re-open listener {} after overload: {}", l, e.toString());
-                    accepting = false;
-                }
-            } else {
-                l.unbind();
-            }
-        }
-        LOG.warn("listeners {}: {}", open ? "re-opened" : "closed for overload", listeners);
-    }
-
     /**
      * Why this node should get no new devices now, or null when it should: what {@code /health/ready} answers. Any
      * thread; reads volatile state.
      */
     private String notReadyReason() {
-        if (closed) {
-            return "shutting down";
+        if (drain != null && drain.leaving()) {
+            return "draining";
         }
-        if (overloadedNow) {
+        if (overloadReactions != null && overloadReactions.overloaded()) {
             return "overloaded";
         }
-        return accepting ? null : "listeners closed";
+        return listeners != null && listeners.accepting() ? null : "listeners closed";
     }
 
     /** Whether the node is overloaded now (the monitor's view). */
@@ -453,16 +324,16 @@ public final class Gateway implements AutoCloseable {
     }
 
     public int tlsPort() {
-        return tlsListener == null ? -1 : tlsListener.port();
+        return listeners.tlsPort();
     }
 
     /** Listening sockets of the TLS and TCP listeners now: one each, or one per I/O thread with SO_REUSEPORT. */
     int listeningSockets() {
-        return (tlsListener == null ? 0 : tlsListener.sockets()) + (tcpListener == null ? 0 : tcpListener.sockets());
+        return listeners.sockets();
     }
 
     public int tcpPort() {
-        return tcpListener == null ? -1 : tcpListener.port();
+        return listeners.tcpPort();
     }
 
     /** Port of the admin listener with the read-only endpoints. */
@@ -506,27 +377,35 @@ public final class Gateway implements AutoCloseable {
         return tls != null && tls.reloadIfChanged();
     }
 
+    /**
+     * Drains the node as SIGTERM does, on a thread of its own, and answers at once: {@code /health/ready} 503 while
+     * devices are still accepted for {@code shutdown.ready-grace}, then the devices closed at
+     * {@code shutdown.drain-rate}; then, with {@code exit}, the node {@link #close closes} (the process exits: see
+     * {@link #terminated}), else it stays up, not ready, until closed.
+     */
+    public OperatorApi.DrainReport drain(String operator, boolean exit) {
+        return drain.start(operator, exit, this::close);
+    }
+
+    /** Completes when the node has stopped: closed by its owner, or by itself after a drain that exits. */
+    public CompletableFuture<Void> terminated() {
+        return terminated;
+    }
+
     /** Graceful shutdown; also releases what a start that failed half way had already created. */
     @Override
     public synchronized void close() {
         if (closed) {
             return;
         }
-        boolean wasAccepting = accepting;
-        // /health/ready answers 503 from here on
         closed = true;
-        if (wasAccepting) {
-            awaitReadyGrace();
-        }
-        accepting = false;
-        long deadline = System.nanoTime() + config.shutdown().timeout().toNanos();
-        LOG.info("shutting down node {}: {} sessions to close at {}/s", config.nodeId(), registry.size(),
-                config.shutdown().closeRatePerSecond());
+        // devices still connected keep their downlink until they are closed; after a drain of its own (POST /drain,
+        // perhaps long ago) the flush below gets the whole timeout
+        long deadline = drain != null && drain.run() ? drain.deadline()
+                : System.nanoTime() + config.shutdown().timeout().toNanos();
+        LOG.info("shutting down node {}", config.nodeId());
         if (overload != null) {
             overload.close();
-        }
-        for (DeviceListener l : listeners) {
-            l.unbind();
         }
         if (tls != null) {
             tls.stopWatching();
@@ -537,11 +416,9 @@ public final class Gateway implements AutoCloseable {
         if (ticketKeySource != null) {
             ticketKeySource.close();
         }
-        // no new downlink deliveries onto connections that are about to close
         if (downlink != null) {
             downlink.close();
         }
-        closeSessions(deadline);
         // MQTT 5.0 wills waiting for their delay: nobody on this node will see their devices come back
         if (wills != null) {
             wills.publishAll();
@@ -587,52 +464,6 @@ public final class Gateway implements AutoCloseable {
         }
         meters.close();
         LOG.info("node {} stopped", config.nodeId());
-    }
-
-    /**
-     * Keeps the listeners open for {@code shutdown.ready-grace} after {@code /health/ready} turned 503: a balancer
-     * learns of a node leaving only from its health checks, and until they fail it still sends devices here, which a
-     * closed port would refuse. The overload reactions leave the listeners as they are from now on.
-     */
-    private void awaitReadyGrace() {
-        java.time.Duration grace = config.shutdown().readyGrace();
-        if (grace.isZero()) {
-            return;
-        }
-        LOG.info("node {} leaving: /health/ready answers 503, listeners stay open for {} so the balancer takes the "
-                + "node out first", config.nodeId(), grace);
-        try {
-            TimeUnit.NANOSECONDS.sleep(grace.toNanos());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Closes registered sessions in slices of 10 ms so a large node drains at the configured rate, not at once. */
-    private void closeSessions(long deadline) {
-        List<Channel> open = new ArrayList<>((int) Math.min(Integer.MAX_VALUE, registry.size()));
-        registry.forEach(open::add);
-        int perSlice = Math.max(1, config.shutdown().closeRatePerSecond() / 100);
-        int i = 0;
-        while (i < open.size() && System.nanoTime() < deadline) {
-            long sliceEnd = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(10);
-            for (int n = 0; n < perSlice && i < open.size(); n++, i++) {
-                Channel ch = open.get(i);
-                ch.eventLoop().execute(() -> DeviceDisconnector.close(ch, DisconnectReason.SHUTDOWN));
-            }
-            long sleep = sliceEnd - System.nanoTime();
-            if (sleep > 0) {
-                try {
-                    TimeUnit.NANOSECONDS.sleep(sleep);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-        for (; i < open.size(); i++) {
-            Channel ch = open.get(i);
-            ch.eventLoop().execute(() -> DeviceDisconnector.close(ch, DisconnectReason.SHUTDOWN));
-        }
+        terminated.complete(null);
     }
 }

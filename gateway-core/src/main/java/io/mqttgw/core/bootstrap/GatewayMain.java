@@ -20,6 +20,8 @@ import java.util.concurrent.CountDownLatch;
  * exits. While running, {@code SIGHUP} reloads the config file (the keys that may change at runtime). A bad
  * configuration exits with status 2 and one line naming the key, the value and what is allowed. After
  * SIGTERM the JVM exits with 143 (128 + 15) once the graceful shutdown is done, as every JVM does on a signal.
+ * SIGTERM drains the node as {@code POST /drain} does ({@link Gateway#drain}); a node that drained through the
+ * operator API exits with 0. {@code drain} and {@code clients} are clients of a running node's operator API.
  */
 public final class GatewayMain {
     private GatewayMain() {
@@ -44,6 +46,11 @@ public final class GatewayMain {
         if ("clients".equals(command)) {
             // a client of a running node's operator API: no configuration, no node
             return io.mqttgw.core.cli.ClientsCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true),
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true));
+        }
+        if ("drain".equals(command)) {
+            return io.mqttgw.core.cli.DrainCommand.run(java.util.Arrays.copyOfRange(args, 1, args.length),
                     new java.io.PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true),
                     new java.io.PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         }
@@ -142,6 +149,8 @@ public final class GatewayMain {
                 flushLogs();
             }
         }, "gateway-shutdown"));
+        // a drain through the operator API (POST /drain) closes the node itself; the process then exits with 0
+        gateway.terminated().thenRun(stopped::countDown);
         try {
             stopped.await();
         } catch (InterruptedException e) {
@@ -191,6 +200,7 @@ public final class GatewayMain {
         out.println("usage: gateway run --config FILE        start a node (stop with SIGTERM or Ctrl-C)");
         out.println("       gateway check-config --config FILE   validate a configuration and exit");
         out.println("       gateway clients list|show|kick ...  a running node's clients (gateway clients --help)");
+        out.println("       gateway drain [--no-exit] ...      drain a running node as SIGTERM does");
         out.println("Every key may be overridden by MQTTGW_<KEY> or -Dmqttgw.<key>; see README.md.");
     }
 }

@@ -105,26 +105,35 @@ public final class ClientsCommand implements Callable<Integer> {
 
     /** As {@link #run(String[], PrintWriter, PrintWriter)} with the environment variables {@code env}. */
     static int run(String[] args, PrintWriter out, PrintWriter err, Map<String, String> env) {
+        return execute(new ClientsCommand(), "gateway clients", args, out, err, env);
+    }
+
+    /**
+     * Runs a command that calls the operator API ({@code clients}, {@code drain}): its connection options default
+     * from {@code env} and {@code --cli-config}, and every failure becomes its exit status with one line naming it.
+     */
+    static int execute(Object command, String name, String[] args, PrintWriter out, PrintWriter err,
+            Map<String, String> env) {
         CliConfig defaults;
         try {
             defaults = CliConfig.of(args, env);
         } catch (Failure e) {
-            err.println("gateway clients: " + e.getMessage());
+            err.println(name + ": " + e.getMessage());
             err.flush();
             return e.status;
         }
-        CommandLine cl = new CommandLine(new ClientsCommand()).setCommandName("gateway clients");
+        CommandLine cl = new CommandLine(command).setCommandName(name);
         cl.setOut(out);
         cl.setErr(err);
         cl.setDefaultValueProvider(defaults);
         cl.setExitCodeExceptionMapper(e -> e instanceof Failure f ? f.status : USAGE);
         cl.setParameterExceptionHandler((e, a) -> {
-            err.println("gateway clients: " + e.getMessage());
+            err.println(name + ": " + e.getMessage());
             e.getCommandLine().usage(err);
             return USAGE;
         });
         cl.setExecutionExceptionHandler((e, c, parsed) -> {
-            err.println("gateway clients: " + e.getMessage());
+            err.println(name + ": " + e.getMessage());
             return e instanceof Failure f ? f.status : UNREACHABLE;
         });
         int status = cl.execute(args);

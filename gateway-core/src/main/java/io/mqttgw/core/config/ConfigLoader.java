@@ -176,9 +176,27 @@ public final class ConfigLoader {
         }
     }
 
+    /**
+     * Keys that were renamed, old name to new: too far apart for the closest-name hint, and a configuration written
+     * for an earlier version should say what to write instead.
+     */
+    private static final Map<String, String> RENAMED = Map.of("shutdown.close-rate", "shutdown.drain-rate");
+
     private static String closest(String name, Collection<String> candidates) {
+        for (Map.Entry<String, String> r : RENAMED.entrySet()) {
+            if (r.getKey().equals(name)) {
+                return " (renamed to '" + r.getValue() + "')";
+            }
+            if (environmentVariable(r.getKey()).equals(name)) {
+                return " (renamed to " + environmentVariable(r.getValue()) + ")";
+            }
+        }
         return ClosestName.of(name, candidates, Math.max(3, name.length() / 4))
                 .map(best -> " (did you mean '" + best + "'?)").orElse("");
+    }
+
+    private static String environmentVariable(String key) {
+        return ENVIRONMENT_PREFIX + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }
 
     /** All declared keys of core plus {@code extra}, for callers that assemble them from providers. */

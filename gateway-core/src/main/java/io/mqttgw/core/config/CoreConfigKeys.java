@@ -7,6 +7,7 @@ import static io.mqttgw.core.config.ValueParsers.intRangeOrAuto;
 import static io.mqttgw.core.config.ValueParsers.list;
 import static io.mqttgw.core.config.ValueParsers.nonEmpty;
 import static io.mqttgw.core.config.ValueParsers.oneOf;
+import static io.mqttgw.core.config.ValueParsers.serverReference;
 import static io.mqttgw.core.config.ValueParsers.size;
 import static io.mqttgw.core.config.ValueParsers.string;
 import static io.mqttgw.core.config.ValueParsers.subsetOf;
@@ -462,8 +463,16 @@ public final class CoreConfigKeys {
                     + "finish (admission.max-handshakes bounds them), so none runs into the handshake timeout.",
                             bool());
 
-    public static final ConfigKey<Integer> SHUTDOWN_CLOSE_RATE = new ConfigKey<>("shutdown.close-rate", "2000",
-            "1 to 10000000", "Connections closed per second during a graceful shutdown.", intRange(1, 10_000_000));
+    public static final ConfigKey<Integer> SHUTDOWN_DRAIN_RATE = new ConfigKey<>("shutdown.drain-rate", "2000",
+            "1 to 10000000", "Devices closed per second when the node drains (SIGTERM, POST /drain), after "
+                    + "shutdown.ready-grace: at most what the other nodes' spare admission.connection-rate takes "
+                    + "together.", intRange(1, 10_000_000));
+    public static final ConfigKey<String> SHUTDOWN_SERVER_REFERENCE = new ConfigKey<>("shutdown.server-reference",
+            null, "host, host:port, or several separated by spaces (MQTT 5.0 Server Reference; at most 200 "
+                    + "printable ASCII characters)",
+            "When the node drains, MQTT 5.0 devices are told DISCONNECT 0x9C (use another server) with this Server "
+                    + "Reference instead of 0x8B (server shutting down); 3.1.1 devices are closed either way.",
+            serverReference());
     public static final ConfigKey<Duration> SHUTDOWN_READY_GRACE = new ConfigKey<>("shutdown.ready-grace", "5s",
             "0s to 10m", "At shutdown, how long /health/ready answers 503 while the node still accepts devices, so "
                     + "the balancer takes it out before its port closes: at least the balancer's check interval "
@@ -527,6 +536,6 @@ public final class CoreConfigKeys {
             OVERLOAD_HEAP_EXIT, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT, OVERLOAD_HANDSHAKE_RATE,
             OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_CLOSE_LISTENERS,
             OVERLOAD_REFUSE_CONNECTS, OVERLOAD_PAUSE_HANDSHAKES,
-            SHUTDOWN_CLOSE_RATE, SHUTDOWN_READY_GRACE, SHUTDOWN_TIMEOUT,
+            SHUTDOWN_DRAIN_RATE, SHUTDOWN_SERVER_REFERENCE, SHUTDOWN_READY_GRACE, SHUTDOWN_TIMEOUT,
             LOG_LIFECYCLE_RATE, LOG_LEVEL, CONFIG_WATCH_INTERVAL);
 }

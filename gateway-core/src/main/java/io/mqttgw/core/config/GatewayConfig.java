@@ -109,7 +109,12 @@ public record GatewayConfig(
         }
     }
 
-    public record Shutdown(int closeRatePerSecond, Duration readyGrace, Duration timeout) {
+    /**
+     * How a node leaves.
+     *
+     * @param serverReference MQTT 5.0 Server Reference told to draining devices, or null for none
+     */
+    public record Shutdown(int drainRatePerSecond, String serverReference, Duration readyGrace, Duration timeout) {
     }
 
     /** Downlink delivery: window and queue per device, retransmission, broadcast pace. */
@@ -209,7 +214,8 @@ public record GatewayConfig(
                 "disconnect".equals(v.get(ACL_ON_VIOLATION)));
         Admin admin = new Admin(v.get(ADMIN_ENABLED), v.get(ADMIN_BIND), v.get(ADMIN_PORT), operations(v),
                 v.get(ADMIN_IDLE_TIMEOUT), v.get(ADMIN_MAX_CONNECTIONS));
-        Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_CLOSE_RATE), v.get(SHUTDOWN_READY_GRACE),
+        Shutdown shutdown = new Shutdown(v.get(SHUTDOWN_DRAIN_RATE), v.find(SHUTDOWN_SERVER_REFERENCE).orElse(null),
+                v.get(SHUTDOWN_READY_GRACE),
                 v.get(SHUTDOWN_TIMEOUT));
         Duration fullCost = v.get(ADMISSION_HANDSHAKE_COST);
         for (ConfigKey<Duration> cheaper : List.of(ADMISSION_KNOWN_DEVICE_HANDSHAKE_COST,

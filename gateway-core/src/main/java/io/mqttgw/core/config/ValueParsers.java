@@ -61,6 +61,26 @@ public final class ValueParsers {
         };
     }
 
+    /**
+     * An MQTT 5.0 Server Reference: printable ASCII without control characters, at most 200 characters so the
+     * DISCONNECT carrying it stays small; the specification leaves its form to the implementation.
+     */
+    public static Function<String, String> serverReference() {
+        return s -> {
+            String v = s.trim();
+            if (v.isEmpty() || v.length() > 200) {
+                throw new IllegalArgumentException(v.isEmpty() ? "empty" : "longer than 200 characters");
+            }
+            for (int i = 0; i < v.length(); i++) {
+                char c = v.charAt(i);
+                if (c < 0x20 || c > 0x7E) {
+                    throw new IllegalArgumentException("not printable ASCII");
+                }
+            }
+            return v;
+        };
+    }
+
     public static Function<String, List<String>> list() {
         return s -> Arrays.stream(s.split(",")).map(String::trim).filter(x -> !x.isEmpty()).toList();
     }

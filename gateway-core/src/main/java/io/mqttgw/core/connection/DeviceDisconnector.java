@@ -63,6 +63,46 @@ public final class DeviceDisconnector {
         channel.close();
     }
 
+    /**
+     * Closes a connection of a draining node. A 5.0 device is told 0x9C (use another server) with
+     * {@code serverReference} as its Server Reference, or 0x8B (server shutting down) when there is no reference or
+     * the device's maximum packet size is below that DISCONNECT; a 3.1.1 device has no way to be told and is closed,
+     * counted as {@link DisconnectReason#SHUTDOWN}.
+     *
+     * @param serverReference where the device should go instead, or null
+     */
+    public static void drain(Channel channel, String serverReference) {
+        ConnectionContext c = ConnectionContext.of(channel);
+        if (serverReference == null || !c.capabilities().reasonCodes()) {
+            close(channel, DisconnectReason.SHUTDOWN);
+            return;
+        }
+        DisconnectReason reason = DisconnectReason.USE_ANOTHER_SERVER;
+        String label = reason.label();
+        int propertyBytes = 3 + label.length() + 3 + serverReference.length();
+        int remaining = 1 + lengthBytes(propertyBytes) + propertyBytes;
+        if (1 + lengthBytes(remaining) + remaining > c.capabilities().maximumPacketSize()) {
+            close(channel, DisconnectReason.SHUTDOWN);
+            return;
+        }
+        boolean decides = c.closeReason() == null;
+        c.closeReason(reason);
+        if (decides && channel.isActive() && channel.isWritable()) {
+            MqttProperties properties = new MqttProperties();
+            properties.add(new MqttProperties.StringProperty(MqttProperties.REASON_STRING, label));
+            properties.add(new MqttProperties.StringProperty(MqttProperties.SERVER_REFERENCE, serverReference));
+            channel.writeAndFlush(MqttMessageBuilders.disconnect().reasonCode((byte) reason.reasonCode())
+                    .properties(properties).build()).addListener(ChannelFutureListener.CLOSE);
+            return;
+        }
+        channel.close();
+    }
+
+    /** Bytes of MQTT's variable byte integer for {@code value} (below 2^21 here). */
+    private static int lengthBytes(int value) {
+        return value < 128 ? 1 : value < 16_384 ? 2 : 3;
+    }
+
     /** Writes a last packet (a refusing CONNACK) and closes once it is flushed. */
     public static void closeAfter(Channel channel, Object lastPacket, DisconnectReason reason) {
         ConnectionContext.of(channel).closeReason(reason);

@@ -75,8 +75,13 @@ public enum DisconnectReason {
      * or its pending outbound bytes passed {@code mqtt.max-pending-outbound}.
      */
     SLOW_CONSUMER(Codes.NONE),
-    /** The gateway is shutting down. */
+    /** The gateway is shutting down (draining); the device was told 0x8B, or (3.1.1) its connection closed. */
     SHUTDOWN(0x8B),
+    /**
+     * MQTT 5.0: the gateway is draining and told the device another server to use ({@code shutdown.server-reference})
+     * with DISCONNECT 0x9C and the Server Reference property.
+     */
+    USE_ANOTHER_SERVER(0x9C),
     /** MQTT 5.0: the device sent more QoS 1/2 PUBLISHes unacknowledged than the receive maximum announced. */
     RECEIVE_MAXIMUM_EXCEEDED(0x93),
     /** MQTT 5.0: a PUBLISH named a topic alias 0, above the announced maximum, or unknown with an empty topic. */

@@ -75,7 +75,7 @@ class AdminAndShutdownIT {
 
     @Test
     void shutsDownGracefullyClosingSessionsAndFlushingTheSink() throws Exception {
-        Gateway gateway = TestGateway.tcp(dir).with("shutdown.close-rate", "200").start();
+        Gateway gateway = TestGateway.tcp(dir).with("shutdown.drain-rate", "200").start();
         List<MqttClient> clients = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             MqttClient c = paho(gateway, "paho-" + i);
@@ -100,7 +100,7 @@ class AdminAndShutdownIT {
 
     @Test
     void answersNotReadyButLiveWhileDraining() throws Exception {
-        Gateway gateway = TestGateway.tcp(dir).with("shutdown.close-rate", "10").with("shutdown.timeout", "10s")
+        Gateway gateway = TestGateway.tcp(dir).with("shutdown.drain-rate", "10").with("shutdown.timeout", "10s")
                 .start();
         List<MqttClient> clients = new ArrayList<>();
         for (int i = 0; i < 20; i++) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
@@ -197,6 +198,208 @@ class HaproxyIT {
         } finally {
             doomed.destroyForcibly();
             doomed.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The shipped deploy/haproxy/haproxy.cfg in front of two nodes, one a process of its own that gets SIGTERM (as
+     * {@code systemctl stop} or a rolling restart sends it) with the shipped {@code shutdown.ready-grace}. Devices
+     * that hold their connection and reconnect when it closes, and new devices arriving all along: every attempt
+     * succeeds (counted on the device side), and every device ends up on the other node.
+     */
+    @Test
+    void shippedConfigMovesDevicesOffADrainingNodeWithoutAFailedAttempt() throws Exception {
+        Path haproxy = haproxy();
+        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        int leavingTls = freePort();
+        int leavingAdmin = freePort();
+        Process leaving = startProcess(TestGateway.tls(pki, dir.resolve("gw1")).with("node.id", "gw1")
+                .with("listener.tls.proxy-protocol", "true").with("listener.tls.port", Integer.toString(leavingTls))
+                .with("admin.port", Integer.toString(leavingAdmin))
+                .with("shutdown.ready-grace", CoreConfigKeys.SHUTDOWN_READY_GRACE.defaultValue())
+                .with("shutdown.drain-rate", "5").with("shutdown.timeout", "30s"), dir.resolve("gw1.log"));
+        java.util.List<RoamingDevice> devices = new java.util.ArrayList<>();
+        try (Gateway staying = TestGateway.tls(pki, dir.resolve("gw2")).with("node.id", "gw2")
+                .with("listener.tls.proxy-protocol", "true").start()) {
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (!(canConnect(leavingTls) && canConnect(leavingAdmin)) && System.currentTimeMillis() < deadline) {
+                assertTrue(leaving.isAlive(), "the first node runs: " + Files.readString(dir.resolve("gw1.log")));
+                Thread.sleep(100);
+            }
+            int front = freePort();
+            Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), shippedConfig(front,
+                    "server gw1 127.0.0.1:" + leavingTls + " port " + leavingAdmin,
+                    "server gw2 127.0.0.1:" + staying.tlsPort() + " port " + staying.adminPort()));
+            Process proxy = new ProcessBuilder(haproxy.toString(), "-f", cfg.toString(), "-db")
+                    .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+            try {
+                deadline = System.currentTimeMillis() + 10_000;
+                while (!canConnect(front) && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(50);
+                }
+                Thread.sleep(4500); // the shipped rise 2 x inter 2s: both nodes up
+                for (int i = 0; i < 10; i++) {
+                    devices.add(RoamingDevice.start(pki, front, "held-" + i));
+                }
+                await(() -> devices.stream().allMatch(d -> d.connects.get() == 1), "every device connected");
+                assertTrue(staying.registry().size() < devices.size(), "leastconn gave the leaving node devices");
+
+                // and devices that connect, disconnect and connect again all along, so that connections are arriving
+                // when the leaving node's port closes
+                for (int i = 0; i < 3; i++) {
+                    devices.add(RoamingDevice.churning(pki, front, "churn-" + i));
+                }
+                leaving.destroy(); // SIGTERM
+                long drainStarted = System.nanoTime();
+                // new devices keep arriving through the grace and the drain
+                for (int i = 0; i < 20 && leaving.isAlive(); i++) {
+                    devices.add(RoamingDevice.start(pki, front, "new-" + i));
+                    Thread.sleep(400);
+                }
+                assertTrue(leaving.waitFor(90, TimeUnit.SECONDS), "the drained node exits");
+                assertEquals(143, leaving.exitValue(), Files.readString(dir.resolve("gw1.log")));
+                long drainedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - drainStarted);
+                devices.stream().filter(d -> d.churn).forEach(RoamingDevice::stop);
+                long holding = devices.stream().filter(d -> !d.churn).count();
+                await(() -> staying.registry().size() == holding, "every device on the staying node ("
+                        + staying.registry().size() + " of " + holding + ")");
+                int failed = devices.stream().mapToInt(d -> d.failed.get()).sum();
+                long moved = devices.stream().filter(d -> !d.churn && d.connects.get() > 1).count();
+                long churned = devices.stream().filter(d -> d.churn).mapToInt(d -> d.connects.get()).sum();
+                assertTrue(moved > 0, "devices moved from the leaving node");
+                assertEquals(0, failed, "failed connection attempts (" + moved + " devices moved, " + churned
+                        + " short connections, drain took "
+                        + drainedMs + " ms): " + devices.stream().filter(d -> d.failed.get() > 0)
+                        .map(d -> d.id + ": " + d.lastFailure).toList());
+            } finally {
+                devices.forEach(RoamingDevice::stop);
+                proxy.destroy();
+                proxy.waitFor(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            leaving.destroyForcibly();
+            leaving.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 60_000;
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.currentTimeMillis() < deadline, "timed out: " + what);
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * A device that holds its connection through the balancer and, when the gateway closes it, reconnects after a
+     * short random pause, as devices do; every attempt that does not end in an accepting CONNACK is counted.
+     */
+    static final class RoamingDevice implements Runnable {
+        final String id;
+        /** Disconnects itself right after each CONNACK instead of holding the connection. */
+        final boolean churn;
+        final java.util.concurrent.atomic.AtomicInteger connects = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger failed = new java.util.concurrent.atomic.AtomicInteger();
+        volatile String lastFailure;
+        private final SSLContext context;
+        private final int front;
+        private volatile boolean stopped;
+        private volatile SSLSocket socket;
+        private final Thread thread;
+
+        private RoamingDevice(TestPki pki, int front, String id, boolean churn) {
+            this.id = id;
+            this.churn = churn;
+            this.context = pki.clientContext(pki.device(id));
+            this.front = front;
+            this.thread = new Thread(this, "device-" + id);
+            thread.setDaemon(true);
+        }
+
+        static RoamingDevice start(TestPki pki, int front, String id) {
+            RoamingDevice d = new RoamingDevice(pki, front, id, false);
+            d.thread.start();
+            return d;
+        }
+
+        static RoamingDevice churning(TestPki pki, int front, String id) {
+            RoamingDevice d = new RoamingDevice(pki, front, id, true);
+            d.thread.start();
+            return d;
+        }
+
+        @Override
+        public void run() {
+            java.util.Random random = new java.util.Random(id.hashCode());
+            while (!stopped) {
+                SSLSocket s;
+                try {
+                    s = connectThrough(context, front, id);
+                } catch (Exception | AssertionError e) {
+                    if (!stopped) {
+                        failed.incrementAndGet();
+                        lastFailure = e.toString();
+                    }
+                    sleep(200);
+                    continue;
+                }
+                socket = s;
+                connects.incrementAndGet();
+                if (churn) {
+                    try (s) {
+                        s.getOutputStream().write(new byte[] {(byte) 0xE0, 0}); // DISCONNECT
+                    } catch (IOException e) {
+                        // closed either way
+                    }
+                    sleep(20);
+                    continue;
+                }
+                holdUntilClosed(s);
+                sleep(random.nextInt(300));
+            }
+        }
+
+        private void holdUntilClosed(SSLSocket s) {
+            try (s) {
+                s.setSoTimeout(500);
+                while (!stopped) {
+                    try {
+                        if (s.getInputStream().read() < 0) {
+                            return;
+                        }
+                    } catch (java.net.SocketTimeoutException idle) {
+                        // still connected
+                    }
+                }
+            } catch (IOException closedByTheGateway) {
+                // the drain closed it: reconnect
+            }
+        }
+
+        private static void sleep(long ms) {
+            try {
+                Thread.sleep(ms);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        void stop() {
+            stopped = true;
+            SSLSocket s = socket;
+            if (s != null) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // closing anyway
+                }
+            }
+            try {
+                thread.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 

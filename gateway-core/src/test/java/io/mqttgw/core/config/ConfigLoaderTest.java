@@ -94,6 +94,32 @@ class ConfigLoaderTest {
     }
 
     @Test
+    void refusesADrainThatWouldTellDevicesNonsenseByNamingTheKey() throws Exception {
+        for (String bad : List.of("shutdown.server-reference: \"gw2\\u0000:8883\"\n",
+                "shutdown.server-reference: \"" + "g".repeat(201) + "\"\n",
+                "shutdown.server-reference: \"gw2.example.net:8883 \\u00e9\"\n")) {
+            ConfigException e = assertThrows(ConfigException.class, () -> load(TLS_FILES + bad));
+            assertTrue(e.getMessage().startsWith("shutdown.server-reference = '"), e.getMessage());
+        }
+        for (String rate : List.of("0", "-5", "fast")) {
+            ConfigException e = assertThrows(ConfigException.class,
+                    () -> load(TLS_FILES + "shutdown.drain-rate: " + rate + "\n"));
+            assertTrue(e.getMessage().startsWith("shutdown.drain-rate = '" + rate + "'"), e.getMessage());
+        }
+        ConfigException renamed = assertThrows(ConfigException.class,
+                () -> load(TLS_FILES + "shutdown.close-rate: 500\n"));
+        assertTrue(renamed.getMessage().contains("(renamed to 'shutdown.drain-rate')"), renamed.getMessage());
+        ConfigException renamedVariable = assertThrows(ConfigException.class, () -> load(TLS_FILES,
+                Map.of("MQTTGW_SHUTDOWN_CLOSE_RATE", "500"), new Properties()));
+        assertTrue(renamedVariable.getMessage().contains("(renamed to MQTTGW_SHUTDOWN_DRAIN_RATE)"),
+                renamedVariable.getMessage());
+        GatewayConfig c = GatewayConfig.from(load(TLS_FILES + "shutdown.server-reference: gw2.example.net:8883\n"));
+        assertEquals("gw2.example.net:8883", c.shutdown().serverReference());
+        assertEquals(2000, c.shutdown().drainRatePerSecond());
+        assertEquals(null, GatewayConfig.from(load(TLS_FILES)).shutdown().serverReference(), "0x8B by default");
+    }
+
+    @Test
     void requiresTlsFilesWhileTheTlsListenerIsOn() {
         ConfigException e = assertThrows(ConfigException.class, () -> GatewayConfig.from(load("admin.port: 1\n")));
         assertTrue(e.getMessage().startsWith("listener.tls.cert-file is required while listener.tls.enabled is true"),

@@ -334,6 +334,56 @@ class Mqtt5SessionTest {
         assertTrue(written(ch).isEmpty());
     }
 
+    // --- a draining node ---------------------------------------------------------------------------------------
+
+    @Test
+    void aDrainingNodeWithAServerReferenceTellsA5DeviceToUseAnotherServer() {
+        ProtocolFixture f = allowing();
+        connected(f, connect5("dev-d", 0));
+        DeviceDisconnector.drain(last(), "gw2.example.net:8883");
+        assertFalse(last().isOpen());
+        MqttReasonCodeAndPropertiesVariableHeader told = serverDisconnectHeader(last());
+        assertEquals(0x9C, told.reasonCode() & 0xFF);
+        assertEquals("gw2.example.net:8883", told.properties().getProperty(MqttProperties.SERVER_REFERENCE).value());
+        assertEquals("use_another_server", told.properties().getProperty(MqttProperties.REASON_STRING).value());
+        assertEquals(1, f.metrics.disconnects(DisconnectReason.USE_ANOTHER_SERVER));
+    }
+
+    @Test
+    void aDrainingNodeWithoutAServerReferenceTellsA5DeviceServerShuttingDown() {
+        ProtocolFixture f = allowing();
+        connected(f, connect5("dev-d", 0));
+        DeviceDisconnector.drain(last(), null);
+        MqttReasonCodeAndPropertiesVariableHeader told = serverDisconnectHeader(last());
+        assertEquals(0x8B, told.reasonCode() & 0xFF);
+        assertNull(told.properties().getProperty(MqttProperties.SERVER_REFERENCE));
+        assertEquals(1, f.metrics.disconnects(DisconnectReason.SHUTDOWN));
+    }
+
+    @Test
+    void aServerReferenceThatWouldPassTheDevicesMaximumPacketSizeFallsBackToServerShuttingDown() {
+        ProtocolFixture f = allowing();
+        connected(f, connect5("dev-small", 0).properties(properties(expiry(0),
+                new MqttProperties.IntegerProperty(MqttProperties.MAXIMUM_PACKET_SIZE, 30))));
+        DeviceDisconnector.drain(last(), "a-rather-long-name-of-another-node.example.net:8883");
+        MqttReasonCodeAndPropertiesVariableHeader told = serverDisconnectHeader(last());
+        assertEquals(0x8B, told.reasonCode() & 0xFF, "MQTT-3.14.2-3: never more than the device takes");
+        assertEquals(1, f.metrics.disconnects(DisconnectReason.SHUTDOWN));
+    }
+
+    @Test
+    void aDrainingNodeClosesA311DeviceWithoutDisconnectCountedAsShutdown() {
+        ProtocolFixture f = allowing();
+        EmbeddedChannel ch = f.deviceChannel();
+        channels.add(ch);
+        send(ch, MqttMessageBuilders.connect().clientId("dev-3").cleanSession(true).keepAlive(60).build());
+        release(written(ch));
+        DeviceDisconnector.drain(ch, "gw2.example.net:8883");
+        assertFalse(ch.isOpen());
+        assertTrue(written(ch).isEmpty(), "3.1.1 has no server DISCONNECT");
+        assertEquals(1, f.metrics.disconnects(DisconnectReason.SHUTDOWN));
+    }
+
     @Test
     void aTakenOverSessionIsToldSessionTakenOver() {
         ProtocolFixture f = allowing();

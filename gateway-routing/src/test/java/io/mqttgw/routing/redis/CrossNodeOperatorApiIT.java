@@ -23,8 +23,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The operator API on two nodes sharing a real redis-server (routes and sessions): asked on the node that does not
- * hold a device, a lookup names the node that does, a kick is sent there (409), and the stored session is read
- * from Redis whichever node asks.
+ * hold a device, a lookup names the node that does, a kick or a downlink is sent there (409), and the stored session
+ * is read from Redis whichever node asks.
  */
 class CrossNodeOperatorApiIT extends RedisNodes {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -83,6 +83,57 @@ class CrossNodeOperatorApiIT extends RedisNodes {
             }
             assertEquals(404, call("GET", b, "/sessions/dev-roamer").statusCode(), "discarded in Redis");
         }
+    }
+
+    @Test
+    void aDownlinkSentToTheNodeThatDoesNotHoldTheDeviceNamesTheNodeThatDoes() throws Exception {
+        try (Gateway a = node("node-a").start(); Gateway b = node("node-b").start()) {
+            java.util.List<String> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Mqtt3AsyncClient device = TestDevices.mutualTls(pki, a.tlsPort(), "dev-online").buildAsync();
+            device.connectWith().cleanSession(false).send().join();
+            device.subscribeWith().topicFilter("devices/dev-online/cmd")
+                    .qos(com.hivemq.client.mqtt.datatypes.MqttQos.AT_LEAST_ONCE)
+                    .callback(p -> received.add(new String(p.getPayloadAsBytes(),
+                            java.nio.charset.StandardCharsets.UTF_8)))
+                    .send().join();
+            long deadline = System.currentTimeMillis() + 15_000;
+            while (call("GET", b, "/clients/dev-online").statusCode() == 404 && System.currentTimeMillis() < deadline) {
+                sleep();
+            }
+            String downlink = "/downlink?client=dev-online&topic=devices/dev-online/cmd&qos=1";
+
+            HttpResponse<String> onB = post(b, downlink, "from-b");
+            assertEquals(409, onB.statusCode(), onB.body());
+            assertEquals("node-a", JSON.readTree(onB.body()).get("node").asText());
+            assertEquals(0, JSON.readTree(call("GET", b, "/sessions/dev-online").body()).get("pending").asInt(),
+                    "nothing queued for a device that is online elsewhere");
+
+            HttpResponse<String> onA = post(a, downlink, "from-a");
+            assertEquals(200, onA.statusCode(), onA.body());
+            assertEquals("delivered", JSON.readTree(onA.body()).get("outcome").asText());
+            deadline = System.currentTimeMillis() + 15_000;
+            while (received.isEmpty() && System.currentTimeMillis() < deadline) {
+                sleep();
+            }
+            assertEquals(java.util.List.of("from-a"), received, "only the holder's node delivered");
+
+            // once the device is offline its persistent session takes the message on any node
+            device.disconnect().join();
+            deadline = System.currentTimeMillis() + 15_000;
+            HttpResponse<String> offline;
+            do {
+                offline = post(b, downlink, "while-offline");
+            } while (offline.statusCode() == 409 && System.currentTimeMillis() < deadline && sleep());
+            assertEquals(200, offline.statusCode(), offline.body());
+            assertEquals("queued", JSON.readTree(offline.body()).get("outcome").asText());
+        }
+    }
+
+    private static HttpResponse<String> post(Gateway node, String path, String body) throws Exception {
+        return HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + node.adminPort() + path))
+                .timeout(Duration.ofSeconds(30)).POST(HttpRequest.BodyPublishers.ofString(body))
+                .header("Authorization", "Bearer " + TestGateway.OPERATOR_TOKEN).build(),
+                HttpResponse.BodyHandlers.ofString());
     }
 
     private static boolean sleep() throws InterruptedException {

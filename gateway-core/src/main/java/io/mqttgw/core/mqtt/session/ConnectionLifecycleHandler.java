@@ -68,7 +68,7 @@ public final class ConnectionLifecycleHandler {
                              DisconnectReason reason) {
         Mqtt5Session mqtt5 = c.mqtt5();
         int delay = mqtt5 == null ? 0 : mqtt5.willDelaySeconds();
-        if (delay == 0 || reason == DisconnectReason.SHUTDOWN) {
+        if (delay == 0 || reason == DisconnectReason.SHUTDOWN || reason == DisconnectReason.USE_ANOTHER_SERVER) {
             publishWill(will);
         } else if (reason == DisconnectReason.TAKEOVER) {
             if (!c.persistent()) {
