@@ -26,7 +26,8 @@
 # user and system time of its own threads, then its JIT compiler and GC threads), GATEWAY_OPTS (extra JVM options
 # for the gateway, e.g. -Dmqttgw.admission.max-handshakes=1000),
 # GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
-# SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"], MQTT_VERSION [3.1.1] (or 5: the devices'
+# SCENARIOS ["gateway:false gateway:true mosquitto:false mosquitto:true"; `gateway=DIR:ramps` runs the distribution in
+# DIR instead of this checkout's, to compare two builds in one run], MQTT_VERSION [3.1.1] (or 5: the devices'
 # protocol; each run's summary.json and report say which), WORKER_JVM [the bench's --worker-jvm default] (the JVM
 # options of the bench's worker processes).
 # Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto (apt-get install -y mosquitto), jq.
@@ -98,7 +99,7 @@ admin.port: $GW_ADMIN_PORT
 log.lifecycle-rate: 5
 YAML
   # shipped defaults apart from ports, files and the discard sink; the pid is the JVM's (the script execs it)
-  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$GATEWAY" run ${GATEWAY_RUN_ARGS:-} --config "$dir/gateway.yaml" \
+  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$dist/bin/gateway" run ${GATEWAY_RUN_ARGS:-} --config "$dir/gateway.yaml" \
     > "$dir/gateway.out" 2>&1 &
   SERVER_PID=$!
   wait_port "$GW_PORT"
@@ -144,6 +145,11 @@ printf 'round\tserver\tresume\tutc\tload1\tramp_s\tramp_failed\tramp_refused\tra
 for round in $(seq 1 "$ROUNDS"); do
   for sc in $SCENARIOS; do
     server="${sc%%:*}"
+    # gateway=DIR runs the distribution in DIR (e.g. an older build) under the label gateway-<DIR's name>
+    dist="$ROOT/deploy/target/mqtt-gateway"
+    if [[ "$server" == gateway=* ]]; then
+      dist="${server#gateway=}"; server="gateway-$(basename "$dist")"
+    fi
     resume="${sc##*:}"
     run="r$round-$server-resume-$resume"
     warm=""
@@ -152,7 +158,7 @@ for round in $(seq 1 "$ROUNDS"); do
     fi
     dir="$OUT/$run"
     mkdir -p "$dir"
-    if [[ "$server" == gateway ]]; then
+    if [[ "$server" == gateway* ]]; then
       start_gateway "$dir"
       port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
     else
@@ -193,7 +199,7 @@ for round in $(seq 1 "$ROUNDS"); do
     fi
     storm bench
     closes=0; busy=0; held=0; rejected=0; gwto=0
-    if [[ "$server" == gateway ]]; then
+    if [[ "$server" == gateway* ]]; then
       curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" > "$dir/metrics.txt" || true
       # one count over all the log files (grep -c on several files prints one "file:count" line each)
       closes="$(cat "$dir"/logs/*.log 2>/dev/null | grep -c 'listeners closed for overload' || true)"
