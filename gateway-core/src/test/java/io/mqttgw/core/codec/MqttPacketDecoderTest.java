@@ -14,7 +14,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
@@ -205,6 +208,23 @@ class MqttPacketDecoderTest {
         assertEquals(List.of(MqttMessageType.PUBLISH, MqttMessageType.PINGREQ, MqttMessageType.PUBLISH,
                 MqttMessageType.PINGREQ, MqttMessageType.PUBLISH), types);
         assertEquals(List.of("a", "b", "c"), topics);
+    }
+
+    @Test
+    void packetsWrittenBackAreEncodedForTheProtocolOfTheConnect() {
+        EmbeddedChannel device = new EmbeddedChannel(MqttEncoder.INSTANCE, new MqttPacketDecoder(1024, 23));
+        device.writeInbound(Unpooled.wrappedBuffer(
+                packet(0x10, 0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60, 0, 0, 1, 'd')));
+        ReferenceCountUtil.release(device.readInbound());
+        MqttProperties properties = new MqttProperties();
+        properties.add(new MqttProperties.IntegerProperty(MqttProperties.RECEIVE_MAXIMUM, 10));
+        device.writeOutbound(MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
+                .properties(properties).build());
+        ByteBuf connack = device.readOutbound();
+        // 5.0: flags, reason code, then a property block of 3 bytes and its length; 3.1.1 would be 2 bytes long
+        assertEquals(6, connack.getByte(1), "remaining length of a 5.0 CONNACK with receive maximum");
+        connack.release();
+        device.finishAndReleaseAll();
     }
 
     @Test
