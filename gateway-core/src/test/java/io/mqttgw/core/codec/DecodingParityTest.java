@@ -8,7 +8,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
-import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttConnectPayload;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttProperties;
@@ -111,55 +110,12 @@ class DecodingParityTest {
         return ch;
     }
 
-    /** The packets one by one, framed as the decoder handler frames them, through the one-pass decoding. */
+    /** The connection's bytes through the decoder handler as the pipeline has it, then the refusals' handler. */
     static String onePass(byte[] connect, byte[] packet, int max, boolean v5) {
         EmbeddedChannel ch = channel(v5);
-        ch.pipeline().addLast(InvalidPacketHandler.INSTANCE);
-        PacketDecoding decoding = new PacketDecoding(max, CLIENT_ID);
-        boolean connected = false;
-        boolean mqtt5 = false;
-        for (byte[] bytes : new byte[][] {connect, packet}) {
-            if (bytes.length == 0) {
-                continue;
-            }
-            MqttMessage m = frameAndDecode(decoding, bytes, mqtt5, connected);
-            if (m instanceof MqttConnectMessage c && c.decoderResult().isSuccess()) {
-                connected = true;
-                mqtt5 = c.variableHeader().version() == 5;
-            }
-            ch.writeInbound(m);
-            if (m.decoderResult().isFailure()) {
-                break;
-            }
-        }
+        ch.pipeline().addLast(new MqttPacketDecoder(max, CLIENT_ID), InvalidPacketHandler.INSTANCE);
+        ch.writeInbound(Unpooled.wrappedBuffer(new Case(connect, packet, max, v5).stream()));
         return outcome(ch);
-    }
-
-    private static MqttMessage frameAndDecode(PacketDecoding decoding, byte[] bytes, boolean mqtt5,
-            boolean connected) {
-        Violation v = PacketDecoding.checkFixedHeader(bytes[0] & 0xFF, mqtt5);
-        if (v != null) {
-            return PacketDecoding.invalid(v);
-        }
-        int remaining = 0;
-        int header = 1;
-        for (int shift = 0; ; shift += 7) {
-            int digit = bytes[header++] & 0xFF;
-            remaining |= (digit & 0x7F) << shift;
-            if ((digit & 0x80) == 0) {
-                break;
-            }
-        }
-        v = decoding.checkRemainingLength(remaining);
-        if (v != null) {
-            return PacketDecoding.invalid(v);
-        }
-        ByteBuf in = Unpooled.wrappedBuffer(bytes);
-        try {
-            return decoding.decode(in, 0, header, remaining, mqtt5, connected);
-        } finally {
-            in.release();
-        }
     }
 
     private static String outcome(EmbeddedChannel ch) {

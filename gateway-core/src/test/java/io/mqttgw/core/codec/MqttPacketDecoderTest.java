@@ -135,9 +135,9 @@ class MqttPacketDecoderTest {
     }
 
     @Test
-    void refusesAFrameTheDecoderDidNotReadToItsEnd() {
-        // MQTT 5 CONNECT (left to the decoder) whose property block claims 20 bytes inside a 12-byte packet: the
-        // decoder would wait for the next packet's bytes
+    void refusesAPropertyBlockLongerThanItsPacket() {
+        // MQTT 5 CONNECT whose property block claims 20 bytes inside a 12-byte packet: read as it says, it would take
+        // the next packet's bytes
         byte[] connect = {0x10, 12, 0, 4, 'M', 'Q', 'T', 'T', 5, 2, 0, 60, 20, 0};
         ch.writeInbound(Unpooled.wrappedBuffer(connect));
         MqttMessage m = ch.readInbound();
@@ -268,7 +268,7 @@ class MqttPacketDecoderTest {
 
     @Test
     void aPacketTheDecoderRefusesLeavesTheNextConnectionsDecodingIntact() {
-        // a topic that is not UTF-8: left to Netty's decoder, which refuses it and stays refusing
+        // a topic that is not UTF-8: refused, and the connection stays refusing
         ch.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 0xFF, 'x')));
         MqttMessage refused = ch.readInbound();
         assertTrue(refused.decoderResult().isFailure());
