@@ -3,13 +3,13 @@ package io.mqttgw.core.codec;
 import io.netty.handler.codec.DecoderException;
 
 /**
- * The cause carried by the invalid-message value {@link MqttPacketDecoder} emits: which {@link PacketRules} rule a
- * packet broke. A value passed down the pipeline, never thrown; no stack trace is filled in.
+ * The cause carried by the invalid-message value the decoder emits for a refused packet: the {@link Violation}. A
+ * value passed down the pipeline, never thrown; no stack trace is filled in.
  */
-final class InvalidPacketException extends DecoderException {
-    private final transient PacketRules.Violation violation;
+public final class InvalidPacketException extends DecoderException {
+    private final transient Violation violation;
 
-    InvalidPacketException(PacketRules.Violation violation) {
+    InvalidPacketException(Violation violation) {
         super(violation.rule());
         this.violation = violation;
     }
@@ -20,7 +20,7 @@ final class InvalidPacketException extends DecoderException {
         return this;
     }
 
-    PacketRules.Violation violation() {
+    public Violation violation() {
         return violation;
     }
 }

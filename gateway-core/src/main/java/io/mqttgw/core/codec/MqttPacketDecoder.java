@@ -1,28 +1,25 @@
 package io.mqttgw.core.codec;
 
-import io.mqttgw.core.connection.DisconnectReason;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
+import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.handler.codec.mqtt.MqttMessage;
-import io.netty.handler.codec.mqtt.MqttMessageFactory;
+import io.netty.handler.codec.mqtt.MqttVersion;
+import io.netty.util.AttributeKey;
 
 /**
  * Turns a device's bytes into MQTT messages, one packet at a time and only as fast as the pipeline asks for them.
  *
- * <p>Framing and refusal: whole packets are cut from the bytes and only packets that pass {@link PacketRules} are
- * decoded, so Netty's decoder never reads a field past its packet (it would wait for, or swallow, the next packet's
- * bytes) nor indexes an array or enum with a value the spec forbids. A packet over {@code mqtt.max-packet-size} is
- * refused as soon as its remaining length is read, before its body is buffered. A refused packet becomes the same
- * invalid-message value the decoder emits (cause {@link InvalidPacketException}) for {@link InvalidPacketHandler} (or
- * the session handler), the one place that turns it into a counted close; every later byte is discarded, after a
- * packet the decoder refused too. Once a level-5 CONNECT passed, the MQTT 5.0 layouts apply (the connection's
- * protocol is its CONNECT's, as for the decoder); a second CONNECT is refused. As a safety net for what the rules
- * leave to the decoder, a packet the decoder did not read exactly to its end is refused too.
- *
- * <p>Decoding: each whole packet is decoded on its own by {@link WholePacketDecoder} (Netty's decoder, one per event
- * loop), just before it is passed on.
+ * <p>Framing and refusal: whole packets are cut from the bytes; a first byte the spec forbids is refused at once,
+ * and a packet over {@code mqtt.max-packet-size} as soon as its remaining length is read, before its body is
+ * buffered. A whole packet is checked and decoded in one pass by {@link PacketDecoding}, which never reads a field
+ * past its packet. A refused packet becomes an invalid-message value (cause {@link InvalidPacketException}) for
+ * {@link InvalidPacketHandler} (or the session handler), the one place that turns it into a counted close; every
+ * later byte is discarded. Once a level-5 CONNECT passed, the MQTT 5.0 layouts apply (the connection's protocol is
+ * its CONNECT's); a second CONNECT is refused. The CONNECT's protocol is also left where Netty's
+ * {@link io.netty.handler.codec.mqtt.MqttEncoder} looks for it, so the packets written back are encoded for it.
  *
  * <p>Flow control: while the channel reads by itself (auto-read) every whole packet held is passed on at once. While
  * reading is paused (auto-read off: uplink back-pressure, an unwritable channel, the CONNECT decision) nothing more is
@@ -33,22 +30,16 @@ import io.netty.handler.codec.mqtt.MqttMessageFactory;
  * packet is held back, and after a {@code read()} request emptied what was held. Held bytes are released when the
  * channel closes or the handler leaves.
  *
- * <p>This is one pipeline entry where a framer, Netty's decoder and a flow-control handler were three. One
- * instance per connection; event loop only.
+ * <p>This is one pipeline entry where a framer, a decoder and a flow-control handler were three. One instance per
+ * connection; event loop only.
  */
 public final class MqttPacketDecoder extends ChannelDuplexHandler {
-    private static final PacketRules.Violation REMAINING_LENGTH = new PacketRules.Violation(
-            DisconnectReason.MALFORMED_PACKET, "MQTT-2.2.3: remaining length longer than four bytes");
-    private static final PacketRules.Violation TOO_LARGE = new PacketRules.Violation(
-            DisconnectReason.PACKET_TOO_LARGE, "remaining length over mqtt.max-packet-size");
-    private static final PacketRules.Violation SECOND_CONNECT = new PacketRules.Violation(
-            DisconnectReason.SECOND_CONNECT, "MQTT-3.1.0-2: a second CONNECT");
-    private static final PacketRules.Violation NOT_READ_TO_END = new PacketRules.Violation(
-            DisconnectReason.MALFORMED_PACKET, "MQTT-2.2.3: fields do not fill the remaining length");
+    /** Where Netty's encoder reads the connection's protocol version (its own decoder sets it on CONNECT). */
+    private static final AttributeKey<MqttVersion> MQTT_VERSION = AttributeKey.valueOf("NETTY_CODEC_MQTT_VERSION");
 
     /** A packet was refused: every later byte is discarded. */
     private static final int REFUSED = 1;
-    /** The CONNECT passed; another one is refused (it would switch the decoder's protocol). */
+    /** The CONNECT passed; another one is refused (the connection keeps its first CONNECT's protocol). */
     private static final int CONNECTED = 2;
     /** That CONNECT was level 5: later packets are checked with the MQTT 5.0 layouts. */
     private static final int MQTT5 = 4;
@@ -58,29 +49,20 @@ public final class MqttPacketDecoder extends ChannelDuplexHandler {
     /** {@link #next} answer when only asked whether a packet or refusal is ready. */
     private static final Object READY = new Object();
 
-    /** Shared by the listener's connections: one reference here instead of two ints (24 bytes per handler, not 32). */
-    private final Limits limits;
+    /** Shared by the listener's connections: one reference per handler (24 bytes per handler, not 32). */
+    private final PacketDecoding decoding;
     /** {@link #REFUSED}, {@link #CONNECTED}, {@link #MQTT5}, {@link #REQUESTED}. */
     private byte flags;
     /** Bytes received and not yet passed on as packets; null when there are none. */
     private ByteBuf held;
 
-    /**
-     * The sizes a connection's packets are held to.
-     *
-     * @param maxPacketSize     {@code mqtt.max-packet-size}: the largest remaining length accepted
-     * @param maxClientIdLength the client id length Netty's decoder allows MQTT 3.1 devices
-     */
-    public record Limits(int maxPacketSize, int maxClientIdLength) {
-    }
-
-    /** @param limits one instance for all connections of a listener */
-    public MqttPacketDecoder(Limits limits) {
-        this.limits = limits;
+    /** @param decoding one instance for all connections of a listener */
+    public MqttPacketDecoder(PacketDecoding decoding) {
+        this.decoding = decoding;
     }
 
     MqttPacketDecoder(int maxPacketSize, int maxClientIdLength) {
-        this(new Limits(maxPacketSize, maxClientIdLength));
+        this(new PacketDecoding(maxPacketSize, maxClientIdLength));
     }
 
     @Override
@@ -164,7 +146,7 @@ public final class MqttPacketDecoder extends ChannelDuplexHandler {
         int readable = in.readableBytes();
         int start = in.readerIndex();
         int first = in.getUnsignedByte(start);
-        PacketRules.Violation violation = PacketRules.checkFixedHeader(first, is(MQTT5));
+        Violation violation = PacketDecoding.checkFixedHeader(first, is(MQTT5));
         if (violation != null) {
             return take ? refuse(violation) : READY;
         }
@@ -180,11 +162,12 @@ public final class MqttPacketDecoder extends ChannelDuplexHandler {
                 break;
             }
             if (headerLength == 5) {
-                return take ? refuse(REMAINING_LENGTH) : READY;
+                return take ? refuse(PacketDecoding.remainingLengthTooLong()) : READY;
             }
         }
-        if (remaining > limits.maxPacketSize()) {
-            return take ? refuse(TOO_LARGE) : READY;
+        violation = decoding.checkRemainingLength(remaining);
+        if (violation != null) {
+            return take ? refuse(violation) : READY;
         }
         if (readable < headerLength + remaining) {
             return null;
@@ -192,35 +175,18 @@ public final class MqttPacketDecoder extends ChannelDuplexHandler {
         if (!take) {
             return READY;
         }
-        ByteBuf body = in.slice(start + headerLength, remaining);
-        violation = PacketRules.checkBody(first, body, is(MQTT5));
-        if (violation != null) {
-            return refuse(violation);
-        }
-        if ((first >> 4) == 1) {
-            if (is(CONNECTED)) {
-                return refuse(SECOND_CONNECT);
-            }
-            flags |= PacketRules.isMqtt5Connect(body) ? CONNECTED | MQTT5 : CONNECTED;
-        }
-        ByteBuf packet = in.readRetainedSlice(headerLength + remaining);
+        MqttMessage message = decoding.decode(in, start, headerLength, remaining, is(MQTT5), is(CONNECTED));
+        in.skipBytes(headerLength + remaining);
         if (!in.isReadable()) {
             releaseHeld();
         }
-        if (!packet.isContiguous()) {
-            // the decoder would copy a non-contiguous packet into its own buffer, hiding whether it read it to its end
-            ByteBuf copy = ctx.alloc().buffer(packet.readableBytes());
-            copy.writeBytes(packet);
-            packet.release();
-            packet = copy;
-        }
-        MqttMessage message = WholePacketDecoder.decode(ctx, packet, limits);
-        if (message == null) {
-            return refuse(NOT_READ_TO_END);
-        }
         if (message.decoderResult().isFailure()) {
-            // the decoder refused it: like the decoder, read nothing after it
             refused();
+        } else if (message instanceof MqttConnectMessage connect) {
+            MqttVersion version = MqttVersion.fromProtocolNameAndLevel(connect.variableHeader().name(),
+                    (byte) connect.variableHeader().version());
+            flags |= version == MqttVersion.MQTT_5 ? CONNECTED | MQTT5 : CONNECTED;
+            ctx.channel().attr(MQTT_VERSION).set(version);
         }
         return message;
     }
@@ -229,9 +195,9 @@ public final class MqttPacketDecoder extends ChannelDuplexHandler {
         return (flags & flag) != 0;
     }
 
-    private Object refuse(PacketRules.Violation violation) {
+    private Object refuse(Violation violation) {
         refused();
-        return MqttMessageFactory.newInvalidMessage(new InvalidPacketException(violation));
+        return PacketDecoding.invalid(violation);
     }
 
     private void refused() {

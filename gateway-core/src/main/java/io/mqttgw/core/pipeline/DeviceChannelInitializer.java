@@ -3,6 +3,7 @@ package io.mqttgw.core.pipeline;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.codec.InvalidPacketHandler;
+import io.mqttgw.core.codec.PacketDecoding;
 import io.mqttgw.core.connection.KeepAliveWheel;
 import io.mqttgw.core.mqtt.connect.MqttConnectHandler;
 import io.mqttgw.core.codec.MqttPacketDecoder;
@@ -43,7 +44,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
     private final OutboundPacketHandler outbound;
     private final TlsHandshakeHandler tlsHandshake;
     private final EstablishedSessionHandler session;
-    private final MqttPacketDecoder.Limits packetLimits;
+    private final PacketDecoding packetDecoding;
 
     private final HandshakeBudgetHandler handshakeBudget;
     private final boolean proxyProtocol;
@@ -67,7 +68,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
         this.tlsHandshake = tls == null ? null : new TlsHandshakeHandler(
                 new CertificateIdentities(services.config().identity().source()), tls::verifier, services.metrics(),
                 services.events());
-        this.packetLimits = new MqttPacketDecoder.Limits(services.config().mqtt().maxPacketSize(),
+        this.packetDecoding = new PacketDecoding(services.config().mqtt().maxPacketSize(),
                 services.config().mqtt().maxClientIdLength());
         this.session = new EstablishedSessionHandler(new UplinkPublishHandler(services.sink(), services.metrics(),
                 services.config().mqtt().maxInflightUplink(), services.config().acl().disconnectOnViolation(),
@@ -99,7 +100,7 @@ public final class DeviceChannelInitializer extends ChannelInitializer<Channel> 
             p.addLast(HandlerNames.HANDSHAKE_BUDGET, handshakeBudget);
             p.addLast(HandlerNames.TLS_HANDSHAKE, tlsHandshake);
         }
-        p.addLast(HandlerNames.PACKET_DECODER, new MqttPacketDecoder(packetLimits));
+        p.addLast(HandlerNames.PACKET_DECODER, new MqttPacketDecoder(packetDecoding));
         p.addLast(HandlerNames.OUTBOUND, outbound);
         p.addLast(HandlerNames.INVALID_PACKET, InvalidPacketHandler.INSTANCE);
         p.addLast(HandlerNames.CONNECT, new MqttConnectHandler(services, this, HandlerNames.CONNECT));

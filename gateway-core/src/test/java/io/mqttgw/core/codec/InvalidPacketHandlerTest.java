@@ -15,7 +15,6 @@ import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.DecoderResult;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
-import io.netty.handler.codec.mqtt.MqttDecoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
@@ -35,7 +34,8 @@ class InvalidPacketHandlerTest {
     void channel() {
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
-        ch.pipeline().addLast(new MqttDecoder(MAX_PACKET_SIZE, MAX_CLIENT_ID_LENGTH), InvalidPacketHandler.INSTANCE);
+        ch.pipeline().addLast(new MqttPacketDecoder(MAX_PACKET_SIZE, MAX_CLIENT_ID_LENGTH),
+                InvalidPacketHandler.INSTANCE);
     }
 
     @AfterEach

@@ -20,7 +20,7 @@ import io.netty.util.ReferenceCountUtil;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The MQTT 5.0 packet layouts {@link MqttPacketDecoder} checks before Netty's decoder reads a packet. */
+/** The MQTT 5.0 packet layouts {@link MqttPacketDecoder} checks as it decodes a packet. */
 class Mqtt5LayoutsTest {
     private final EmbeddedChannel ch = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
 

@@ -14,7 +14,10 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOutboundHandlerAdapter;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
+import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
+import io.netty.handler.codec.mqtt.MqttEncoder;
 import io.netty.handler.codec.mqtt.MqttMessage;
+import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
@@ -132,9 +135,9 @@ class MqttPacketDecoderTest {
     }
 
     @Test
-    void refusesAFrameTheDecoderDidNotReadToItsEnd() {
-        // MQTT 5 CONNECT (left to the decoder) whose property block claims 20 bytes inside a 12-byte packet: the
-        // decoder would wait for the next packet's bytes
+    void refusesAPropertyBlockLongerThanItsPacket() {
+        // MQTT 5 CONNECT whose property block claims 20 bytes inside a 12-byte packet: read as it says, it would take
+        // the next packet's bytes
         byte[] connect = {0x10, 12, 0, 4, 'M', 'Q', 'T', 'T', 5, 2, 0, 60, 20, 0};
         ch.writeInbound(Unpooled.wrappedBuffer(connect));
         MqttMessage m = ch.readInbound();
@@ -208,6 +211,23 @@ class MqttPacketDecoderTest {
     }
 
     @Test
+    void packetsWrittenBackAreEncodedForTheProtocolOfTheConnect() {
+        EmbeddedChannel device = new EmbeddedChannel(MqttEncoder.INSTANCE, new MqttPacketDecoder(1024, 23));
+        device.writeInbound(Unpooled.wrappedBuffer(
+                packet(0x10, 0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60, 0, 0, 1, 'd')));
+        ReferenceCountUtil.release(device.readInbound());
+        MqttProperties properties = new MqttProperties();
+        properties.add(new MqttProperties.IntegerProperty(MqttProperties.RECEIVE_MAXIMUM, 10));
+        device.writeOutbound(MqttMessageBuilders.connAck().returnCode(MqttConnectReturnCode.CONNECTION_ACCEPTED)
+                .properties(properties).build());
+        ByteBuf connack = device.readOutbound();
+        // 5.0: flags, reason code, then a property block of 3 bytes and its length; 3.1.1 would be 2 bytes long
+        assertEquals(6, connack.getByte(1), "remaining length of a 5.0 CONNACK with receive maximum");
+        connack.release();
+        device.finishAndReleaseAll();
+    }
+
+    @Test
     void packetsAfterAnMqtt5ConnectInTheSameReadAreDecodedAs5() {
         byte[] connect5 = packet(0x10, 0, 4, 'M', 'Q', 'T', 'T', 5, 0x02, 0, 60, 0, 0, 1, 'd');
         // QoS 1, topic a, id 7, properties: content type "j", payload "x"; then PUBACK id 7 with reason 0x10
@@ -248,7 +268,7 @@ class MqttPacketDecoderTest {
 
     @Test
     void aPacketTheDecoderRefusesLeavesTheNextConnectionsDecodingIntact() {
-        // a topic that is not UTF-8: left to Netty's decoder, which refuses it and stays refusing
+        // a topic that is not UTF-8: refused, and the connection stays refusing
         ch.writeInbound(Unpooled.wrappedBuffer(packet(0x30, 0, 1, 0xFF, 'x')));
         MqttMessage refused = ch.readInbound();
         assertTrue(refused.decoderResult().isFailure());
