@@ -3,6 +3,7 @@ package io.mqttgw.core.mqtt.connect;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.mqtt.downlink.DownlinkPublish;
 import io.mqttgw.core.mqtt.downlink.DownlinkSession;
+import io.mqttgw.core.mqtt.downlink.SubscriptionMatcher;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.mqtt.session.SessionStoreCalls;
 import io.mqttgw.core.spi.DownlinkTarget;
@@ -49,7 +50,7 @@ final class SessionRestore {
         acceptance.accept(found.present());
         DownlinkSession downlink = null;
         for (StoredMessage m : found.pending()) {
-            int granted = context.grantedQos(m.message().topic());
+            int granted = SubscriptionMatcher.grantedQos(context.subscriptions(), m.message().topic());
             if (granted < 0) {
                 services.metrics().downlinkOutcome(DownlinkTarget.Outcome.NOT_SUBSCRIBED);
                 SessionStoreCalls.call(services.metrics(), "remove",
@@ -57,7 +58,7 @@ final class SessionRestore {
                 continue;
             }
             if (downlink == null) {
-                downlink = context.downlink(channel, services.config().downlink(), services.metrics(),
+                downlink = DownlinkSession.of(channel, services.config().downlink(), services.metrics(),
                         services.sessions());
             }
             downlink.sendStored(DownlinkPublish.encode(m.message(), channel.alloc()),
