@@ -10,6 +10,8 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The last step of CONNECT: the answer. An accepting CONNACK (with the gateway's MQTT 5.0 properties) and the switch
@@ -50,6 +52,13 @@ final class ConnectReply {
             // an unwritable channel stays paused; the writability watch resumes it once it drains
             channel.config().setAutoRead(true);
         }
+    }
+
+    /** The refusal after a random delay up to {@code admission.reject-delay}, so the devices' retries spread out. */
+    void refuseLater(Channel channel, ProtocolCapabilities capabilities, Refused refused) {
+        long max = services.config().admission().rejectDelay().toMillis();
+        channel.eventLoop().schedule(() -> refuse(channel, capabilities, refused),
+                max <= 0 ? 0 : ThreadLocalRandom.current().nextLong(max + 1), TimeUnit.MILLISECONDS);
     }
 
     /** CONNACK with the refusal's code for this connection's protocol, then close; a close alone where it has none. */

@@ -19,7 +19,6 @@ import io.netty.util.concurrent.ScheduledFuture;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiConsumer;
@@ -126,11 +125,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
             // overloaded: refuse, after a random delay so the devices' retries spread out
             moveTo(ConnectState.ENDED);
             pause(ctx);
-            long max = services.config().admission().rejectDelay().toMillis();
-            Refused busy = new Refused(connect.payload().clientIdentifier(), ConnectRefusal.SERVER_BUSY,
-                    DisconnectReason.OVERLOADED);
-            ctx.executor().schedule(() -> reply.refuse(ctx.channel(), capabilities, busy),
-                    max <= 0 ? 0 : ThreadLocalRandom.current().nextLong(max + 1), TimeUnit.MILLISECONDS);
+            reply.refuseLater(ctx.channel(), capabilities, new Refused(connect.payload().clientIdentifier(),
+                    ConnectRefusal.SERVER_BUSY, DisconnectReason.OVERLOADED));
             return;
         }
         CheckOutcome checked = checks.check(connect, capabilities, ConnectionContext.of(ctx.channel()));
@@ -243,7 +239,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         if (!moveTo(waiting)) {
             return;
         }
-        CompletableFuture<T> now = answeredNow(stage);
+        CompletableFuture<T> now = Answers.now(stage);
         if (now != null) {
             if (now.isCompletedExceptionally()) {
                 answer(ctx, waiting, null, now.handle((v, e) -> e).join(), onAnswer);
@@ -255,7 +251,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         pause(ctx);
         deadline = ctx.executor().schedule(() -> answer(ctx, waiting, null, TIMED_OUT, onAnswer),
                 timeout.toMillis(), TimeUnit.MILLISECONDS);
-        stage.whenComplete((value, error) -> onLoop(ctx, () -> {
+        stage.whenComplete((value, error) -> Answers.onLoop(ctx.executor(), () -> {
             if (!answer(ctx, waiting, value, error, onAnswer) && late != null) {
                 late.accept(value, error);
             }
@@ -288,26 +284,8 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         return true;
     }
 
-    /**
-     * The stage when it has its answer already, else null. Only a plain {@link CompletableFuture} is asked: a stage of
-     * another kind may not answer {@code isDone} (a minimal stage throws), and waiting for it is always correct.
-     */
-    @SuppressWarnings("unchecked")
-    private static <T> CompletableFuture<T> answeredNow(CompletionStage<T> stage) {
-        return stage != null && stage.getClass() == CompletableFuture.class
-                && ((CompletableFuture<T>) stage).isDone() ? (CompletableFuture<T>) stage : null;
-    }
-
     private static void pause(ChannelHandlerContext ctx) {
         ctx.channel().config().setAutoRead(false);
-    }
-
-    private static void onLoop(ChannelHandlerContext ctx, Runnable task) {
-        if (ctx.executor().inEventLoop()) {
-            task.run();
-        } else {
-            ctx.executor().execute(task);
-        }
     }
 
     @Override
