@@ -7,11 +7,8 @@ import io.mqttgw.core.identity.RevocationPath;
 import io.mqttgw.core.mqtt.downlink.DownlinkSession;
 import io.mqttgw.core.mqtt.publish.UplinkAcks;
 import io.mqttgw.core.spi.Route;
-import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.core.spi.Subscriptions;
 import io.mqttgw.core.spi.UplinkMessage;
-import io.mqttgw.core.topic.SubscriptionMatch;
-import io.mqttgw.core.topic.TopicFilters;
 import io.netty.channel.Channel;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -351,53 +348,14 @@ public final class ConnectionContext {
         return subscriptions;
     }
 
-    /** Granted QoS of the first filter matching {@code topic}, or -1. */
-    public int grantedQos(String topic) {
-        Subscriptions subs = subscriptions;
-        int best = -1;
-        for (int i = 0; i < subs.size(); i++) {
-            if (TopicFilters.matches(subs.filter(i), topic)) {
-                best = Math.max(best, subs.subscription(i).qos());
-            }
-        }
-        return best;
-    }
-
-    /**
-     * Every subscription matching {@code topic} folded into one (MQTT 5.0, 3.3.4): the highest granted QoS, retain as
-     * published if any asks for it, and the identifiers of all of them; null when none matches. For a connection that
-     * takes properties; a 3.1.1 one asks {@link #grantedQos} and allocates nothing.
-     */
-    public SubscriptionMatch match(String topic) {
-        Subscriptions subs = subscriptions;
-        int qos = -1;
-        boolean retainAsPublished = false;
-        int[] identifiers = SubscriptionMatch.NO_IDENTIFIERS;
-        for (int i = 0; i < subs.size(); i++) {
-            if (TopicFilters.matches(subs.filter(i), topic)) {
-                Subscription s = subs.subscription(i);
-                qos = Math.max(qos, s.qos());
-                retainAsPublished |= s.retainAsPublished();
-                if (s.identifier() != 0) {
-                    identifiers = java.util.Arrays.copyOf(identifiers, identifiers.length + 1);
-                    identifiers[identifiers.length - 1] = s.identifier();
-                }
-            }
-        }
-        return qos < 0 ? null : new SubscriptionMatch(qos, retainAsPublished, identifiers);
-    }
-
-    /** The session's downlink state, created on the first downlink message. */
-    public DownlinkSession downlink(Channel channel, io.mqttgw.core.config.GatewayConfig.Downlink config,
-                             io.mqttgw.core.metrics.GatewayMetrics metrics, io.mqttgw.core.spi.SessionStore store) {
-        if (downlink == null) {
-            downlink = new DownlinkSession(channel, config, metrics, store);
-        }
-        return downlink;
-    }
-
+    /** The session's downlink state, or null before the first downlink message. */
     public DownlinkSession downlinkOrNull() {
         return downlink;
+    }
+
+    /** Set once, with the first downlink message ({@code DownlinkSession.of}). */
+    public void downlink(DownlinkSession value) {
+        this.downlink = value;
     }
 
     /**
@@ -436,23 +394,14 @@ public final class ConnectionContext {
         return acks;
     }
 
-    /**
-     * Resolves an MQTT 5.0 uplink topic alias: a PUBLISH with a topic sets {@code alias} to it, one with an empty topic
-     * uses what the alias was set to. Null when the alias is invalid: 0, above {@code maximum}, or unknown with an
-     * empty topic (MQTT-3.3.2-7/8/9). The table, {@code maximum} + 1 references, is made on the first alias.
-     */
-    public String topicAlias(int alias, String topic, int maximum) {
-        if (alias <= 0 || alias > maximum) {
-            return null;
-        }
-        if (topicAliases == null) {
-            topicAliases = new String[maximum + 1];
-        }
-        if (topic.isEmpty()) {
-            return topicAliases[alias];
-        }
-        topicAliases[alias] = topic;
-        return topic;
+    /** The MQTT 5.0 uplink topic alias table (index = alias), or null before the device first sets one. */
+    public String[] topicAliases() {
+        return topicAliases;
+    }
+
+    /** Set once, when the device first sets an alias ({@code TopicAliases}). */
+    public void topicAliases(String[] table) {
+        this.topicAliases = table;
     }
 
     /** The connection's protocol and its device's announced limits; 3.1.1 until CONNECT says otherwise. */

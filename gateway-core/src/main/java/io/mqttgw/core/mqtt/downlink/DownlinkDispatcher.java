@@ -118,12 +118,12 @@ public final class DownlinkDispatcher implements DownlinkTarget {
             queueOffline(message, outcome);
             return;
         }
-        int granted = context.grantedQos(message.topic());
+        int granted = SubscriptionMatcher.grantedQos(context.subscriptions(), message.topic());
         if (granted < 0) {
             complete(outcome, Outcome.NOT_SUBSCRIBED);
             return;
         }
-        context.downlink(channel, config, metrics, store).send(
+        DownlinkSession.of(channel, config, metrics, store).send(
                 DownlinkPublish.encode(message, channel.alloc(), publishedRetain), Math.min(granted, message.qos()),
                 outcome, true);
     }
@@ -243,12 +243,13 @@ public final class DownlinkDispatcher implements DownlinkTarget {
                         AtomicInteger remaining, CompletableFuture<Integer> done) {
         ConnectionContext context = ConnectionContext.of(channel);
         Runnable handOver = () -> {
-            int granted = channel.isActive() && context.sessionOpen() ? context.grantedQos(message.topic()) : -1;
+            int granted = channel.isActive() && context.sessionOpen()
+                    ? SubscriptionMatcher.grantedQos(context.subscriptions(), message.topic()) : -1;
             if (granted < 0) {
                 shared.release();
             } else {
                 handed.incrementAndGet();
-                context.downlink(channel, config, metrics, store).send(shared, Math.min(granted, message.qos()),
+                DownlinkSession.of(channel, config, metrics, store).send(shared, Math.min(granted, message.qos()),
                         null, false);
             }
             countDown(remaining, handed, done);

@@ -86,6 +86,18 @@ public final class DownlinkSession {
     private final boolean properties;
     private final int maximumPacketSize;
 
+    /** The connection's downlink state, made on its first downlink message. Event loop only. */
+    public static DownlinkSession of(Channel channel, GatewayConfig.Downlink config, GatewayMetrics metrics,
+                                     SessionStore store) {
+        ConnectionContext context = ConnectionContext.of(channel);
+        DownlinkSession session = context.downlinkOrNull();
+        if (session == null) {
+            session = new DownlinkSession(channel, config, metrics, store);
+            context.downlink(session);
+        }
+        return session;
+    }
+
     public DownlinkSession(Channel channel, GatewayConfig.Downlink config, GatewayMetrics metrics, SessionStore store) {
         this.channel = channel;
         this.config = config;
@@ -222,7 +234,8 @@ public final class DownlinkSession {
         if (!properties) {
             return p.publish.packet(channel.alloc(), p.qos, p.packetId, dup);
         }
-        SubscriptionMatch match = ConnectionContext.of(channel).match(p.publish.message().topic());
+        SubscriptionMatch match = SubscriptionMatcher.match(ConnectionContext.of(channel).subscriptions(),
+                p.publish.message().topic());
         if (p.publish.sharedFor5(match)) {
             // nothing of its own for this receiver: the shared encoding with an empty property block
             return p.publish.packet(channel.alloc(), p.qos, p.packetId, dup, true);
@@ -234,7 +247,8 @@ public final class DownlinkSession {
         if (maximumPacketSize >= ProtocolCapabilities.PROTOCOL_MAXIMUM_PACKET_SIZE) {
             return false;
         }
-        SubscriptionMatch match = ConnectionContext.of(channel).match(p.publish.message().topic());
+        SubscriptionMatch match = SubscriptionMatcher.match(ConnectionContext.of(channel).subscriptions(),
+                p.publish.message().topic());
         return p.publish.size5(p.qos, match, System.currentTimeMillis()) > maximumPacketSize;
     }
 

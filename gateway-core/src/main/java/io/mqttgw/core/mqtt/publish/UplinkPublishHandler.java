@@ -117,7 +117,7 @@ public final class UplinkPublishHandler {
             MqttProperties.MqttProperty<?> alias = publish.variableHeader().properties()
                     .getProperty(MqttProperties.TOPIC_ALIAS);
             if (alias != null) {
-                topic = context.topicAlias((Integer) alias.value(), topic, topicAliasMaximum);
+                topic = TopicAliases.resolve(context, (Integer) alias.value(), topic, topicAliasMaximum);
                 violation = topic == null ? DisconnectReason.TOPIC_ALIAS_INVALID : null;
             }
             if (violation == null && qos > 0 && context.acks(maxInflight).overReceiveMaximum(qos, packetId)) {

@@ -5,6 +5,8 @@ import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.mqtt.downlink.DownlinkPublish;
+import io.mqttgw.core.mqtt.downlink.DownlinkSession;
+import io.mqttgw.core.mqtt.downlink.SubscriptionMatcher;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.mqtt.session.SessionStoreCalls;
 import io.mqttgw.core.spi.DownlinkMessage;
@@ -167,12 +169,12 @@ public final class SubscriptionHandler {
         long now = System.currentTimeMillis();
         for (DownlinkMessage m : messages) {
             // the QoS of the best matching subscription now, which may differ from the filter that asked
-            int granted = context.grantedQos(m.topic());
+            int granted = SubscriptionMatcher.grantedQos(context.subscriptions(), m.topic());
             if (granted < 0 || m.expired(now)) {
                 continue;
             }
             DownlinkMessage retained = m.withRetain(true);
-            context.downlink(channel, services.config().downlink(), metrics, services.sessions())
+            DownlinkSession.of(channel, services.config().downlink(), metrics, services.sessions())
                     .send(DownlinkPublish.encode(retained, channel.alloc()), Math.min(granted, m.qos()), null, false);
         }
     }

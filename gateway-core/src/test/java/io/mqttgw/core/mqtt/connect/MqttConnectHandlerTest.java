@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.codec.InvalidPacketHandler;
 import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.mqtt.downlink.SubscriptionMatcher;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.connection.KeepAliveWheel;
 import io.mqttgw.core.pipeline.ChannelErrorHandler;
@@ -297,7 +298,7 @@ class MqttConnectHandlerTest {
             release(out);
         }
         assertEquals("up/1", f.sink.next().message().topic());
-        assertEquals(1, ConnectionContext.of(ch).grantedQos("cmd/x"));
+        assertEquals(1, SubscriptionMatcher.grantedQos(ConnectionContext.of(ch).subscriptions(), "cmd/x"));
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.acl.TopicAcl;
 import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.mqtt.downlink.SubscriptionMatcher;
 import io.mqttgw.core.mqtt.downlink.DownlinkSession;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.Subscription;
@@ -117,11 +118,11 @@ class SubscriptionHandlerMqtt5Test {
         subscribe(3, "cmd/+", option(0, false, 0));
         subscribe(5, "cmd/#", option(1, true, 0));
         subscribe(0, "cmd/x", option(0, false, 0));
-        SubscriptionMatch match = context.match("cmd/x");
+        SubscriptionMatch match = SubscriptionMatcher.match(context.subscriptions(), "cmd/x");
         assertEquals(1, match.qos());
         assertTrue(match.retainAsPublished());
         assertEquals(List.of(3, 5), java.util.Arrays.stream(match.identifiers()).boxed().toList());
-        assertNull(context.match("other"));
+        assertNull(SubscriptionMatcher.match(context.subscriptions(), "other"));
     }
 
     @Test
