@@ -26,7 +26,7 @@ final class PublishDecoding {
         if (emptyTopic && !mqtt5) {
             throw PacketReader.refuse(Violations.EMPTY_TOPIC);
         }
-        // U+0000 anywhere in the variable header counts as a bad topic, as Netty's decoder counted it
+        // U+0000 anywhere in the variable header counts as a bad topic (the reason devices and dashboards already know)
         r.nul = Violations.NUL_IN_PUBLISH_HEADER;
         String topic = r.string(r.start, p);
         if (topic != null && hasWildcard(topic)) {

@@ -49,7 +49,7 @@ final class ConnectChecks {
         }
         String requested = payload.clientIdentifier() == null ? "" : payload.clientIdentifier();
         if (ByteBufUtil.utf8Bytes(requested) > services.config().mqtt().maxClientIdLength()) {
-            // Netty's decoder applies its limit only to MQTT 3.1; 3.1.1 leaves the length to the server
+            // the decoder limits only an MQTT 3.1 client id; 3.1.1 and 5.0 leave its length to the server
             return new Refused(null, ConnectRefusal.IDENTIFIER_REJECTED, DisconnectReason.CONNECT_REFUSED);
         }
         if (requested.isEmpty() && !header.isCleanSession() && !capabilities.properties()) {

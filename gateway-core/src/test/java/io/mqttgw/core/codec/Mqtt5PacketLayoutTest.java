@@ -21,7 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The MQTT 5.0 packet layouts {@link MqttPacketDecoder} checks as it decodes a packet. */
-class Mqtt5LayoutsTest {
+class Mqtt5PacketLayoutTest {
     private final EmbeddedChannel ch = new EmbeddedChannel(new MqttPacketDecoder(1024, 23));
 
     @AfterEach
