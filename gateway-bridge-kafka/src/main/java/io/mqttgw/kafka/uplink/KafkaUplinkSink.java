@@ -389,7 +389,10 @@ public final class KafkaUplinkSink implements UplinkSink {
                 if (!metadataRetryAt.isEmpty()) {
                     metadataRetryAt.remove(topic);
                 }
-                knownTopics.add(topic);
+                if (!knownTopics.contains(topic)) {
+                    // a lock-free read on the hot path; the set changes only when a topic is first acknowledged
+                    knownTopics.add(topic);
+                }
                 acknowledged.increment();
                 complete(null);
                 return;
