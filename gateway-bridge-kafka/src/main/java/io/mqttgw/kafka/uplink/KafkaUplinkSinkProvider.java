@@ -51,8 +51,13 @@ public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
         new KafkaClientMetrics(producer).bindTo(context.meters());
         warmUpCompression(settings.compression());
         KafkaUplinkSink sink = new KafkaUplinkSink(producer, settings.mapping(), settings.maxPendingBytes(),
-                context.nodeId(), context.meters());
+                settings.deliveryTimeout(), context.nodeId(), context.meters());
         List<String> missing = warmUp(producer, settings.mapping().kafkaTopics(), settings.warmupTimeout());
+        for (String topic : settings.mapping().kafkaTopics()) {
+            if (!missing.contains(topic)) {
+                sink.knownTopic(topic);
+            }
+        }
         if (missing.isEmpty()) {
             LOG.info("Kafka uplink ready: {} ({} rules, default topic {}, acks {}, linger {} ms, {})",
                     settings.bootstrapServers(), settings.mapping().rules().size(),

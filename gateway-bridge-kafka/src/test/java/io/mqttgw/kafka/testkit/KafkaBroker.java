@@ -234,6 +234,14 @@ public final class KafkaBroker implements AutoCloseable {
         process.waitFor(30, TimeUnit.SECONDS);
     }
 
+    /** Stops the broker as an operator would (SIGTERM: controlled shutdown, logs flushed) and waits for it. */
+    public void stop() throws Exception {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("broker did not stop within 60 s of SIGTERM");
+        }
+    }
+
     /** Starts the broker again on the same data and ports. */
     public void restart() throws Exception {
         launch();

@@ -155,6 +155,78 @@ class KafkaUplinkSinkTest {
                 "other topics are not held back");
     }
 
+    private static final TimeoutException NO_METADATA =
+            new TimeoutException("Topic device.uplink not present in metadata after 0 ms.");
+
+    private static void awaitTrue(String what, java.util.function.BooleanSupplier condition) throws Exception {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting for: " + what);
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    private double gauge(String name) {
+        return meters.get(name).gauge().value();
+    }
+
+    @Test
+    void parksRecordsOfAKnownTopicWhileKafkaIsAwayAndHandsThemOverInOrderOnceItIsBack() throws Exception {
+        KafkaUplinkSink sink = new KafkaUplinkSink(producer, mapping, 1 << 20, java.time.Duration.ofMinutes(5),
+                "node-7", meters);
+        sink.knownTopic("device.uplink");
+        producer.sendException = NO_METADATA;
+        CompletableFuture<Void> first = sink.send(message("a", 10)).toCompletableFuture();
+        CompletableFuture<Void> second = sink.send(message("a", 11)).toCompletableFuture();
+        Thread.sleep(3 * KafkaUplinkSink.PARKED_RETRY_MILLIS);
+        assertFalse(first.isDone() || second.isDone(), "neither refused nor acknowledged while Kafka is away");
+        assertEquals(2.0, gauge("mqttgw.kafka.parked.records"));
+        assertEquals(2.0, gauge("mqttgw.kafka.pending.records"));
+        assertTrue(sink.pendingBytes() > 21, "parked records stay charged against the bound");
+        assertEquals(0.0, failed("metadata_unavailable"));
+        assertFalse(sink.health().up(), "Kafka's absence shows in health");
+
+        producer.sendException = null;
+        awaitTrue("parked records handed to the producer", () -> producer.history().size() == 2);
+        assertEquals(10, producer.history().get(0).value().length, "in the order they came");
+        assertEquals(11, producer.history().get(1).value().length);
+        assertEquals(0.0, gauge("mqttgw.kafka.parked.records"));
+        producer.completeNext();
+        producer.completeNext();
+        assertTrue(first.isDone() && !first.isCompletedExceptionally());
+        assertTrue(second.isDone() && !second.isCompletedExceptionally());
+        assertFalse(sink.send(message("a", 12)).toCompletableFuture().isDone());
+        assertEquals(3, producer.history().size(), "once drained, records go straight to the producer again");
+    }
+
+    @Test
+    void aParkedRecordFailsAsATimeoutAfterTheDeliveryTimeout() throws Exception {
+        KafkaUplinkSink sink = new KafkaUplinkSink(producer, mapping, 1 << 20, java.time.Duration.ofMillis(300),
+                "node-7", meters);
+        sink.knownTopic("device.uplink");
+        producer.sendException = NO_METADATA;
+        CompletableFuture<Void> stage = sink.send(message("a", 10)).toCompletableFuture();
+        awaitTrue("the parked record given up", stage::isDone);
+        assertInstanceOf(TimeoutException.class, failure(stage));
+        assertEquals(1.0, failed("timeout"));
+        assertEquals(0, sink.pendingBytes());
+        assertEquals(0.0, gauge("mqttgw.kafka.parked.records"));
+    }
+
+    @Test
+    void closingRefusesWhatIsParked() throws Exception {
+        KafkaUplinkSink sink = new KafkaUplinkSink(producer, mapping, 1 << 20, java.time.Duration.ofMinutes(5),
+                "node-7", meters);
+        sink.knownTopic("device.uplink");
+        producer.sendException = NO_METADATA;
+        CompletableFuture<Void> stage = sink.send(message("a", 10)).toCompletableFuture();
+        sink.close().toCompletableFuture().get();
+        assertTrue(stage.isCompletedExceptionally(), "not left hanging: the device resends it");
+        assertEquals(0, sink.pendingBytes());
+    }
+
     @Test
     void countsARecordTooLargeWithoutDegradingHealth() {
         KafkaUplinkSink sink = sink(1 << 20);
