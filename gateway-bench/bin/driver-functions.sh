@@ -1,5 +1,29 @@
-# Shell functions shared by the benchmark drivers in this directory (storm-vs-mosquitto.sh, uplink-acks.sh); sourced,
-# not run. Each stops or waits for one thing the driver started, by pid or port, never by name.
+# Shell functions shared by the benchmark drivers in this directory (storm-vs-mosquitto.sh, uplink-vs-mosquitto.sh,
+# uplink-acks.sh); sourced, not run. Each stops or waits for one thing the driver started, by pid or port, never by name.
+
+# start_mosquitto DIR PORT PKI: Debian's mosquitto with mutual TLS on 127.0.0.1:PORT, the certificate's CN as user name,
+# config and log in DIR, the bench PKI in PKI; sets SERVER_PID and returns once the port accepts
+start_mosquitto() {
+  local dir="$1" port="$2" pki="$3"
+  cat > "$dir/mosquitto.conf" <<CONF
+user root
+persistence false
+log_dest file $dir/mosquitto.log
+log_type error
+log_type warning
+listener $port 127.0.0.1
+cafile $pki/ca.pem
+certfile $pki/server.pem
+keyfile $pki/server.key
+require_certificate true
+use_identity_as_username true
+allow_anonymous true
+max_connections -1
+CONF
+  "$(command -v mosquitto || echo /usr/sbin/mosquitto)" -c "$dir/mosquitto.conf" > "$dir/mosquitto.out" 2>&1 &
+  SERVER_PID=$!
+  wait_port "$port"
+}
 
 # wait_port PORT: until something accepts on 127.0.0.1:PORT (at most 120 s)
 wait_port() {

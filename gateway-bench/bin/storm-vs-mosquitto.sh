@@ -37,7 +37,7 @@ MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
 GATEWAY="$ROOT/deploy/target/mqtt-gateway/bin/gateway"
-# wait_port, stop_pid, metric
+# wait_port, stop_pid, metric, start_mosquitto
 source "$MODULE/bin/driver-functions.sh"
 
 DEVICES=18000
@@ -71,7 +71,6 @@ WORKER_ARGS=()
 
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
 command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
-MOSQUITTO="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
 [[ -x "$GATEWAY" ]] || { echo "needs the distribution: ./mvnw -DskipTests package" >&2; exit 2; }
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
@@ -109,28 +108,6 @@ YAML
   done
 }
 
-start_mosquitto() {
-  local dir="$1"
-  cat > "$dir/mosquitto.conf" <<CONF
-user root
-persistence false
-log_dest file $dir/mosquitto.log
-log_type error
-log_type warning
-listener $MOSQ_PORT 127.0.0.1
-cafile $PKI/ca.pem
-certfile $PKI/server.pem
-keyfile $PKI/server.key
-require_certificate true
-use_identity_as_username true
-allow_anonymous true
-max_connections -1
-CONF
-  "$MOSQUITTO" -c "$dir/mosquitto.conf" > "$dir/mosquitto.out" 2>&1 &
-  SERVER_PID=$!
-  wait_port "$MOSQ_PORT"
-}
-
 printf 'round\tserver\tutc\tload1\tramp1_s\tramp1_cpu_ms\tramp1_failed\tramp1_missed\tramp2_s\tramp2_cpu_ms\tramp2_failed\tramp2_missed\n' > "$OUT/ramps.tsv"
 ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attempts, starts the client missed
   jq -r '[(.ramp.seconds | . * 10 | round / 10),
@@ -162,7 +139,7 @@ for round in $(seq 1 "$ROUNDS"); do
       start_gateway "$dir"
       port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
     else
-      start_mosquitto "$dir"
+      start_mosquitto "$dir" "$MOSQ_PORT" "$PKI"
       port="$MOSQ_PORT"; admin=none
     fi
     load="$(uptime)"

@@ -20,7 +20,7 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# wait_port, stop_pid
+# wait_port, stop_pid, start_mosquitto
 source "$MODULE/bin/driver-functions.sh"
 
 ROUNDS=3
@@ -48,8 +48,7 @@ MOSQ_PORT="${MOSQ_PORT:-18884}"
 SERVERS="${SERVERS:-gateway mosquitto}"
 
 command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
-MOSQUITTO="$(command -v mosquitto || echo /usr/sbin/mosquitto)"
-[[ -x "$MOSQUITTO" ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
+command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
 mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 [[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
@@ -82,28 +81,6 @@ YAML
   wait_port "$GW_PORT"
 }
 
-start_mosquitto() {
-  local dir="$1"
-  cat > "$dir/mosquitto.conf" <<CONF
-user root
-persistence false
-log_dest file $dir/mosquitto.log
-log_type error
-log_type warning
-listener $MOSQ_PORT 127.0.0.1
-cafile $PKI/ca.pem
-certfile $PKI/server.pem
-keyfile $PKI/server.key
-require_certificate true
-use_identity_as_username true
-allow_anonymous true
-max_connections -1
-CONF
-  "$MOSQUITTO" -c "$dir/mosquitto.conf" > "$dir/mosquitto.out" 2>&1 &
-  SERVER_PID=$!
-  wait_port "$MOSQ_PORT"
-}
-
 printf 'round\tserver\tutc\tload1\tcpu_us_per_msg\tpuback_p50_ms\tpuback_p99_ms\tfailures\n' > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for server in $SERVERS; do
@@ -111,7 +88,7 @@ for round in $(seq 1 "$ROUNDS"); do
     dir="$OUT/r$round-$label"
     mkdir -p "$dir"
     if [[ "$server" == mosquitto ]]; then
-      start_mosquitto "$dir"; port="$MOSQ_PORT"; admin=none
+      start_mosquitto "$dir" "$MOSQ_PORT" "$PKI"; port="$MOSQ_PORT"; admin=none
     else
       dist="$ROOT/deploy/target/mqtt-gateway"
       [[ "$server" == *=* ]] && dist="${server#*=}"
