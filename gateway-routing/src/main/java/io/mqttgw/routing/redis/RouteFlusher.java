@@ -18,23 +18,22 @@ import org.slf4j.LoggerFactory;
  * The loop of the {@code redis-route-flusher} thread, the one background thread between the queue and Redis, and
  * its hand-off: it takes what the event loops queued when a batch is full ({@code batch-size}) or its oldest
  * operation has waited {@code flush-interval}, coalesces per device, and hands the result to {@link ShardPipelines}
- * (one pipeline in flight per shard, so a Redis Cluster master failing over holds up only its own slots). It keeps
- * Redis's state as this node sees it (connected, failing since, last error) and the backoff after a failure; while
- * Redis is down the queue keeps taking operations up to its bound. Between flushes (no pipeline in flight) it gives
- * the thread to the other jobs, each a class of its own that works in chunks of {@code batch-size} so flushes are
- * never held up long: {@link RouteResync} when this node's routes may have drifted, {@link DeadNodeCleanup} for
- * the routes of dead nodes; at close, {@link ShutdownCleanup}. The node's heartbeat is not its job:
- * {@link NodeHeartbeat} refreshes it on its own thread, so a backlog here cannot starve it.
+ * (one pipeline in flight per shard, so a Redis Cluster master failing over holds up only its own slots). After a
+ * failure it waits out the backoff {@link RedisHealth} sets; while Redis is down the queue keeps taking operations up
+ * to its bound. Between flushes (no pipeline in flight) it gives the thread to the other jobs, each a class of its
+ * own that works in chunks of {@code batch-size} so flushes are never held up long: {@link RouteResync} when this
+ * node's routes may have drifted, {@link DeadNodeCleanup} for the routes of dead nodes; at close,
+ * {@link ShutdownCleanup}. The node's heartbeat is not its job: {@link NodeHeartbeat} refreshes it on its own thread,
+ * so a backlog here cannot starve it.
  */
 final class RouteFlusher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RouteFlusher.class);
-    private static final long NONE = Long.MIN_VALUE;
+    private static final long NONE = RedisHealth.NONE;
 
     private final RedisRouteSettings settings;
     private final RouteQueue queue;
     private final RouteTableMetrics metrics;
     private final RouteBatches batches;
-    private final FullJitterBackoff backoff;
     private final RouteCoalescer coalescer = new RouteCoalescer();
     private final ShardPipelines pipelines;
     private final ShardPipelines.Listener flushes = new ShardPipelines.Listener() {
@@ -43,15 +42,15 @@ final class RouteFlusher implements Runnable {
             resync.stored(devices);
             // while another shard still fails, Redis is not back as a whole: no recovery resync yet
             if (!pipelines.anyFailing()) {
-                succeeded();
-            } else if (!connected) {
-                markConnected();
+                health.succeeded();
+            } else if (!health.connected()) {
+                health.markConnected();
             }
         }
 
         @Override
         public void failed(String what, Exception e) {
-            noteFailure(what, e);
+            health.noteFailure(what, e);
         }
     };
     private final long intervalNanos;
@@ -59,25 +58,17 @@ final class RouteFlusher implements Runnable {
     private volatile boolean ended;
 
     private volatile RouteEvents events;
-    private volatile Runnable onHealthy = () -> { };
     private volatile Thread thread;
     private volatile boolean closing;
     private volatile long closeDeadlineNanos;
-    /** When Redis started failing (System.nanoTime), 0 while it answers. */
-    private volatile long failingSinceNanos;
-    private volatile String lastError = "";
     private volatile int pendingOperations;
-    /** Redis answered once: the client is connected, and calls from other threads no longer wait for it. */
-    private volatile boolean connected;
-
-    private int attempt;
-    private long retryAtNanos = NONE;
     private long batchDeadlineNanos = NONE;
     private final NodeHeartbeat heartbeat;
     private final NodeLiveness liveness;
     private final RouteResync resync;
     private final DeadNodeCleanup deadNodes;
     private final ShutdownCleanup shutdown;
+    private final RedisHealth health;
 
     RouteFlusher(RedisRouteSettings settings, String nodeId, String runId, RedissonClient client, RouteQueue queue,
                  RouteTableMetrics metrics) {
@@ -86,7 +77,7 @@ final class RouteFlusher implements Runnable {
         this.queue = queue;
         this.metrics = metrics;
         this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
-        this.backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
+        FullJitterBackoff backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
         this.pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()), keys,
                 nodeId, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
         this.intervalNanos = settings.flushInterval().toNanos();
@@ -94,7 +85,7 @@ final class RouteFlusher implements Runnable {
         this.heartbeat = new NodeHeartbeat(settings, nodeId, runId, client, metrics, new NodeHeartbeat.Listener() {
             @Override
             public void answered() {
-                markConnected();
+                health.markConnected();
             }
 
             @Override
@@ -113,19 +104,12 @@ final class RouteFlusher implements Runnable {
         this.resync = new RouteResync(settings, nodeId, keys, client, batches, metrics);
         this.deadNodes = new DeadNodeCleanup(settings, nodeId, runId, keys, client, batches, metrics, liveness);
         this.shutdown = new ShutdownCleanup(settings, nodeId, keys, client, batches, metrics, heartbeat);
-    }
-
-    /** Redis answered (the heartbeat thread, or this one): lookups may go ahead, the takeover channel subscribe. */
-    private void markConnected() {
-        if (!connected) {
-            connected = true;
-        }
-        onHealthy.run();
+        this.health = new RedisHealth(backoff, metrics, liveness, resync, () -> coalescer.operations() + queue.size());
     }
 
     void start(RouteEvents events, Runnable onHealthy) {
         this.events = events;
-        this.onHealthy = onHealthy;
+        health.onHealthy(onHealthy);
         Thread t = new Thread(this, "redis-route-flusher");
         t.setDaemon(true);
         thread = t;
@@ -157,11 +141,11 @@ final class RouteFlusher implements Runnable {
     }
 
     long failingSinceNanos() {
-        return failingSinceNanos;
+        return health.failingSinceNanos();
     }
 
     String lastError() {
-        return lastError;
+        return health.lastError();
     }
 
     boolean overflowPending() {
@@ -173,7 +157,7 @@ final class RouteFlusher implements Runnable {
     }
 
     boolean connected() {
-        return connected;
+        return health.connected();
     }
 
     int pendingOperations() {
@@ -186,8 +170,7 @@ final class RouteFlusher implements Runnable {
             loop();
         } catch (Throwable t) {
             LOG.error("route flusher stopped by an unexpected error; routes are no longer written", t);
-            failingSinceNanos = System.nanoTime();
-            lastError = "flusher stopped: " + t;
+            health.flusherStopped(t);
         } finally {
             heartbeat.stop(0);
             coalescer.failAll(ShutdownCleanup.CLOSED, shutdown::abandon);
@@ -224,7 +207,7 @@ final class RouteFlusher implements Runnable {
             if (batchDeadlineNanos == NONE && (queue.size() > 0 || !coalescer.isEmpty())) {
                 batchDeadlineNanos = now + intervalNanos;
             }
-            boolean mayTalk = retryAtNanos == NONE || now - retryAtNanos >= 0;
+            boolean mayTalk = health.mayTalk(now);
             pipelines.poll(flushes);
             boolean due = batchDeadlineNanos != NONE
                     && (stopping || now - batchDeadlineNanos >= 0 || queue.size() >= settings.batchSize());
@@ -232,7 +215,7 @@ final class RouteFlusher implements Runnable {
                 flushPending();
                 now = System.nanoTime();
                 batchDeadlineNanos = queue.size() == 0 && coalescer.isEmpty() ? NONE : now + intervalNanos;
-                mayTalk = retryAtNanos == NONE;
+                mayTalk = health.retryAtNanos() == NONE;
             }
             pendingOperations = coalescer.operations() + pipelines.operations();
             if (mayTalk && !stopping && coalescer.isEmpty() && pipelines.isEmpty()) {
@@ -254,7 +237,7 @@ final class RouteFlusher implements Runnable {
                 }
                 if (now - closeDeadlineNanos >= 0) {
                     LOG.warn("route store gives up at shutdown: Redis did not take {} operations ({})",
-                            coalescer.operations() + pipelines.operations() + queue.size(), lastError);
+                            coalescer.operations() + pipelines.operations() + queue.size(), health.lastError());
                     return;
                 }
             }
@@ -267,8 +250,8 @@ final class RouteFlusher implements Runnable {
             return;
         }
         long until;
-        if (retryAtNanos != NONE) {
-            until = retryAtNanos;
+        if (health.retryAtNanos() != NONE) {
+            until = health.retryAtNanos();
         } else if (batchDeadlineNanos != NONE) {
             until = earliest(deadNodes.nextCheckNanos(), batchDeadlineNanos);
         } else {
@@ -291,7 +274,7 @@ final class RouteFlusher implements Runnable {
 
     /** Work that can go on at once: a resync or cleanup chunk with Redis answering and nothing due to flush. */
     private boolean busy() {
-        return retryAtNanos == NONE && coalescer.isEmpty() && pipelines.isEmpty() && !closing
+        return health.retryAtNanos() == NONE && coalescer.isEmpty() && pipelines.isEmpty() && !closing
                 && (resync.hasWork() || deadNodes.cleaning());
     }
 
@@ -323,47 +306,8 @@ final class RouteFlusher implements Runnable {
      */
     private void flushPending() {
         drain();
-        pipelines.sendNew(coalescer, connected, flushes);
+        pipelines.sendNew(coalescer, health.connected(), flushes);
         pendingOperations = coalescer.operations() + pipelines.operations();
-    }
-
-    private void succeeded() {
-        if (!connected) {
-            markConnected();
-        }
-        if (failingSinceNanos != 0) {
-            long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - failingSinceNanos);
-            LOG.info("Redis answers again after {} s; resynchronising this node's routes", seconds);
-            failingSinceNanos = 0;
-            // Redis may have lost data while it was away: a resync under way works from a stale picture, and what
-            // this node saw of the others' heartbeats before says nothing about the data set it now reads
-            liveness.restart();
-            resync.restart();
-            onHealthy.run();
-        }
-        attempt = 0;
-        retryAtNanos = NONE;
-    }
-
-    private void failed(String what, Exception e) {
-        attempt++;
-        retryAtNanos = System.nanoTime() + backoff.delayNanos(attempt);
-        noteFailure(what, e);
-    }
-
-    /** Counts, logs and reports a failure; the caller decides when to try again. */
-    private void noteFailure(String what, Exception e) {
-        metrics.batchFailures.increment();
-        liveness.restart();
-        long now = System.nanoTime();
-        lastError = e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
-        if (failingSinceNanos == 0) {
-            failingSinceNanos = now;
-            LOG.warn("Redis route table: {} failed ({}); retrying with backoff, {} operations waiting", what,
-                    lastError, coalescer.operations() + queue.size());
-        } else {
-            LOG.debug("Redis route table: {} failed again: {}", what, lastError);
-        }
     }
 
     // ---- the jobs between flushes, each tried again after a backoff when Redis fails
@@ -372,7 +316,7 @@ final class RouteFlusher implements Runnable {
         try {
             deadNodes.check();
         } catch (Exception e) {
-            failed("dead-node check", e);
+            health.failed("dead-node check", e);
         }
     }
 
@@ -380,18 +324,18 @@ final class RouteFlusher implements Runnable {
         String node = deadNodes.node();
         try {
             deadNodes.step();
-            succeeded();
+            health.succeeded();
         } catch (Exception e) {
-            failed("dead-node cleanup of " + node, e);
+            health.failed("dead-node cleanup of " + node, e);
         }
     }
 
     private void resyncStep() {
         try {
             resync.step();
-            succeeded();
+            health.succeeded();
         } catch (Exception e) {
-            failed("resync", e);
+            health.failed("resync", e);
         }
     }
 }
