@@ -33,7 +33,6 @@ final class RouteFlusher implements Runnable {
     private final RedisRouteSettings settings;
     private final RouteQueue queue;
     private final RouteTableMetrics metrics;
-    private final RouteBatches batches;
     private final RouteCoalescer coalescer = new RouteCoalescer();
     private final ShardPipelines pipelines;
     private final ShardPipelines.Listener flushes = new ShardPipelines.Listener() {
@@ -76,7 +75,7 @@ final class RouteFlusher implements Runnable {
         RouteKeys keys = new RouteKeys(settings.keyPrefix());
         this.queue = queue;
         this.metrics = metrics;
-        this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
+        RouteBatches batches = new RouteBatches(client, keys, nodeId, settings.timeout());
         FullJitterBackoff backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
         this.pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()), keys,
                 nodeId, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
