@@ -1,0 +1,178 @@
+package io.mqttgw.routing.redis;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.redisson.api.RBatch;
+import org.redisson.api.RBucketAsync;
+import org.redisson.api.RFuture;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.ScoredEntry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Removes the routes of nodes that died. Every heartbeat interval it looks at the other nodes' heartbeats; which
+ * node is dead is {@link NodeLiveness}'s rule. The cleanup of a dead node is claimed in Redis, so one node of the
+ * fleet does it, and goes in chunks of {@code batch-size} fenced by the routes' epochs, one per {@link #step}, so
+ * flushes are never held up long; it stops as soon as the node's heartbeat comes back.
+ *
+ * <p>Runs on the flusher thread ({@code redis-route-flusher}) only, between flushes.
+ */
+final class DeadNodeCleanup {
+    private static final Logger LOG = LoggerFactory.getLogger(DeadNodeCleanup.class);
+
+    private final RedisRouteSettings settings;
+    private final String nodeId;
+    private final String runId;
+    private final RouteKeys keys;
+    private final RedissonClient client;
+    private final RouteBatches batches;
+    private final RouteTableMetrics metrics;
+    private final NodeLiveness liveness;
+    private final long heartbeatNanos;
+
+    private long nextCheckNanos = System.nanoTime();
+    /** The node whose routes are being removed, null while none is. */
+    private String node;
+    private long removed;
+
+    DeadNodeCleanup(RedisRouteSettings settings, String nodeId, String runId, RouteKeys keys, RedissonClient client,
+                    RouteBatches batches, RouteTableMetrics metrics, NodeLiveness liveness) {
+        this.settings = settings;
+        this.nodeId = nodeId;
+        this.runId = runId;
+        this.keys = keys;
+        this.client = client;
+        this.batches = batches;
+        this.metrics = metrics;
+        this.liveness = liveness;
+        this.heartbeatNanos = settings.heartbeatInterval().toNanos();
+    }
+
+    /** When the next look at the other nodes' heartbeats is due (System.nanoTime). */
+    long nextCheckNanos() {
+        return nextCheckNanos;
+    }
+
+    /** A dead node's routes are being removed: {@link #step} has work. */
+    boolean cleaning() {
+        return node != null;
+    }
+
+    /** The node being cleaned up, for the failure message. */
+    String node() {
+        return node;
+    }
+
+    /**
+     * Looks for a dead node to clean up, every heartbeat interval (the heartbeat itself is {@link NodeHeartbeat}). A
+     * failed look is tried again at the next interval.
+     */
+    void check() throws Exception {
+        nextCheckNanos = System.nanoTime() + heartbeatNanos;
+        if (settings.deadNodeCleanup() && node == null) {
+            findDeadNode();
+        }
+    }
+
+    /**
+     * Looks at every other node's heartbeat (value and remaining time to live) in one pipeline, together with this
+     * node's own key, and claims the cleanup of the first node {@link NodeLiveness} finds dead. The claim is a key set
+     * only if absent, with a time to live: one node of the fleet cleans a dead node up.
+     */
+    private void findDeadNode() throws Exception {
+        Set<String> nodes = batches.await(client.<String>getSet(keys.nodes(), StringCodec.INSTANCE).readAllAsync());
+        nodes.remove(nodeId);
+        liveness.retainOnly(nodes);
+        if (nodes.isEmpty()) {
+            return;
+        }
+        RBatch batch = batches.begin();
+        RFuture<Long> own = batch.getKeys().countExistsAsync(keys.alive(nodeId));
+        Map<String, RFuture<String>> values = new HashMap<>();
+        Map<String, RFuture<Long>> ttls = new HashMap<>();
+        for (String other : nodes) {
+            RBucketAsync<String> key = batch.getBucket(keys.alive(other), StringCodec.INSTANCE);
+            values.put(other, key.getAsync());
+            ttls.put(other, key.remainTimeToLiveAsync());
+        }
+        long start = System.nanoTime();
+        batches.execute(batch);
+        long now = System.nanoTime();
+        if (RouteBatches.result(own) == 0L) {
+            // this node's own key is gone too: Redis lost data (or this node stalled), so the others' missing
+            // keys say nothing yet; the heartbeat thread writes ours again
+            liveness.restart();
+            return;
+        }
+        List<String> dead = new ArrayList<>();
+        for (String other : nodes) {
+            Long ttl = RouteBatches.result(ttls.get(other));
+            if (liveness.observe(other, RouteBatches.result(values.get(other)), ttl == null ? -2 : ttl,
+                    now - start, now)) {
+                dead.add(other);
+            }
+        }
+        for (String other : dead) {
+            if (lock(other)) {
+                LOG.info("node {} is dead (its heartbeat key {} is gone and did not advance for {} s while this "
+                        + "node watched it); removing its routes", other, keys.alive(other),
+                        liveness.stillSeconds(other, now));
+                node = other;
+                removed = 0;
+                return;
+            }
+        }
+    }
+
+    /**
+     * The claim stays until its time to live runs out, also after the cleanup finished: a node that decided on the
+     * same death a moment later finds it taken rather than cleaning the node up a second time.
+     */
+    private boolean lock(String dead) throws Exception {
+        return batches.await(client.<String>getBucket(keys.cleanupLock(dead), StringCodec.INSTANCE)
+                .setIfAbsentAsync(runId, settings.nodeTtl()));
+    }
+
+    /**
+     * Removes one chunk of the dead node's routes, fenced by its epochs, while its heartbeat stays missing. A failure
+     * leaves the cleanup where it was, to be tried again after a backoff.
+     */
+    void step() throws Exception {
+        String dead = node;
+        List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
+                .<String>getScoredSortedSet(keys.nodeRoutes(dead), StringCodec.INSTANCE)
+                .entryRangeAsync(0, settings.batchSize() - 1)));
+        long alive = batches.await(client.getKeys().countExistsAsync(keys.alive(dead)));
+        if (alive > 0) {
+            LOG.info("node {} is alive again; leaving its routes to it ({} removed)", dead, removed);
+            node = null;
+            return;
+        }
+        if (chunk.isEmpty()) {
+            RBatch batch = batches.begin();
+            batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(dead);
+            batches.execute(batch);
+            liveness.forget(dead);
+            metrics.deadNodes.increment();
+            LOG.info("removed {} routes of dead node {}", removed, dead);
+            node = null;
+            return;
+        }
+        RBatch batch = batches.begin();
+        List<RFuture<Long>> results = new ArrayList<>(chunk.size());
+        for (ScoredEntry<String> e : chunk) {
+            results.add(batches.delete(batch, dead, e.getValue(), (long) e.getScore().doubleValue()));
+        }
+        // a long cleanup keeps its claim, so no other node starts on the same one meanwhile
+        batch.getBucket(keys.cleanupLock(dead), StringCodec.INSTANCE).expireAsync(settings.nodeTtl());
+        batches.execute(batch);
+        long count = results.stream().filter(r -> RouteBatches.result(r) == 1L).count();
+        removed += count;
+        metrics.deadNodeRoutes.increment(count);
+    }
+}

@@ -1,0 +1,212 @@
+package io.mqttgw.routing.redis;
+
+import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteEvents;
+import io.mqttgw.routing.route.RouteCoalescer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.redisson.api.RBatch;
+import org.redisson.api.RFuture;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+import org.redisson.client.protocol.ScoredEntry;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Brings this node's routes in Redis back in line with its live sessions when they may have drifted: at startup,
+ * after Redis came back or lost data, and after the queue overflowed. A resync takes a snapshot of the live sessions,
+ * writes them (without taking devices from nodes that connected them later), then deletes this node's indexed routes
+ * that are not live; devices with operations flushed after the snapshot are left to those operations. It goes in
+ * chunks of {@code batch-size}, one per {@link #step}, so flushes are never held up long.
+ *
+ * <p>Runs on the flusher thread ({@code redis-route-flusher}), between flushes; {@link #request} (the heartbeat
+ * thread), {@link #overflowed} (event loops) and the read-only counters are safe from any thread.
+ */
+final class RouteResync {
+    private static final Logger LOG = LoggerFactory.getLogger(RouteResync.class);
+
+    private final RedisRouteSettings settings;
+    private final String nodeId;
+    private final RouteKeys keys;
+    private final RedissonClient client;
+    private final RouteBatches batches;
+    private final RouteTableMetrics metrics;
+
+    /** Set by event loops when the queue overflowed; cleared when the resync that repairs it starts. */
+    private volatile boolean overflowed;
+    private final AtomicLong droppedSinceResync = new AtomicLong();
+    /** Set by the heartbeat thread when the heartbeat key was lost; taken over into {@link #wanted} by the flusher. */
+    private volatile boolean requested;
+    private boolean wanted = true;
+    private Run run;
+
+    RouteResync(RedisRouteSettings settings, String nodeId, RouteKeys keys, RedissonClient client,
+                RouteBatches batches, RouteTableMetrics metrics) {
+        this.settings = settings;
+        this.nodeId = nodeId;
+        this.keys = keys;
+        this.client = client;
+        this.batches = batches;
+        this.metrics = metrics;
+    }
+
+    /** Any thread: Redis lost data, so this node's routes must be written again. */
+    void request() {
+        requested = true;
+    }
+
+    /** Event loops: an operation was dropped because the queue was full. */
+    void overflowed() {
+        overflowed = true;
+        droppedSinceResync.incrementAndGet();
+    }
+
+    boolean overflowPending() {
+        return overflowed || droppedSinceResync.get() > 0;
+    }
+
+    long droppedSinceResync() {
+        return droppedSinceResync.get();
+    }
+
+    /** Takes over a request from another thread; the flusher calls it only when it may talk to Redis. */
+    void takeRequest() {
+        if (requested) {
+            requested = false;
+            wanted = true;
+        }
+    }
+
+    /**
+     * Redis answers again after failing: it may have lost data while it was away, so a resync under way works from a
+     * stale picture and a new one is due.
+     */
+    void restart() {
+        run = null;
+        wanted = true;
+    }
+
+    boolean shouldStart() {
+        return run == null && (wanted || overflowed);
+    }
+
+    /** A resync is under way or due: work the flusher can go on with at once. */
+    boolean hasWork() {
+        return run != null || wanted || overflowed;
+    }
+
+    boolean running() {
+        return run != null;
+    }
+
+    /** Devices whose operations Redis just stored: the resync under way leaves them to those operations. */
+    void stored(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
+        Run r = run;
+        if (r != null) {
+            devices.forEach(e -> r.touched.add(e.getKey()));
+        }
+    }
+
+    /** Takes the snapshot of this node's live sessions; nothing yet if the gateway has not started the store. */
+    void start(RouteEvents events) {
+        if (events == null) {
+            return;
+        }
+        wanted = false;
+        overflowed = false;
+        Map<String, Route> live = new HashMap<>();
+        events.forEachLiveRoute(r -> live.merge(r.clientId(), r, (a, b) -> a.epoch() >= b.epoch() ? a : b));
+        run = new Run(events, live, droppedSinceResync.get());
+        metrics.resyncs.increment();
+        LOG.debug("resync of node {} started: {} live routes", nodeId, live.size());
+    }
+
+    /** Writes or deletes one chunk; a failure leaves the resync where it was, to be tried again after a backoff. */
+    void step() throws Exception {
+        Run r = run;
+        if (r.toWrite.hasNext()) {
+            writeChunk(r);
+            return;
+        }
+        List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
+                .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
+                .entryRangeAsync(r.afterScore, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
+        if (chunk.isEmpty()) {
+            LOG.info("resync of node {} done: {} live routes written, {} stale routes deleted{}", nodeId,
+                    r.written, r.deleted, r.dropped > 0 ? " (after " + r.dropped + " dropped operations)" : "");
+            droppedSinceResync.addAndGet(-r.dropped);
+            run = null;
+            return;
+        }
+        r.afterScore = chunk.get(chunk.size() - 1).getScore();
+        RBatch batch = batches.begin();
+        List<RFuture<Long>> results = new ArrayList<>();
+        for (ScoredEntry<String> e : chunk) {
+            String clientId = e.getValue();
+            long epoch = (long) e.getScore().doubleValue();
+            Route live = r.live.get(clientId);
+            if (r.touched.contains(clientId) || live != null && live.epoch() == epoch) {
+                continue;
+            }
+            results.add(batches.delete(batch, clientId, epoch));
+        }
+        if (!results.isEmpty()) {
+            batches.execute(batch);
+            long deleted = results.stream().filter(f -> RouteBatches.result(f) == 1L).count();
+            r.deleted += deleted;
+            metrics.resyncDeleted.increment(deleted);
+        }
+    }
+
+    private void writeChunk(Run r) throws Exception {
+        RBatch batch = batches.begin();
+        List<Route> routes = new ArrayList<>(settings.batchSize());
+        List<RFuture<Long>> results = new ArrayList<>(settings.batchSize());
+        while (r.toWrite.hasNext() && routes.size() < settings.batchSize()) {
+            Route route = r.toWrite.next();
+            if (!r.touched.contains(route.clientId())) {
+                routes.add(route);
+                results.add(batches.put(batch, route, true));
+            }
+        }
+        batches.execute(batch);
+        for (int i = 0; i < routes.size(); i++) {
+            long result = RouteBatches.result(results.get(i));
+            if (result == RouteScripts.PUT_SUPERSEDED) {
+                metrics.resyncSuperseded.increment();
+                r.events.takenOver(routes.get(i).clientId(), routes.get(i).epoch());
+            } else if (result == RouteScripts.PUT_PROOF_CONFLICT) {
+                metrics.resyncProofConflict.increment();
+                r.events.refused(routes.get(i).clientId(), routes.get(i).epoch());
+            } else if (result != RouteScripts.PUT_STALE) {
+                r.written++;
+                metrics.resyncWritten.increment();
+            }
+        }
+    }
+
+    private static final class Run {
+        final RouteEvents events;
+        final Map<String, Route> live;
+        final Iterator<Route> toWrite;
+        final Set<String> touched = new HashSet<>();
+        final long dropped;
+        double afterScore = Double.NEGATIVE_INFINITY;
+        long written;
+        long deleted;
+
+        Run(RouteEvents events, Map<String, Route> live, long dropped) {
+            this.events = events;
+            this.live = live;
+            this.toWrite = new ArrayList<>(live.values()).iterator();
+            this.dropped = dropped;
+        }
+    }
+}
