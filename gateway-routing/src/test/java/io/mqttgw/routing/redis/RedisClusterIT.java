@@ -312,10 +312,19 @@ class RedisClusterIT {
                     when, closeMillis, sessions.expiriesOwed());
             assertTrue(closeMillis < 35_000, "close took " + closeMillis + " ms, its bound is 30 s");
             cluster.awaitFailover(slot, killed, 40);
-            await("every persistent session has its expiry", () -> ids.stream().allMatch(id -> {
-                long ttl = check.getBucket("mqttgw:session:{" + id + "}").remainTimeToLive();
-                return ttl > 0 && ttl <= 600_000;
-            }), 20);
+            // A session the killed master acknowledged before its replica had it is gone with the failover (Redis
+            // replicates asynchronously; a loaded machine widens that window): absent, never without an expiry. A
+            // session key with no expiry would stay forever, which is what this test is about.
+            await("every persistent session has its expiry or was lost with the killed master", () -> ids.stream()
+                    .allMatch(id -> {
+                        long ttl = check.getBucket("mqttgw:session:{" + id + "}").remainTimeToLive();
+                        return ttl == -2 || ttl > 0 && ttl <= 600_000;
+                    }), 20);
+            long lost = ids.stream().filter(id -> check.getBucket("mqttgw:session:{" + id + "}")
+                    .remainTimeToLive() == -2).count();
+            System.out.printf(Locale.ROOT, "RedisClusterIT: %d of %d sessions lost with the killed master%n",
+                    lost, ids.size());
+            assertTrue(lost < ids.size(), "every session was lost: the test saw nothing");
         } finally {
             cluster.restart(killed, 60);
         }
