@@ -12,6 +12,7 @@ import java.util.List;
 import org.redisson.config.ClusterServersConfig;
 import org.redisson.config.Config;
 import org.redisson.config.SentinelServersConfig;
+import org.redisson.config.ReadMode;
 import org.redisson.config.SingleServerConfig;
 
 /**
@@ -67,7 +68,9 @@ public record RedisRouteSettings(String mode, List<String> addresses, String sen
     /**
      * The Redisson configuration: from {@link #configFile} if set, else from the keys. Either way the client owns its
      * event loops ({@code io-threads} of them), starts lazily (a node starts while Redis is down) and leaves retries to
-     * the flusher's backoff.
+     * the flusher's backoff. With Sentinel or Cluster every read goes to the master (Redisson's default reads from
+     * replicas): Redis replicates asynchronously, so a replica can answer with the route or session as it was before
+     * a takeover another node just wrote.
      */
     public Config redissonConfig(String clientName) {
         Config config;
@@ -86,7 +89,7 @@ public record RedisRouteSettings(String mode, List<String> addresses, String sen
                 case "sentinel" -> {
                     SentinelServersConfig s = config.useSentinelServers().setMasterName(sentinelMaster)
                             .setDatabase(database).setTimeout(timeoutMs).setConnectTimeout(connectMs)
-                            .setClientName(clientName).setRetryAttempts(0);
+                            .setClientName(clientName).setRetryAttempts(0).setReadMode(ReadMode.MASTER);
                     addresses.forEach(s::addSentinelAddress);
                     s.setMasterConnectionPoolSize(8).setMasterConnectionMinimumIdleSize(1)
                             .setSlaveConnectionPoolSize(2).setSlaveConnectionMinimumIdleSize(1);
@@ -94,7 +97,8 @@ public record RedisRouteSettings(String mode, List<String> addresses, String sen
                 }
                 case "cluster" -> {
                     ClusterServersConfig c = config.useClusterServers().setTimeout(timeoutMs)
-                            .setConnectTimeout(connectMs).setClientName(clientName).setRetryAttempts(0);
+                            .setConnectTimeout(connectMs).setClientName(clientName).setRetryAttempts(0)
+                            .setReadMode(ReadMode.MASTER);
                     addresses.forEach(c::addNodeAddress);
                     c.setMasterConnectionPoolSize(8).setMasterConnectionMinimumIdleSize(1)
                             .setSlaveConnectionPoolSize(2).setSlaveConnectionMinimumIdleSize(1);

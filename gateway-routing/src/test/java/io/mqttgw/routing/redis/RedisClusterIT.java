@@ -109,6 +109,7 @@ class RedisClusterIT {
         FakeNode b = new FakeNode();
         RedisRouteStore storeA = start("node-a", a);
         RedisRouteStore storeB = start("node-b", b);
+        cluster.resetStats();
         List<Route> routes = new ArrayList<>();
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         boolean[] shards = new boolean[3];
@@ -121,9 +122,12 @@ class RedisClusterIT {
         }
         join(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
         assertTrue(shards[0] && shards[1] && shards[2], "the devices span every master");
+        // read at once after the write: the client reads from the masters (a replica may not have the write yet)
         for (Route r : routes) {
             assertEquals(Long.toString(r.epoch()), hgetall(r.clientId()).get("epoch"), r.clientId());
         }
+        assertEquals(0, cluster.calls("slave", "hgetall"), "reads served by a replica");
+        assertTrue(cluster.calls("master", "hgetall") >= 300, "reads served by the masters");
         assertEquals(300, check.getScoredSortedSet("mqttgw:node:{node-a}:routes", StringCodec.INSTANCE).size());
 
         // node-b takes ten devices over: the PUBLISH in the script reaches node-a's subscription through the cluster

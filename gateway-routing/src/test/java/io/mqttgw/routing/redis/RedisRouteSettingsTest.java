@@ -9,6 +9,7 @@ import io.mqttgw.routing.testkit.TestRouteStores;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.redisson.config.Config;
+import org.redisson.config.ReadMode;
 
 class RedisRouteSettingsTest {
     @Test
@@ -26,6 +27,16 @@ class RedisRouteSettingsTest {
                 "routes.redis.address", "10.0.0.1:7000, rediss://10.0.0.2:7000"));
         assertEquals(List.of("redis://10.0.0.1:7000", "rediss://10.0.0.2:7000"), s.addresses());
         assertTrue(s.redissonConfig("n").isClusterConfig());
+    }
+
+    @Test
+    void sentinelAndClusterReadFromTheMasterNotFromAReplicaThatMayLag() {
+        RedisRouteSettings cluster = RedisRouteSettings.from(TestRouteStores.values(null, "routes.redis.mode",
+                "cluster", "routes.redis.address", "10.0.0.1:7000"));
+        assertEquals(ReadMode.MASTER, cluster.redissonConfig("n").useClusterServers().getReadMode());
+        RedisRouteSettings sentinel = RedisRouteSettings.from(TestRouteStores.values(null, "routes.redis.mode",
+                "sentinel", "routes.redis.address", "10.0.0.1:26379", "routes.redis.sentinel-master", "m"));
+        assertEquals(ReadMode.MASTER, sentinel.redissonConfig("n").useSentinelServers().getReadMode());
     }
 
     @Test

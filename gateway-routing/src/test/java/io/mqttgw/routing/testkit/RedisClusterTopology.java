@@ -149,6 +149,28 @@ public final class RedisClusterTopology implements AutoCloseable {
                 Resp.field(Resp.text(killed.port(), "INFO", "replication"), "master_link_status")), seconds);
     }
 
+    /** Zeroes every live node's command statistics ({@code CONFIG RESETSTAT}). */
+    public void resetStats() {
+        servers.stream().filter(RedisTestServer::running).forEach(s -> Resp.call(s.port(), "CONFIG", "RESETSTAT"));
+    }
+
+    /**
+     * How many times the live nodes of one role ({@code master} or {@code slave}, as INFO replication names it) ran
+     * {@code command} since {@link #resetStats()}, as INFO commandstats counts it.
+     */
+    public long calls(String role, String command) {
+        long calls = 0;
+        for (RedisTestServer s : servers) {
+            if (s.running() && role.equals(Resp.field(Resp.text(s.port(), "INFO", "replication"), "role"))) {
+                String stat = Resp.field(Resp.text(s.port(), "INFO", "commandstats"), "cmdstat_" + command);
+                if (!stat.isEmpty()) {
+                    calls += Long.parseLong(stat.substring("calls=".length(), stat.indexOf(',')));
+                }
+            }
+        }
+        return calls;
+    }
+
     private RedisTestServer liveServer() {
         return servers.stream().filter(RedisTestServer::running).findFirst().orElseThrow();
     }
