@@ -17,8 +17,8 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The top-level {@code bench} command: {@code pki}, {@code compare} (saved runs side by side), the scenarios
- * {@code connect}, {@code publish}, {@code storm} and
- * {@code soak}, {@code completion} (a bash/zsh completion script) and {@code help}. Exit status: 0 scenario goal met,
+ * {@code connect}, {@code publish}, {@code storm},
+ * {@code soak} and {@code fleet}, {@code completion} (a bash/zsh completion script) and {@code help}. Exit status: 0 scenario goal met,
  * 1 not met, 2 bad arguments, 3 gateway unreachable or a worker failed. Main thread only.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
@@ -43,7 +43,10 @@ public final class BenchCommand {
             Scenario.STORM, "Ramp, drop --drop of the devices at once and let them reconnect with full-jitter "
                     + "backoff; time to recover, failures by reason, collateral drops.",
             Scenario.SOAK, "Ramp and hold for a long time (default 1h) with the field traffic profile; drift of "
-                    + "gateway memory and latency.");
+                    + "gateway memory and latency.",
+            Scenario.FLEET, "Play the L4 balancer over --nodes: spread the devices, hold, then --action kill (SIGKILL "
+                    + "one node) or rolling (--restart-command per node); time until every device is back, failed "
+                    + "attempts, resumed share, collateral drops, PINGRESP latency, QoS 1 left unacknowledged.");
 
     private BenchCommand() {
     }

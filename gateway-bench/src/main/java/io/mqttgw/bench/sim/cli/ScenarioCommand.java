@@ -4,10 +4,13 @@ import io.mqttgw.bench.sim.config.BackoffPolicy;
 import io.mqttgw.bench.sim.config.BadArgumentException;
 import io.mqttgw.bench.sim.config.BenchOptions;
 import io.mqttgw.bench.sim.config.CertMode;
+import io.mqttgw.bench.sim.config.BalancePolicy;
 import io.mqttgw.bench.sim.config.FleetOptions;
+import io.mqttgw.bench.sim.config.GatewayNode;
 import io.mqttgw.bench.sim.config.GatewayTarget;
 import io.mqttgw.bench.sim.config.KeyAlgorithm;
 import io.mqttgw.bench.sim.config.MqttVersion;
+import io.mqttgw.bench.sim.config.NodeAction;
 import io.mqttgw.bench.sim.config.ProtocolOptions;
 import io.mqttgw.bench.sim.config.Scenario;
 import io.mqttgw.bench.sim.config.ScenarioOptions;
@@ -33,9 +36,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bench connect|publish|storm|soak}: the options of one scenario run, typed by picocli and range-checked by
+ * {@code bench connect|publish|storm|soak|fleet}: the options of one scenario run, typed by picocli and range-checked by
  * {@link #toOptions()} into a {@link BenchOptions}; {@link #call()} runs it through {@link ScenarioRun}. The same
- * class serves the four scenario subcommands (the scenario is a constructor argument). Main thread only.
+ * class serves the five scenario subcommands (the scenario is a constructor argument). Main thread only.
  */
 @Command(mixinStandardHelpOptions = true, versionProvider = BenchVersion.class, sortOptions = false,
         usageHelpAutoWidth = true, showDefaultValues = false,
@@ -61,6 +64,39 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Option(names = "--gateway-pid", paramLabel = "PID", description = "server process id: CPU and RSS from /proc; "
             + "jcmd GC.run before memory is read only if it is a JVM")
     Long gatewayPid;
+    @Option(names = "--nodes", paramLabel = "HOST:PORT[/ADMIN_PORT],...",
+            description = "several gateway nodes: the bench plays the L4 balancer over them (--balance), polls each "
+                    + "node's http://HOST:ADMIN_PORT/health/ready (or HOST:PORT@URL; without one, its port) every "
+                    + "--health-interval, takes a node out when it fails or refuses a connection and sends the "
+                    + "attempt to another node; --host and --port are then the first node's")
+    String nodes;
+    @Option(names = "--balance", defaultValue = "least-conn", paramLabel = "least-conn|hash",
+            description = "with --nodes: fewest connections from this process, or rendezvous hash of the client id "
+                    + "(default ${DEFAULT-VALUE})")
+    String balance;
+    @Option(names = "--health-interval", defaultValue = "1s", paramLabel = "DURATION",
+            description = "with --nodes: how often each node's readiness is checked (default ${DEFAULT-VALUE})")
+    Duration healthInterval;
+    @Option(names = "--clean-session", arity = "1", defaultValue = "true",
+            completionCandidates = Converters.Booleans.class,
+            description = "false asks for a persistent session (3.1.1 clean session 0, 5.0 clean start 0 with "
+                    + "--session-expiry); reports how many returning devices were told session present "
+                    + "(default ${DEFAULT-VALUE})")
+    boolean cleanSession;
+    @Option(names = "--action", defaultValue = "hold", paramLabel = "hold|kill|rolling",
+            description = "fleet: after --hold, nothing, SIGKILL node --kill-node (--node-pids), or run "
+                    + "--restart-command for every node in turn (default ${DEFAULT-VALUE})")
+    String action;
+    @Option(names = "--kill-node", paramLabel = "INDEX",
+            description = "fleet --action kill: index in --nodes of the node to kill (default: the last)")
+    Integer killNode;
+    @Option(names = "--node-pids", paramLabel = "PID,...",
+            description = "fleet: process ids of the --nodes, in the same order")
+    String nodePids;
+    @Option(names = "--restart-command", paramLabel = "COMMAND",
+            description = "fleet --action rolling: shell command restarting node {node} (its index), e.g. one that "
+                    + "sends SIGTERM, waits for the exit and starts it again; it must end when the node is ready")
+    String restartCommand;
     @Option(names = "--mqtt-version", defaultValue = "3.1.1", paramLabel = "3.1.1|5",
             completionCandidates = Converters.MqttVersions.class,
             description = "MQTT protocol of the devices: ${COMPLETION-CANDIDATES} (default ${DEFAULT-VALUE})")
@@ -242,7 +278,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         FleetOptions fleet = new FleetOptions(devices, perWorker, workerProcesses, clientPrefix, rampRate,
                 maxHandshakes, source, connectTimeout, pkiDir, algorithm, certs, certPool,
                 serverCa == null ? pkiDir.resolve("ca.pem") : serverCa, resume, groups(tlsGroups), ioThreads,
-                new ProtocolOptions(mqttVersion, sessionExpiry, receiveMaximum));
+                new ProtocolOptions(mqttVersion, sessionExpiry, receiveMaximum, cleanSession));
 
         String chosenProfile = profile == null ? (scenario == Scenario.SOAK ? "field" : "idle") : profile;
         if (!chosenProfile.equals("field") && !chosenProfile.equals("idle")) {
@@ -285,7 +321,7 @@ public final class ScenarioCommand implements Callable<Integer> {
                 + stamp);
         ScenarioOptions run = new ScenarioOptions(holdFor, duration, rate, qos, payload, drop,
                 new BackoffPolicy(backoffBase, backoffMax), reconnectAfter, recoverTimeout, rampTimeout, settle, outDir,
-                workerJvm.isBlank() ? List.of() : Arrays.asList(workerJvm.trim().split("\\s+")));
+                workerJvm.isBlank() ? List.of() : Arrays.asList(workerJvm.trim().split("\\s+")), nodeAction());
 
         within("worker-count", workerCount, 0, 1_000);
         within("worker-index", workerIndex, 0, 999);
@@ -294,6 +330,41 @@ public final class ScenarioCommand implements Callable<Integer> {
                     + workerCount);
         }
         return new BenchOptions(scenario, target(), fleet, traffic, run, workerIndex, workerCount, given());
+    }
+
+    private NodeAction nodeAction() {
+        List<Long> pids = new java.util.ArrayList<>();
+        if (nodePids != null) {
+            for (String p : nodePids.split(",")) {
+                try {
+                    pids.add(Long.parseLong(p.trim()));
+                } catch (NumberFormatException e) {
+                    throw new BadArgumentException("--node-pids = '" + nodePids + "'; write PID,PID,...");
+                }
+            }
+        }
+        NodeAction.Kind kind;
+        try {
+            kind = NodeAction.Kind.valueOf(action.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new BadArgumentException("--action = '" + action + "'; allowed: hold, kill or rolling");
+        }
+        if (kind != NodeAction.Kind.HOLD && scenario != Scenario.FLEET) {
+            throw new BadArgumentException("--action " + action + " is for bench fleet");
+        }
+        int count = nodes == null ? 1 : GatewayNode.parseList("nodes", nodes).size();
+        int victim = killNode == null ? count - 1 : killNode;
+        if (kind == NodeAction.Kind.KILL) {
+            within("kill-node", victim, 0, count - 1);
+            if (pids.size() != count) {
+                throw new BadArgumentException("--action kill needs --node-pids with one pid per node of --nodes ("
+                        + count + ")");
+            }
+        }
+        if (kind == NodeAction.Kind.ROLLING && (restartCommand == null || restartCommand.isBlank())) {
+            throw new BadArgumentException("--action rolling needs --restart-command");
+        }
+        return new NodeAction(kind, victim, pids, restartCommand);
     }
 
     private GatewayTarget target() {
@@ -319,7 +390,13 @@ public final class ScenarioCommand implements Callable<Integer> {
             within("gateway-pid", gatewayPid, 1, Long.MAX_VALUE);
             pid = gatewayPid;
         }
-        return new GatewayTarget(host, port, metrics, pid);
+        if (nodes == null) {
+            return new GatewayTarget(host, port, metrics, pid);
+        }
+        List<GatewayNode> list = GatewayNode.parseList("nodes", nodes);
+        within("health-interval", healthInterval, Duration.ofMillis(100), Duration.ofMinutes(1));
+        return new GatewayTarget(list.get(0).host(), list.get(0).port(), metrics, pid, list,
+                BalancePolicy.ofLabel(balance), healthInterval);
     }
 
     /**

@@ -9,5 +9,7 @@ public enum Scenario {
     /** Ramp, drop a fraction at once, let them reconnect with backoff; time to recover, collateral drops. */
     STORM,
     /** Ramp and hold for a long time with the field traffic profile; report drift. */
-    SOAK
+    SOAK,
+    /** Spread devices over several nodes, then kill one or restart each in turn; time until every device is back. */
+    FLEET
 }

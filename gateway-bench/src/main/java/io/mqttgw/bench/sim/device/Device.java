@@ -33,6 +33,16 @@ public final class Device implements Runnable {
     long nextHeartbeat;
     long nextStatus;
     long nextPing;
+    /** The node of the current or last attempt (an index into the balancer's nodes). */
+    int node;
+    /** Immediate retries of this attempt on another node after a refused TCP connect (the balancer's redispatch). */
+    int redispatches;
+    /** When the connection was lost without the bench closing it; 0 when the device is not waiting to return. */
+    long lostAtNanos;
+    /** QoS 1 PUBLISHes sent on this connection and not yet acknowledged. */
+    int unacked;
+    /** When the unanswered PINGREQ was sent, or 0. */
+    long pingSentNanos;
 
     Device(int index, String clientId, EventLoop loop, DeviceFleet fleet) {
         this.index = index;

@@ -70,7 +70,10 @@ public final class DeviceFleet implements AutoCloseable {
     private final Bootstrap[] bootstraps;
     private final List<List<Device>> devicesByLoop = new ArrayList<>();
     private final Device[] devices;
-    private final InetSocketAddress remote;
+    private final Balancer balancer;
+    private final InetSocketAddress[] remotes;
+    /** Polls the nodes' readiness; null with one node (nothing to balance). */
+    private final NodeHealth health;
     private final List<InetAddress> sources;
     private final FullJitterBackoff backoff;
     /** Added to a dropped device's first backoff (storm --reconnect-after). */
@@ -95,7 +98,12 @@ public final class DeviceFleet implements AutoCloseable {
                 epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
         this.loops = new EventLoop[options.ioThreads()];
         this.bootstraps = new Bootstrap[loops.length];
-        this.remote = new InetSocketAddress(target.host(), target.port());
+        this.balancer = new Balancer(target.nodes(), target.balance());
+        this.remotes = new InetSocketAddress[target.nodes().size()];
+        for (int i = 0; i < remotes.length; i++) {
+            remotes[i] = new InetSocketAddress(target.nodes().get(i).host(), target.nodes().get(i).port());
+        }
+        this.health = target.isFleet() ? new NodeHealth(balancer, target.healthInterval()) : null;
         this.sources = options.sources().addresses();
         this.backoff = new FullJitterBackoff(run.backoff().base(), run.backoff().max());
         this.reconnectAfterNanos = run.reconnectAfter().toNanos();
@@ -144,6 +152,38 @@ public final class DeviceFleet implements AutoCloseable {
         return stats;
     }
 
+    public Balancer balancer() {
+        return balancer;
+    }
+
+    /**
+     * The balancer's view per node ({@code node.<i>.connected}, {@code .open}, {@code .live}, {@code .refused},
+     * {@code .failed}, {@code .drops}, {@code .outs}) and the devices' returns after a lost connection; keys starting
+     * {@code max.} are maxima over workers, the others sums.
+     */
+    public java.util.Map<String, Long> fleetCounters() {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        for (int i = 0; i < balancer.size(); i++) {
+            String n = "node." + i + ".";
+            m.put(n + "connected", (long) balancer.connected(i));
+            m.put(n + "open", (long) balancer.open(i));
+            m.put(n + "live", balancer.isLive(i) ? 1L : 0L);
+            m.put(n + "refused", balancer.refusedCount(i));
+            m.put(n + "failed", balancer.failedCount(i));
+            m.put(n + "drops", balancer.dropCount(i));
+            m.put(n + "outs", balancer.outCount(i));
+        }
+        m.put("awaitingReturn", (long) stats.awaitingReturn.get());
+        m.put("returns", stats.returns.sum());
+        m.put("returnsResumed", stats.returnsResumed.sum());
+        m.put("returnsSessionPresent", stats.returnsSessionPresent.sum());
+        m.put("returnMillisTotal", stats.returnMillisTotal.sum());
+        m.put("max.returnMillis", stats.returnMillisMax.get());
+        m.put("max.lastReturnEpochMillis", stats.lastReturnMillis.get());
+        m.put("qos1Unacked", stats.qos1Unacked.sum());
+        return m;
+    }
+
     public String transport() {
         return epoll ? "epoll" : "nio";
     }
@@ -174,16 +214,55 @@ public final class DeviceFleet implements AutoCloseable {
         d.failureCounted = false;
         d.certificateRequested = false;
         d.connectStartNanos = System.nanoTime();
+        d.redispatches = 0;
+        open(d, balancer.choose(d.clientId));
+    }
+
+    /** Opens the TCP connection of the device's current attempt to {@code node}; on the device's event loop. */
+    private void open(Device d, int node) {
+        d.node = node;
+        balancer.opened(node);
+        InetSocketAddress remote = remotes[node];
         Bootstrap b = bootstraps[(d.index - devices[0].index) % loops.length].clone().attr(DEVICE, d);
         ChannelFuture f = sources.isEmpty() ? b.connect(remote)
                 : b.connect(remote, new InetSocketAddress(sources.get(d.index % sources.size()), 0));
         d.channel = f.channel();
         f.addListener((ChannelFutureListener) future -> {
             if (!future.isSuccess()) {
-                onFailure(d, FailureReasons.of(future.cause()));
+                String reason = FailureReasons.of(future.cause());
+                if (redispatch(d, future.channel(), reason)) {
+                    return;
+                }
+                onFailure(d, reason);
                 onClosed(d, future.channel());
             }
         });
+    }
+
+    /**
+     * A refused TCP connect takes the node out at once and, as a balancer with redispatch does (the shipped
+     * HAProxy: retries + redispatch), tries the same attempt on another live node before the device sees a failure:
+     * at most once per other node. False when there is no other node to try.
+     */
+    private boolean redispatch(Device d, Channel ch, String reason) {
+        if (!FailureReasons.CONNECT_REFUSED.equals(reason) || remotes.length < 2 || d.channel != ch || stopping) {
+            return false;
+        }
+        int refusedBy = d.node;
+        balancer.refused(refusedBy);
+        balancer.markDown(refusedBy);
+        if (d.redispatches >= remotes.length - 1) {
+            return false;
+        }
+        int next = balancer.choose(d.clientId, refusedBy);
+        if (next == refusedBy || !balancer.isLive(next)) {
+            return false;
+        }
+        d.redispatches++;
+        balancer.closed(refusedBy);
+        d.channel = null;
+        open(d, next);
+        return true;
     }
 
     void onHandshake(Device d, Channel ch) {
@@ -201,9 +280,9 @@ public final class DeviceFleet implements AutoCloseable {
      * version to expect in CONNACK, PUBACK and DISCONNECT.
      */
     MqttConnectMessage connectMessage(Device d) {
-        MqttMessageBuilders.ConnectBuilder b = MqttMessageBuilders.connect().clientId(d.clientId).cleanSession(true)
-                .keepAlive(profile.keepAliveSeconds());
         ProtocolOptions protocol = options.protocol();
+        MqttMessageBuilders.ConnectBuilder b = MqttMessageBuilders.connect().clientId(d.clientId)
+                .cleanSession(protocol.cleanSession()).keepAlive(profile.keepAliveSeconds());
         if (!protocol.isV5()) {
             return b.protocolVersion(MqttVersion.MQTT_3_1_1).build();
         }
@@ -231,7 +310,13 @@ public final class DeviceFleet implements AutoCloseable {
         d.everConnected = true;
         stats.connecting.decrementAndGet();
         stats.connected.incrementAndGet();
-        stats.connack(System.nanoTime() - d.connectStartNanos);
+        long now = System.nanoTime();
+        stats.connack(now - d.connectStartNanos);
+        balancer.onConnected(d.node);
+        if (d.lostAtNanos != 0) {
+            stats.returned(now - d.lostAtNanos, !d.certificateRequested, ack.variableHeader().isSessionPresent());
+            d.lostAtNanos = 0;
+        }
         Channel ch = d.channel;
         ch.writeAndFlush(MqttMessageBuilders.subscribe().messageId(d.nextPacketId())
                 .addSubscription(MqttQoS.AT_LEAST_ONCE, "devices/" + d.clientId + "/commands").build(),
@@ -249,6 +334,9 @@ public final class DeviceFleet implements AutoCloseable {
             stats.failure(MqttReasons.puback(reasonCode));
         } else {
             stats.acked.increment();
+        }
+        if (d.unacked > 0) {
+            d.unacked--;
         }
         if (packetId == d.pendingPacketId) {
             if (!refused) {
@@ -270,6 +358,13 @@ public final class DeviceFleet implements AutoCloseable {
             stats.failure(reason);
         }
         ch.close();
+    }
+
+    void onPingResp(Device d) {
+        if (d != null && d.pingSentNanos != 0) {
+            stats.pingLatencyNanos(System.nanoTime() - d.pingSentNanos);
+            d.pingSentNanos = 0;
+        }
     }
 
     void onSubAck() {
@@ -299,6 +394,7 @@ public final class DeviceFleet implements AutoCloseable {
     private void countFailure(Device d, String reason) {
         d.failureCounted = true;
         stats.failure(reason);
+        balancer.failed(d.node);
         if (++d.failuresSinceConnack == 2) {
             stats.failure(FailureReasons.DEVICE_FAILED_AGAIN);
         }
@@ -314,15 +410,28 @@ public final class DeviceFleet implements AutoCloseable {
             d.timer = null;
         }
         d.pendingPacketId = 0;
+        d.pingSentNanos = 0;
+        if (d.unacked > 0 && !stopping) {
+            stats.qos1Unacked.add(d.unacked);
+        }
+        d.unacked = 0;
         if (d.state == Device.State.CONNECTING) {
+            balancer.closed(d.node);
             stats.connecting.decrementAndGet();
             if (!d.failureCounted) {
                 countFailure(d, "closed_before_connack");
             }
         } else if (d.state == Device.State.CONNECTED) {
+            balancer.closed(d.node);
+            balancer.onDisconnected(d.node);
             stats.connected.decrementAndGet();
-            if (!d.dropping) {
+            if (!d.dropping && !stopping) {
                 stats.unexpectedDisconnects.increment();
+                balancer.dropped(d.node);
+                if (d.lostAtNanos == 0) {
+                    d.lostAtNanos = System.nanoTime();
+                    stats.awaitingReturn.incrementAndGet();
+                }
             }
         } else {
             return;
@@ -438,6 +547,9 @@ public final class DeviceFleet implements AutoCloseable {
     @Override
     public void close() {
         stopping = true;
+        if (health != null) {
+            health.close();
+        }
         stopPublishing();
         connector.stop();
         for (int i = 0; i < loops.length; i++) {

@@ -64,7 +64,7 @@ final class DeviceHandler extends ChannelInboundHandlerAdapter {
                                 ? r.reasonCode() : (byte) 0);
                 case SUBACK -> fleet.onSubAck();
                 case PUBLISH -> fleet.onDownlink(d, m);
-                case PINGRESP -> { }
+                case PINGRESP -> fleet.onPingResp(d);
                 default -> {
                     Object header = m.variableHeader();
                     if (header instanceof MqttMessageIdVariableHeader) {

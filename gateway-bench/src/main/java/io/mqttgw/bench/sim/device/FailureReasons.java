@@ -21,6 +21,9 @@ public final class FailureReasons {
      */
     public static final String DEVICE_FAILED_AGAIN = "devices_failed_more_than_once";
 
+    /** The TCP connect was refused: nothing listens on the port (a dead or drained node). */
+    public static final String CONNECT_REFUSED = "connect_refused";
+
     private FailureReasons() {
     }
 
@@ -34,7 +37,7 @@ public final class FailureReasons {
                 return "source_address_unavailable";
             }
             if (c instanceof ConnectException) {
-                return "connect_refused";
+                return CONNECT_REFUSED;
             }
             if (c instanceof NoRouteToHostException || c instanceof PortUnreachableException) {
                 return "unreachable";

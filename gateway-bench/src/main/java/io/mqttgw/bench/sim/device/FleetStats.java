@@ -38,6 +38,19 @@ public final class FleetStats {
     final LongAdder dropped = new LongAdder();
     final LongAdder unexpectedDisconnects = new LongAdder();
     final LongAdder subscribed = new LongAdder();
+    /** Devices whose connection ended without the bench closing it and that have not had a CONNACK since. */
+    final AtomicInteger awaitingReturn = new AtomicInteger();
+    /** Devices back after such a loss; of them, those that resumed TLS and those told session present. */
+    final LongAdder returns = new LongAdder();
+    final LongAdder returnsResumed = new LongAdder();
+    final LongAdder returnsSessionPresent = new LongAdder();
+    final LongAdder returnMillisTotal = new LongAdder();
+    final AtomicLong returnMillisMax = new AtomicLong();
+    /** Wall-clock time (epoch ms) of the latest such return: a wave ends there. */
+    final AtomicLong lastReturnMillis = new AtomicLong();
+    /** QoS 1 PUBLISHes whose connection ended before their PUBACK: the device never learnt they arrived. */
+    final LongAdder qos1Unacked = new LongAdder();
+    private final Recorder pingLatency = new Recorder(3);
     private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
     private final Recorder ackLatency = new Recorder(3);
     private final Recorder connectLatency = new Recorder(3);
@@ -54,6 +67,30 @@ public final class FleetStats {
 
     void ackLatencyNanos(long nanos) {
         ackLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
+    }
+
+    void returned(long nanosSinceLoss, boolean resumed, boolean sessionPresent) {
+        long millis = nanosSinceLoss / 1_000_000;
+        awaitingReturn.decrementAndGet();
+        returns.increment();
+        if (resumed) {
+            returnsResumed.increment();
+        }
+        if (sessionPresent) {
+            returnsSessionPresent.increment();
+        }
+        returnMillisTotal.add(millis);
+        returnMillisMax.accumulateAndGet(millis, Math::max);
+        lastReturnMillis.accumulateAndGet(System.currentTimeMillis(), Math::max);
+    }
+
+    void pingLatencyNanos(long nanos) {
+        pingLatency.recordValue(Math.min(MAX_MICROS, Math.max(0, nanos / 1000)));
+    }
+
+    /** PINGREQ to PINGRESP latencies since the previous call, in microseconds. */
+    public Histogram pingLatencyInterval() {
+        return pingLatency.getIntervalHistogram();
     }
 
     public int connected() {

@@ -62,6 +62,9 @@ final class Traffic {
         if (now - d.nextPing >= 0) {
             ch.write(PINGREQ, ch.voidPromise());
             stats.pings.increment();
+            if (d.pingSentNanos == 0) {
+                d.pingSentNanos = now;
+            }
             d.nextPing = next(d.nextPing, profile.pingNanos(), now);
         }
         ch.flush();
@@ -84,6 +87,7 @@ final class Traffic {
         if (qos > 0) {
             id = d.nextPacketId();
             stats.publishedQos1.increment();
+            d.unacked++;
             if (d.pendingPacketId == 0) {
                 d.pendingPacketId = id;
                 d.pendingSentNanos = now;

@@ -50,6 +50,20 @@ public final class HtmlReport {
         }
         sb.append(chart("Connections", "devices", x, r, new String[] {"connected", "connecting"},
                 List.of(v -> v.connected(), v -> v.connecting())));
+        int nodes = s.stream().mapToInt(v -> v.nodeConnected().size()).max().orElse(0);
+        if (nodes > 0) {
+            SvgChart perNode = new SvgChart("Connections per node (as the bench's balancer counts them)", "devices", x);
+            for (int i = 0; i < nodes; i++) {
+                int node = i;
+                perNode.series("node " + i, s.stream().mapToDouble(v -> node < v.nodeConnected().size()
+                        ? v.nodeConnected().get(node) : Double.NaN).toArray());
+            }
+            marks(perNode, r);
+            sb.append(perNode.render());
+            sb.append(chart("Reconnects per second (CONNACKs) and failed attempts per second", "per second", x, r,
+                    new String[] {"CONNACKs", "failed attempts"},
+                    List.of(Sample::connacks, v -> (double) v.failureCount())));
+        }
         sb.append(chart("TLS handshakes and CONNACKs per second", "per second", x, r,
                 new String[] {"full handshakes", "resumed handshakes", "CONNACKs"},
                 List.of(Sample::handshakesFull, Sample::handshakesResumed, Sample::connacks)));

@@ -13,7 +13,9 @@ final class LiveLine {
                         + " | pub/s %.0f ack/s %.0f | ack p50 %s p99 %s ms | dropped %d lost %d",
                 s.t(), s.phase(), s.connected(), devices, s.connecting(), s.handshakesFull(), s.handshakesResumed(),
                 s.failureCount(), s.failures().isEmpty() ? "" : s.failures().toString(), s.published(), s.acked(),
-                ms(s.ackP50()), ms(s.ackP99()), s.dropped(), s.unexpectedDisconnects());
+                ms(s.ackP50()), ms(s.ackP99()), s.dropped(), s.unexpectedDisconnects())
+                + (s.nodeConnected().isEmpty() ? "" : " | nodes " + s.nodeConnected().stream().map(String::valueOf)
+                        .collect(java.util.stream.Collectors.joining("/")));
     }
 
     private static String ms(double v) {

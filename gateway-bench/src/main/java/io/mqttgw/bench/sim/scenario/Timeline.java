@@ -24,6 +24,7 @@ final class Timeline {
     private Histogram tickConnect = new Histogram(3);
     private Histogram phaseAck = new Histogram(3);
     private Histogram phaseConnect = new Histogram(3);
+    private Histogram phasePing = new Histogram(3);
     private String phase = "start";
 
     synchronized void accept(WorkerReport r) {
@@ -33,6 +34,7 @@ final class Timeline {
         tickConnect.add(r.connectLatency());
         phaseAck.add(r.ackLatency());
         phaseConnect.add(r.connectLatency());
+        phasePing.add(r.pingLatency());
     }
 
     synchronized double seconds() {
@@ -44,6 +46,7 @@ final class Timeline {
         continuePhase(name);
         phaseAck = new Histogram(3);
         phaseConnect = new Histogram(3);
+        phasePing = new Histogram(3);
     }
 
     /** Marks a new phase name that still counts towards the current phase histograms (e.g. draining acks). */
@@ -69,7 +72,7 @@ final class Timeline {
         Sample s = new Sample(seconds(), phase, t.connected(), t.connecting(), r.handshakesFull(),
                 r.handshakesResumed(), r.connacks(), r.failures(), r.published(), r.acked(),
                 millis(tickAck, 50), millis(tickAck, 99), millis(tickAck, 99.9), millis(tickConnect, 50),
-                millis(tickConnect, 99), t.dropped(), t.unexpectedDisconnects());
+                millis(tickConnect, 99), t.dropped(), t.unexpectedDisconnects(), nodeConnected(fleet(latest.values())));
         samples.add(s);
         tickAck = new Histogram(3);
         tickConnect = new Histogram(3);
@@ -112,6 +115,32 @@ final class Timeline {
 
     synchronized Histogram phaseAckLatency() {
         return phaseAck.copy();
+    }
+
+    synchronized Histogram phasePingLatency() {
+        return phasePing.copy();
+    }
+
+    /** The workers' fleet counters, summed (maxima for keys starting {@code max.}). */
+    synchronized Map<String, Long> fleetTotals() {
+        return fleet(latest.values());
+    }
+
+    static Map<String, Long> fleet(Iterable<WorkerReport> reports) {
+        Map<String, Long> m = new TreeMap<>();
+        for (WorkerReport r : reports) {
+            r.fleet().forEach((k, v) -> m.merge(k, v, k.startsWith("max.") ? Math::max : Long::sum));
+        }
+        return m;
+    }
+
+    /** Connected devices per node, in node order, from summed fleet counters; empty without several nodes. */
+    static List<Integer> nodeConnected(Map<String, Long> fleet) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; fleet.containsKey("node." + i + ".connected"); i++) {
+            out.add(fleet.get("node." + i + ".connected").intValue());
+        }
+        return out.size() > 1 ? out : List.of();
     }
 
     synchronized Histogram phaseConnectLatency() {

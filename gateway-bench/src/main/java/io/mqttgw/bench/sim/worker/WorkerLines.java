@@ -79,6 +79,12 @@ public final class WorkerLines {
             g.writeNumberField("rssBytes", r.rssBytes());
             g.writeStringField("ackLatency", encode(r.ackLatency()));
             g.writeStringField("connectLatency", encode(r.connectLatency()));
+            g.writeObjectFieldStart("fleet");
+            for (Map.Entry<String, Long> e : r.fleet().entrySet()) {
+                g.writeNumberField(e.getKey(), e.getValue());
+            }
+            g.writeEndObject();
+            g.writeStringField("pingLatency", encode(r.pingLatency()));
         });
     }
 
@@ -94,6 +100,8 @@ public final class WorkerLines {
             Map<String, Long> failures = new TreeMap<>();
             Histogram ack = null;
             Histogram connect = null;
+            Histogram ping = null;
+            Map<String, Long> fleet = new TreeMap<>();
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
@@ -102,13 +110,9 @@ public final class WorkerLines {
                     case "message" -> message = p.getText();
                     case "ackLatency" -> ack = decode(p.getText());
                     case "connectLatency" -> connect = decode(p.getText());
-                    case "failures" -> {
-                        while (p.nextToken() == JsonToken.FIELD_NAME) {
-                            String reason = p.currentName();
-                            p.nextToken();
-                            failures.put(reason, p.getLongValue());
-                        }
-                    }
+                    case "pingLatency" -> ping = decode(p.getText());
+                    case "failures" -> counters(p, failures);
+                    case "fleet" -> counters(p, fleet);
                     default -> {
                         Field f = Field.of(name);
                         if (f != null && value.isNumeric()) {
@@ -131,10 +135,19 @@ public final class WorkerLines {
                     n[Field.PUBLISHED.ordinal()], n[Field.PUBLISHED_QOS1.ordinal()], n[Field.ACKED.ordinal()],
                     n[Field.PINGS.ordinal()], n[Field.DROPPED.ordinal()], n[Field.UNEXPECTED_DISCONNECTS.ordinal()],
                     n[Field.SUBSCRIBED.ordinal()], n[Field.RSS_BYTES.ordinal()],
-                    ack == null ? new Histogram(3) : ack, connect == null ? new Histogram(3) : connect);
+                    ack == null ? new Histogram(3) : ack, connect == null ? new Histogram(3) : connect, fleet,
+                    ping == null ? new Histogram(3) : ping);
             return new Line(type, worker, stats, message, n[Field.COUNT.ordinal()]);
         } catch (IOException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    private static void counters(JsonParser p, Map<String, Long> into) throws IOException {
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String key = p.currentName();
+            p.nextToken();
+            into.put(key, p.getLongValue());
         }
     }
 

@@ -82,7 +82,8 @@ public final class WorkerRuntime implements AutoCloseable {
     }
 
     public WorkerReport report() {
-        return WorkerReport.of(index, count, fleet.stats().snapshot());
+        return WorkerReport.of(index, count, fleet.stats().snapshot(), fleet.fleetCounters(),
+                fleet.stats().pingLatencyInterval());
     }
 
     @Override

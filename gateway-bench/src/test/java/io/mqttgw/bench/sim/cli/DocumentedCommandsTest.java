@@ -27,7 +27,7 @@ import picocli.CommandLine.Model.OptionSpec;
  */
 class DocumentedCommandsTest {
     private static final Pattern COMMAND = Pattern.compile(
-            "(?:^|[\\s(:])(?:\"\\$BENCH\"|\\$BENCH|bench)\\s+(connect|publish|storm|soak|pki)\\s+(--[^#`\\n)]*)");
+            "(?:^|[\\s(:])(?:\"\\$BENCH\"|\\$BENCH|bench)\\s+(connect|publish|storm|soak|fleet|pki)\\s+(--[^#`\\n)]*)");
     private static final Path MODULE = Path.of("").toAbsolutePath();
 
     @Test
@@ -102,6 +102,18 @@ class DocumentedCommandsTest {
         }
         if (option.equals("--mqtt-version")) {
             return "5";
+        }
+        if (option.equals("--nodes")) {
+            return "127.0.0.1:18831/18091,127.0.0.1:18832/18092";
+        }
+        if (option.equals("--node-pids")) {
+            return "101,102";
+        }
+        if (option.equals("--balance")) {
+            return "hash";
+        }
+        if (option.equals("--action")) {
+            return "kill";
         }
         CommandLine cl = BenchCommand.commandLine(new PrintWriter(new StringWriter()),
                 new PrintWriter(new StringWriter()));
