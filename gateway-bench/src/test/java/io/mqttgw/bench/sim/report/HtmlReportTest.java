@@ -110,6 +110,24 @@ class HtmlReportTest {
     }
 
     @Test
+    void aRunOverSeveralNodesPlotsTheConnectionsOfEachNode() throws Exception {
+        Map<String, Object> summary = summary(200, List.of());
+        List<Sample> samples = new ArrayList<>();
+        for (int t = 1; t <= 20; t++) {
+            List<Integer> nodes = t < 10 ? List.of(100, 100) : List.of(200, 0);
+            samples.add(new Sample(t, "kill", 200, 0, 0, 0, t == 11 ? 100 : 0, Map.of(), 0, 0, 1, 2, 3, 4, 5, 0, 0,
+                    nodes));
+        }
+        String html = HtmlReport.html(new RunResult(true, summary, samples,
+                List.<String[]>of(new String[] {"10.0", "kill"}), List.of()));
+        parse(html);
+        assertTrue(html.contains("Connections per node"), "per-node chart");
+        assertTrue(html.contains("node 0") && html.contains("node 1"), "one series per node");
+        assertTrue(html.contains("Reconnects per second"));
+        assertFalse(HtmlReport.html(run(summary)).contains("Connections per node"), "not for one gateway");
+    }
+
+    @Test
     void noMemoryCaveatFromFiveThousandConnections() throws Exception {
         Map<String, String> h = headline(parse(HtmlReport.html(run(summary(5_000, List.of())))));
         assertFalse(h.get("Gateway RSS / heap / direct per connection (KiB)").contains("caveat"));

@@ -18,9 +18,12 @@ class WorkerLinesTest {
         ack.recordValue(90_000);
         Histogram connect = new Histogram(3);
         connect.recordValue(7_000_000);
+        Histogram ping = new Histogram(3);
+        ping.recordValue(2_500);
         WorkerReport r = new WorkerReport(2, 1234L, 100, 90, 5, 80, 10, 88, 1_764_050_000_123L, 17,
                 Map.of("connect_refused", 3L, "tls_handshake_timeout", 1L), 500, 400, 399, 7, 2, 1, 90, 1L << 33,
-                ack, connect);
+                ack, connect, Map.of("node.0.connected", 60L, "node.1.refused", 4L,
+                        "max.lastReturnEpochMillis", 1_764_050_000_999L), ping);
         String line = WorkerLines.stats(r);
         assertTrue(line.startsWith("{\"type\":\"stats\"") && !line.contains("\n"), line);
         WorkerLines.Line parsed = WorkerLines.parse(line);
@@ -46,6 +49,8 @@ class WorkerLinesTest {
         assertEquals(r.rssBytes(), back.rssBytes());
         assertEquals(ack, back.ackLatency());
         assertEquals(connect, back.connectLatency());
+        assertEquals(r.fleet(), back.fleet());
+        assertEquals(ping, back.pingLatency());
     }
 
     @Test
