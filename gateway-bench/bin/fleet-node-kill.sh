@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# A fleet on one machine: Redis, N gateway nodes sharing it (routes, persistent sessions, TLS ticket keys), and the
+# bench as the L4 balancer in front of them (`bench fleet --nodes`), at the field traffic (heartbeat 20 B / 15 s QoS 1,
+# status 500 B / 60 s QoS 1, PINGREQ / 120 s; all divided by TIME_SCALE).
+#
+#   --scenario kill     once the devices are steady, `kill -9` the last node; the bench times until every device of
+#                       that node has a CONNACK from another node, counts failed attempts (what devices saw) and
+#                       refused connects it redispatched (what the balancer saw), the resumed share (TLS resumption
+#                       with the shared ticket keys), session present on return, collateral drops on the survivors
+#                       (target 0) and PINGRESP latency during the wave; then this script waits until the dead node's
+#                       route index and heartbeat are gone from Redis (column routes_gone_s, from the kill).
+#   --scenario rolling  restarts every node in turn: SIGTERM (the node drains: ready 503 for shutdown.ready-grace,
+#                       then closes its devices at shutdown.drain-rate), wait for its exit, start it again, wait for
+#                       /health/ready 200; failed attempts, QoS 1 PUBLISHes whose connection ended before their PUBACK
+#                       (qos1_unacked: the device never learnt they arrived), total time.
+#
+# Every round starts a fresh Redis and fresh nodes. Figures go to OUT/results.tsv (one line per round), their ranges
+# over the rounds to OUT/summary.tsv and OUT/index.html (which links each round's bench report: connections per node
+# over time, reconnects per second, failures by reason). Each round's nodes, logs and bench output are in OUT/rN/.
+#
+#   gateway-bench/bin/fleet-node-kill.sh [--nodes 3] [--devices 1800] [--rounds 3] [--scenario kill|rolling]
+#                                        [--out DIR] [--pki-dir DIR] [--dist DIR]
+#
+# Environment (defaults in brackets): BASE_PORT [18831] (node i listens on BASE_PORT + i), BASE_ADMIN [19091],
+# REDIS_PORT [16379], SOURCE [127.0.2.2-127.0.2.250], RAMP_RATE [300], MAX_HANDSHAKES [200], PER_WORKER [9000]
+# (devices per bench worker process: at most ~19,000 sockets per process here), HOLD [20s] (steady state before the
+# kill or the first restart), TIME_SCALE [1], BALANCE [least-conn] (or hash), CLEAN_SESSION [false] (persistent
+# sessions: session present on return is measured), RESUME [true], HEARTBEAT [5s] and NODE_TTL [30s]
+# (routes.redis.heartbeat-interval and node-ttl), READY_GRACE [3s] (shutdown.ready-grace: above the bench's 1 s
+# health interval), DRAIN_RATE [2000] (shutdown.drain-rate), MQTT_VERSION [3.1.1], GATEWAY_OPTS (JVM options of the
+# nodes, e.g. -Xmx2g), WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s].
+# Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
+# (apt-get install -y redis-server redis-tools), jq, curl.
+set -euo pipefail
+MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(dirname "$MODULE")"
+BENCH="$MODULE/bin/bench"
+# wait_port, stop_pid, metric
+source "$MODULE/bin/driver-functions.sh"
+
+NODES=3
+DEVICES=1800
+ROUNDS=3
+SCENARIO=kill
+OUT="bench-results/fleet-$(date -u +%Y%m%d-%H%M%S)"
+PKI=/tmp/fleet-pki
+DIST="$ROOT/deploy/target/mqtt-gateway"
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --nodes) NODES="$2"; shift 2 ;;
+    --devices) DEVICES="$2"; shift 2 ;;
+    --rounds) ROUNDS="$2"; shift 2 ;;
+    --scenario) SCENARIO="$2"; shift 2 ;;
+    --out) OUT="$2"; shift 2 ;;
+    --pki-dir) PKI="$2"; shift 2 ;;
+    --dist) DIST="$2"; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 2 ;;
+  esac
+done
+[[ "$SCENARIO" == kill || "$SCENARIO" == rolling ]] || { echo "--scenario is kill or rolling" >&2; exit 2; }
+[[ "$NODES" =~ ^[0-9]+$ ]] && ((NODES >= 2)) || { echo "--nodes needs at least 2" >&2; exit 2; }
+BASE_PORT="${BASE_PORT:-18831}"
+BASE_ADMIN="${BASE_ADMIN:-19091}"
+REDIS_PORT="${REDIS_PORT:-16379}"
+SOURCE="${SOURCE:-127.0.2.2-127.0.2.250}"
+RAMP_RATE="${RAMP_RATE:-300}"
+MAX_HANDSHAKES="${MAX_HANDSHAKES:-200}"
+PER_WORKER="${PER_WORKER:-9000}"
+HOLD="${HOLD:-20s}"
+TIME_SCALE="${TIME_SCALE:-1}"
+BALANCE="${BALANCE:-least-conn}"
+CLEAN_SESSION="${CLEAN_SESSION:-false}"
+RESUME="${RESUME:-true}"
+HEARTBEAT="${HEARTBEAT:-5s}"
+NODE_TTL="${NODE_TTL:-30s}"
+READY_GRACE="${READY_GRACE:-3s}"
+DRAIN_RATE="${DRAIN_RATE:-2000}"
+MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
+RECOVER_TIMEOUT="${RECOVER_TIMEOUT:-180s}"
+WORKER_ARGS=()
+[[ -n "${WORKER_JVM:-}" ]] && WORKER_ARGS=(--worker-jvm "$WORKER_JVM")
+
+command -v jq >/dev/null || { echo "needs jq: apt-get install -y jq" >&2; exit 2; }
+command -v curl >/dev/null || { echo "needs curl: apt-get install -y curl" >&2; exit 2; }
+REDIS_SERVER="$(command -v redis-server || echo /usr/bin/redis-server)"
+[[ -x "$REDIS_SERVER" ]] && command -v redis-cli >/dev/null \
+  || { echo "needs redis-server and redis-cli: apt-get install -y redis-server redis-tools" >&2; exit 2; }
+[[ -x "$DIST/bin/gateway" ]] || { echo "needs the distribution: ./mvnw -DskipTests package" >&2; exit 2; }
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+[[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
+
+REDIS_PID=""
+RUN_DIR=""
+stop_all() { # every node of the current round (their pids are in files: a rolling restart replaces them), then Redis
+  if [[ -n "$RUN_DIR" ]]; then
+    for f in "$RUN_DIR"/node-*/pid; do
+      [[ -f "$f" ]] && stop_pid "$(cat "$f")" 60
+    done
+  fi
+  stop_pid "$REDIS_PID" 10
+  REDIS_PID=""
+}
+trap stop_all EXIT
+
+redis() { redis-cli -p "$REDIS_PORT" "$@"; }
+
+start_redis() { # DIR: no persistence (a fresh, empty Redis every round)
+  "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$1" \
+    --logfile "$1/redis.log" --daemonize no > "$1/redis.out" 2>&1 &
+  REDIS_PID=$!
+  wait_port "$REDIS_PORT"
+}
+
+# write_node DIR I: node I's configuration and its start script (the rolling restart runs it again)
+write_node() {
+  local dir="$1" i="$2"
+  mkdir -p "$dir/logs"
+  cat > "$dir/gateway.yaml" <<YAML
+node.id: fleet-gw-$i
+listener.tls.bind: 127.0.0.1
+listener.tls.port: $((BASE_PORT + i))
+listener.tls.cert-file: $PKI/server.pem
+listener.tls.key-file: $PKI/server.key
+listener.tls.ca-file: $PKI/ca.pem
+uplink.sink: discard
+admin.bind: 127.0.0.1
+admin.port: $((BASE_ADMIN + i))
+routes.provider: redis
+routes.redis.address: redis://127.0.0.1:$REDIS_PORT
+routes.redis.heartbeat-interval: $HEARTBEAT
+routes.redis.node-ttl: $NODE_TTL
+session.provider: redis
+shutdown.ready-grace: $READY_GRACE
+shutdown.drain-rate: $DRAIN_RATE
+log.lifecycle-rate: 5
+YAML
+  # the launcher execs the JVM, so the pid written is the node's own (kill -9 reaches the JVM)
+  cat > "$dir/start.sh" <<SH
+#!/usr/bin/env bash
+GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$DIST/bin/gateway" run --config "$dir/gateway.yaml" \\
+  >> "$dir/gateway.out" 2>&1 &
+echo \$! > "$dir/pid"
+for _ in \$(seq 1 240); do
+  [[ "\$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$((BASE_ADMIN + i))/health/ready")" == 200 ]] && exit 0
+  sleep 0.5
+done
+echo "node $i not ready after 120 s" >&2
+exit 1
+SH
+  # SIGTERM drains the node; wait for its exit (drain + flush), then start it again and wait until it is ready
+  cat > "$dir/restart.sh" <<SH
+#!/usr/bin/env bash
+set -u
+pid="\$(cat "$dir/pid")"
+echo "\$(date -u +%T.%3N) SIGTERM node $i (pid \$pid)"
+kill -TERM "\$pid" 2>/dev/null
+for _ in \$(seq 1 600); do kill -0 "\$pid" 2>/dev/null || break; sleep 0.2; done
+kill -0 "\$pid" 2>/dev/null && { echo "node $i did not exit within 120 s" >&2; exit 1; }
+echo "\$(date -u +%T.%3N) node $i exited; starting it"
+"$dir/start.sh" && echo "\$(date -u +%T.%3N) node $i ready"
+SH
+  chmod +x "$dir/start.sh" "$dir/restart.sh"
+}
+
+# dead_node_keys NODE-ID: members of its route index, whether its heartbeat key exists, and route hashes naming it
+dead_node_keys() {
+  printf '%s %s %s' "$(redis ZCARD "mqttgw:node:{$1}:routes")" "$(redis EXISTS "mqttgw:node:{$1}:alive")" \
+    "$(redis EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do if redis.call('HGET', k, 'node') == ARGV[2] then n = n + 1 end end return n" 0 'mqttgw:route:*' "$1")"
+}
+
+COLUMNS=(round scenario utc load1 devices nodes connected_before on_killed all_back seconds moved failed_attempts
+  refused_redispatched failed_twice resumed_share session_present_share collateral ping_p50_ms ping_p99_ms
+  qos1_sent qos1_unacked routes_gone_s)
+(IFS=$'\t'; echo "${COLUMNS[*]}") > "$OUT/results.tsv"
+for round in $(seq 1 "$ROUNDS"); do
+  RUN_DIR="$OUT/r$round"
+  mkdir -p "$RUN_DIR"
+  start_redis "$RUN_DIR"
+  nodes_arg=""; pids_arg=""
+  for i in $(seq 0 $((NODES - 1))); do
+    write_node "$RUN_DIR/node-$i" "$i"
+    "$RUN_DIR/node-$i/start.sh" || { echo "node $i did not start (see $RUN_DIR/node-$i/gateway.out)" >&2; exit 1; }
+    nodes_arg+="${nodes_arg:+,}127.0.0.1:$((BASE_PORT + i))/$((BASE_ADMIN + i))"
+    pids_arg+="${pids_arg:+,}$(cat "$RUN_DIR/node-$i/pid")"
+  done
+  victim=$((NODES - 1))
+  if [[ "$SCENARIO" == kill ]]; then
+    action=(--action kill --kill-node "$victim" --node-pids "$pids_arg")
+  else
+    action=(--action rolling --restart-command "$RUN_DIR/node-{node}/restart.sh")
+  fi
+  load="$(uptime | sed 's/.*load average: \([0-9.]*\),.*/\1/')"
+  utc="$(date -u +%H:%M:%SZ)"
+  echo "== round $round ($SCENARIO, $NODES nodes, $DEVICES devices) at $utc, load $load"
+  "$BENCH" fleet --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
+    --nodes "$nodes_arg" --admin none --balance "$BALANCE" --health-interval 1s \
+    --profile field --time-scale "$TIME_SCALE" --heartbeat-qos 1 --status-qos 1 \
+    --clean-session "$CLEAN_SESSION" --resume "$RESUME" --mqtt-version "$MQTT_VERSION" \
+    --ramp-rate "$RAMP_RATE" --max-handshakes "$MAX_HANDSHAKES" --hold "$HOLD" --settle 2s \
+    --backoff-base 1s --backoff-max 30s --recover-timeout "$RECOVER_TIMEOUT" "${action[@]}" "${WORKER_ARGS[@]}" \
+    --out "$RUN_DIR/bench" > "$RUN_DIR/bench.out" 2>&1 || echo "bench exited $? (see $RUN_DIR/bench.out)"
+  s="$RUN_DIR/bench/summary.json"
+  routes_gone=""
+  if [[ "$SCENARIO" == kill && -f "$s" ]]; then
+    # the dead node's route index and heartbeat must go once its heartbeat has expired (node-ttl) and a survivor
+    # has seen it stop advancing; give it node-ttl + 60 s from the kill
+    kill_ms="$(jq -r '.fleet.killEpochMillis' "$s")"
+    ttl_s="${NODE_TTL%s}"
+    until_ms=$((kill_ms + (ttl_s + 60) * 1000))
+    while :; do
+      read -r index alive named <<< "$(dead_node_keys "fleet-gw-$victim")"
+      now_ms="$(date +%s%3N)"
+      if [[ "$index" == 0 && "$alive" == 0 && "$named" == 0 ]]; then
+        routes_gone="$(awk -v a="$now_ms" -v k="$kill_ms" 'BEGIN { printf "%.1f", (a - k) / 1000 }')"
+        break
+      fi
+      if ((now_ms > until_ms)); then
+        routes_gone="not gone ($index indexed, alive $alive, $named naming it)"
+        break
+      fi
+      sleep 1
+    done
+  fi
+  stop_all
+  if [[ -f "$s" ]]; then
+    jq -r --arg round "$round" --arg sc "$SCENARIO" --arg utc "$utc" --arg load "$load" --arg gone "$routes_gone" '
+      def attempts(m): [m | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
+      def r(x): if x == null or (x | type) != "number" then "" else (x * 1000 | round / 1000) end;
+      .fleet as $f |
+      [$round, $sc, $utc, $load, .devices, ($f.nodes | length), $f.connectedBefore, ($f.devicesOnKilledNode // ""),
+       (if $f.allBack == null then ([$f.restarts[]?.allBack] | all) else $f.allBack end),
+       r($f.secondsUntilAllBack // $f.totalSeconds), $f.devicesMoved, attempts($f.failedAttempts),
+       $f.refusedRedispatched, $f.devicesFailedMoreThanOnce, r($f.resumedShare), r($f.sessionPresentShare),
+       ($f.collateralDrops // ""), r($f.pingRespMs.p50), r($f.pingRespMs.p99), $f.qos1Sent, $f.qos1Unacknowledged,
+       $gone] | @tsv' "$s" >> "$OUT/results.tsv"
+  else
+    printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$SCENARIO" "$utc" "$load" "$RUN_DIR/bench.out" \
+      >> "$OUT/results.tsv"
+  fi
+  tail -n 1 "$OUT/results.tsv"
+  RUN_DIR=""
+done
+
+# ranges over the rounds: min-max of every numeric column
+awk -F'\t' 'NR == 1 { for (i = 1; i <= NF; i++) name[i] = $i; n = NF; next }
+  { rows++; for (i = 1; i <= NF; i++) if ($i ~ /^-?[0-9.]+$/) {
+      if (!(i in lo) || $i + 0 < lo[i]) lo[i] = $i + 0; if (!(i in hi) || $i + 0 > hi[i]) hi[i] = $i + 0 } }
+  END { print "figure\trange over " rows " rounds";
+    for (i = 5; i <= n; i++) if (i in lo) printf "%s\t%s\n", name[i], (lo[i] == hi[i] ? lo[i] : lo[i] "-" hi[i]) }' \
+  "$OUT/results.tsv" > "$OUT/summary.tsv"
+{
+  echo "<!DOCTYPE html><html><head><meta charset='utf-8'/><title>fleet $SCENARIO</title><style>body{font-family:sans-serif}"
+  echo "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:left}</style></head><body>"
+  echo "<h1>fleet $SCENARIO: $NODES nodes, $DEVICES devices, $ROUNDS rounds</h1><p>$(uname -n), $(nproc) cores</p>"
+  echo "<h2>Ranges over the rounds</h2><table>"
+  awk -F'\t' '{ printf "<tr><td>%s</td><td>%s</td></tr>\n", $1, $2 }' "$OUT/summary.tsv"
+  echo "</table><h2>Rounds</h2><table>"
+  awk -F'\t' '{ printf "<tr>"; for (i = 1; i <= NF; i++) printf "<td>%s</td>", $i; print "</tr>" }' "$OUT/results.tsv"
+  echo "</table><h2>Each round's bench report (connections per node, reconnects per second, failures)</h2><ul>"
+  for round in $(seq 1 "$ROUNDS"); do
+    echo "<li><a href='r$round/bench/report.html'>round $round</a></li>"
+  done
+  echo "</ul></body></html>"
+} > "$OUT/index.html"
+column -t -s $'\t' "$OUT/summary.tsv" 2>/dev/null || cat "$OUT/summary.tsv"
+echo "results: $OUT/results.tsv, ranges: $OUT/summary.tsv, report: $OUT/index.html"
