@@ -17,9 +17,9 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The top-level {@code bench} command: {@code pki}, {@code compare} (saved runs side by side), the scenarios
- * {@code connect}, {@code publish}, {@code storm},
- * {@code soak} and {@code fleet}, {@code completion} (a bash/zsh completion script) and {@code help}. Exit status: 0 scenario goal met,
- * 1 not met, 2 bad arguments, 3 gateway unreachable or a worker failed. Main thread only.
+ * {@code connect}, {@code publish}, {@code storm}, {@code soak} and {@code fleet}, {@code completion} (a bash/zsh
+ * completion script) and {@code help}. Exit status: 0 scenario goal met, 1 not met, 2 bad arguments, 3 gateway
+ * unreachable or a worker failed. Main thread only.
  */
 @Command(name = "bench", mixinStandardHelpOptions = true, versionProvider = BenchVersion.class,
         synopsisSubcommandLabel = "COMMAND",

@@ -36,8 +36,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code bench connect|publish|storm|soak|fleet}: the options of one scenario run, typed by picocli and range-checked by
- * {@link #toOptions()} into a {@link BenchOptions}; {@link #call()} runs it through {@link ScenarioRun}. The same
+ * {@code bench connect|publish|storm|soak|fleet}: the options of one scenario run, typed by picocli and range-checked
+ * by {@link #toOptions()} into a {@link BenchOptions}; {@link #call()} runs it through {@link ScenarioRun}. The same
  * class serves the five scenario subcommands (the scenario is a constructor argument). Main thread only.
  */
 @Command(mixinStandardHelpOptions = true, versionProvider = BenchVersion.class, sortOptions = false,
