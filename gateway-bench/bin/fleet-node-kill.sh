@@ -28,7 +28,8 @@
 # sessions: session present on return is measured), RESUME [true], HEARTBEAT [5s] and NODE_TTL [30s]
 # (routes.redis.heartbeat-interval and node-ttl), READY_GRACE [3s] (shutdown.ready-grace: above the bench's 1 s
 # health interval), DRAIN_RATE [2000] (shutdown.drain-rate), MQTT_VERSION [3.1.1], GATEWAY_OPTS (JVM options of the
-# nodes, e.g. -Xmx2g), WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s].
+# nodes, e.g. -Xmx2g), GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
+# WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s].
 # Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
 # (apt-get install -y redis-server redis-tools), jq, curl.
 set -euo pipefail
@@ -138,7 +139,8 @@ YAML
   # the launcher execs the JVM, so the pid written is the node's own (kill -9 reaches the JVM)
   cat > "$dir/start.sh" <<SH
 #!/usr/bin/env bash
-GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$DIST/bin/gateway" run --config "$dir/gateway.yaml" \\
+GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$DIST/bin/gateway" run ${GATEWAY_RUN_ARGS:-} \\
+  --config "$dir/gateway.yaml" \\
   >> "$dir/gateway.out" 2>&1 &
 echo \$! > "$dir/pid"
 for _ in \$(seq 1 240); do
