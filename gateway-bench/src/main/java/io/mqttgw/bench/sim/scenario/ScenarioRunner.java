@@ -552,6 +552,8 @@ public final class ScenarioRunner {
                 / (double) returns : Double.NaN);
         f.put("meanReturnSeconds", returns > 0 ? delta(now, fleetBefore, "returnMillisTotal") / 1e3 / returns
                 : Double.NaN);
+        // the longest since the run began: a wave's own when nothing was lost before it
+        f.put("maxReturnSeconds", now.getOrDefault("max.returnMillis", 0L) / 1e3);
         long collateral = 0;
         if (victim >= 0) {
             for (int i = 0; i < options.target().nodes().size(); i++) {
