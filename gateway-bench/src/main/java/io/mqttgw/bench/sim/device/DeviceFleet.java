@@ -54,7 +54,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The devices of one process: devices {@code first} to {@code first + count - 1} of the run, spread over a few
  * event loops (epoll where available, else NIO), each device pinned to one loop. Owns the ramp
- * ({@link Connector}), reconnects with {@link FullJitterBackoff}, the traffic ({@link Traffic}), the storm drop
+ * ({@link Connector}), the node of every attempt ({@link Balancer}; with several nodes their readiness is polled by
+ * {@link NodeHealth}), reconnects with {@link FullJitterBackoff}, the traffic ({@link Traffic}), the storm drop
  * and the publish-rate driver. Per device it keeps one {@link Device}, its channel and at most one scheduled task;
  * handlers are shared. Public methods may be called from any thread; device state changes only on its loop.
  */
