@@ -26,6 +26,15 @@ public interface DeviceCertificateVerifier {
     Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException;
 
     /**
+     * The second {@code nowMillis} falls in, as epoch milliseconds: what validity is compared at. An X.509 time names
+     * a whole second (RFC 5280 4.1.2.5: no fraction in DER), so a notAfter of 12:00:00Z still covers 12:00:00.999,
+     * and a notBefore of 12:00:01Z is not reached at 12:00:00.999; compared in milliseconds, the first was refused.
+     */
+    static long wholeSecond(long nowMillis) {
+        return Math.floorDiv(nowMillis, 1000L) * 1000L;
+    }
+
+    /**
      * An accepted chain.
      *
      * @param path      the signer and serial of each certificate of the path, for a later CRL to be checked against

@@ -158,10 +158,11 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     @Override
-    public Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException {
+    public Verdict check(X509Certificate[] chain, long now) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
+        long nowMillis = DeviceCertificateVerifier.wholeSecond(now);
         byte[] der = chain[0].getEncoded();
         Fingerprint fingerprint = cacheCapacity > 0 ? fingerprint(der) : null;
         Verified verified = fingerprint == null ? null : cache.get(fingerprint);
