@@ -39,8 +39,13 @@ public interface DeviceCertificateVerifier {
      *
      * @param path      the signer and serial of each certificate of the path, for a later CRL to be checked against
      * @param fromCache whether no signature was checked ({@link #verify})
+     * @param sha256    the device certificate's SHA-256 when the verifier computed it (its cache key), so the
+     *                  connection's fingerprint is not computed a second time; null otherwise. Not to be modified.
      */
-    record Verdict(RevocationPath path, boolean fromCache) {
+    record Verdict(RevocationPath path, boolean fromCache, byte[] sha256) {
+        Verdict(RevocationPath path, boolean fromCache) {
+            this(path, fromCache, null);
+        }
     }
 
     /**

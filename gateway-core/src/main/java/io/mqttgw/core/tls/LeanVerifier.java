@@ -164,7 +164,9 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         }
         long nowMillis = DeviceCertificateVerifier.wholeSecond(now);
         byte[] der = chain[0].getEncoded();
-        Fingerprint fingerprint = cacheCapacity > 0 ? fingerprint(der) : null;
+        // computed even without a cache: the connection keeps it as its fingerprint (handed on with the verdict)
+        byte[] sha256 = CertificateSha256.of(der);
+        Fingerprint fingerprint = cacheCapacity > 0 ? new Fingerprint(sha256) : null;
         Verified verified = fingerprint == null ? null : cache.get(fingerprint);
         boolean known = verified != null;
         if (verified == null) {
@@ -174,7 +176,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             }
             if (verified == null) {
                 // through a name-constrained CA: never remembered, so its constraints are applied on every handshake
-                return constrainedChains.check(chain, nowMillis);
+                return new Verdict(constrainedChains.check(chain, nowMillis).path(), false, sha256);
             }
             if (fingerprint != null) {
                 remember(fingerprint, verified);
@@ -188,7 +190,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         }
         // a hit too: the CRLs may have changed since, and the path names the CA each was signed by
         policy.requireNotRevoked(verified, nowMillis);
-        return new Verdict(verified, known);
+        return new Verdict(verified, known, sha256);
     }
 
     /** Entries in the cache of verified certificates. */
@@ -373,9 +375,5 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             }
         }
         cache.put(fingerprint, verified);
-    }
-
-    private static Fingerprint fingerprint(byte[] der) {
-        return new Fingerprint(CertificateSha256.of(der));
     }
 }
