@@ -12,7 +12,7 @@ import java.util.Set;
 
 /**
  * The rules both verifiers apply on top of chaining to a configured CA: no SHA-1 signatures, key usage and extended
- * key usage that allow TLS client authentication, CRL lookup by serial and, in hard CRL mode, a current CRL for every
+ * key usage that allow TLS client authentication, no CA powers claimed by a device certificate, CRL lookup by serial and, in hard CRL mode, a current CRL for every
  * issuer. Immutable; called concurrently by all event loops.
  */
 final class CertificatePolicy {

@@ -14,7 +14,8 @@ import java.util.List;
 public interface DeviceCertificateVerifier {
     /**
      * @param chain     the certificates the device sent, its own first
-     * @param nowMillis the time to check validity and CRL freshness against
+     * @param nowMillis the time to check validity and CRL freshness against (at the whole second it falls in:
+     *                  {@link #wholeSecond})
      * @return whether the answer came from a cache of certificates verified before (no signature was checked: the
      *         handshake was cheap, which admission control gives back as CPU budget)
      */

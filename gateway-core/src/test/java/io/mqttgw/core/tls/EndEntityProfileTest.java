@@ -126,5 +126,10 @@ class EndEntityProfileTest {
         // and notBefore is not reached before its second begins
         assertThrows(CertificateException.class, () -> verifier(kind).verify(chain, notBefore.toEpochMilli() - 1));
         assertDoesNotThrow(() -> verifier(kind).verify(chain, notBefore.toEpochMilli()));
+        // a remembered certificate (lean's cache) by the same rule
+        DeviceCertificateVerifier remembering = verifier(kind);
+        remembering.verify(chain, notAfter.toEpochMilli() - 60_000);
+        assertDoesNotThrow(() -> remembering.verify(chain, notAfter.toEpochMilli() + 999));
+        assertThrows(CertificateException.class, () -> remembering.verify(chain, notAfter.toEpochMilli() + 1000));
     }
 }
