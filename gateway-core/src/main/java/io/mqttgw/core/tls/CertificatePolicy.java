@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * The rules both verifiers apply on top of chaining to a configured CA: no SHA-1 signatures, key usage and extended
- * key usage that allow TLS client authentication, no CA powers claimed by a device certificate, CRL lookup by serial and, in hard CRL mode, a current CRL for every
- * issuer. Immutable; called concurrently by all event loops.
+ * key usage that allow TLS client authentication, no CA powers claimed by a device certificate, CRL lookup by serial
+ * and, in hard CRL mode, a current CRL for every issuer. Immutable; called concurrently by all event loops.
  */
 final class CertificatePolicy {
     private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
