@@ -57,6 +57,10 @@ final class CertificateDer {
     private static final byte[] EXTENDED_KEY_USAGE = {0x55, 0x1d, 0x25};
     /** Subject alternative name (2.5.29.17), content bytes. */
     private static final byte[] SUBJECT_ALT_NAME = {0x55, 0x1d, 0x11};
+    /** Name constraints (2.5.29.30), content bytes: in a device certificate, the parsed path refuses it. */
+    private static final byte[] NAME_CONSTRAINTS = {0x55, 0x1d, 0x1e};
+    /** keyCertSign and cRLSign in the first byte of the key usage bits: the parsed path decides such a certificate. */
+    private static final int SIGNS_FOR_OTHERS = 0x04 | 0x02;
     /** {@link CertificatePolicy#UNDERSTOOD_CRITICAL} as OID content bytes: one list for both readings. */
     private static final byte[][] UNDERSTOOD_CRITICAL = CertificatePolicy.UNDERSTOOD_CRITICAL.stream()
             .map(CertificateDer::oidContent).toArray(byte[][]::new);
@@ -170,7 +174,11 @@ final class CertificateDer {
                         return null;
                     }
                     sawKeyUsage = true;
-                    digitalSignature = keyUsageHasDigitalSignature();
+                    int bits = keyUsageFirstByte();
+                    if ((bits & SIGNS_FOR_OTHERS) != 0) {
+                        return null;
+                    }
+                    digitalSignature = (bits & 0x80) != 0;
                 } else if (is(oid, oidLength, EXTENDED_KEY_USAGE)) {
                     if (sawExtendedKeyUsage) {
                         return null;
@@ -179,6 +187,8 @@ final class CertificateDer {
                     clientAuth = extendedKeyUsageAllowsClientAuth();
                 } else if (is(oid, oidLength, SUBJECT_ALT_NAME) && !plainAltNames(extensionEnd)) {
                     return null;                   // the JDK's parse decides on a name it may not read
+                } else if (is(oid, oidLength, NAME_CONSTRAINTS)) {
+                    return null;
                 }
                 at = extensionEnd;
             }
@@ -262,13 +272,13 @@ final class CertificateDer {
         return out.toByteArray();
     }
 
-    /** KeyUsage ::= BIT STRING; digitalSignature is bit 0, the first byte's high bit. */
-    private boolean keyUsageHasDigitalSignature() {
+    /** KeyUsage ::= BIT STRING; its first byte of bits (digitalSignature is bit 0, the high bit), 0 if none. */
+    private int keyUsageFirstByte() {
         int length = length(BIT_STRING);
         if (length < 1 || der[at] < 0 || der[at] > 7) {
             throw new IllegalArgumentException("key usage");
         }
-        return length >= 2 && (der[at + 1] & 0x80) != 0;
+        return length >= 2 ? der[at + 1] & 0xff : 0;
     }
 
     /** ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId. */

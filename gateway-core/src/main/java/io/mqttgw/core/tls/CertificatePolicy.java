@@ -12,8 +12,8 @@ import java.util.Set;
 
 /**
  * The rules both verifiers apply on top of chaining to a configured CA: no SHA-1 signatures, key usage and extended
- * key usage that allow TLS client authentication, CRL lookup by serial and, in hard CRL mode, a current CRL for every
- * issuer. Immutable; called concurrently by all event loops.
+ * key usage that allow TLS client authentication, no CA powers claimed by a device certificate, CRL lookup by serial
+ * and, in hard CRL mode, a current CRL for every issuer. Immutable; called concurrently by all event loops.
  */
 final class CertificatePolicy {
     private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
@@ -21,7 +21,10 @@ final class CertificatePolicy {
     private static final String KEY_USAGE = "2.5.29.15";
     private static final String EXTENDED_KEY_USAGE = "2.5.29.37";
     private static final String SUBJECT_ALT_NAME = "2.5.29.17";
+    private static final String NAME_CONSTRAINTS = "2.5.29.30";
     private static final int DIGITAL_SIGNATURE = 0;
+    private static final int KEY_CERT_SIGN = 5;
+    private static final int CRL_SIGN = 6;
     /**
      * The critical extensions the lean verifier evaluates: key usage, extended key usage, basic constraints, and the
      * subject alternative name (critical when the subject is empty; nothing in it restricts the certificate).
@@ -112,11 +115,25 @@ final class CertificatePolicy {
         }
     }
 
-    /** Refuses a device certificate whose key usage or extended key usage excludes TLS client authentication. */
+    /**
+     * Refuses a device certificate whose key usage or extended key usage excludes TLS client authentication, and one
+     * that claims what only a CA may: keyCertSign without cA (RFC 5280 4.2.1.9), cRLSign (a device issues no CRLs;
+     * a gateway rule, as RFC 5280 does not tie that bit to cA), name constraints (4.2.1.10: CA certificates only).
+     * Its issuer broke the profile, and another verifier may take such a certificate for the CA it claims to be.
+     */
     static void requireClientUsage(X509Certificate device) throws CertificateException {
         boolean[] usage = keyUsage(device);
         if (usage != null && !usage[DIGITAL_SIGNATURE]) {
             throw CertificateRefusals.wrongUsage("device certificate key usage lacks digitalSignature");
+        }
+        boolean signsForOthers = usage != null && (usage.length > KEY_CERT_SIGN && usage[KEY_CERT_SIGN]
+                || usage.length > CRL_SIGN && usage[CRL_SIGN]);
+        boolean constrains = hasExtension(device, NAME_CONSTRAINTS);
+        // asked only then: the JDK's answer for an absent extension costs exceptions (see keyUsage)
+        if ((signsForOthers || constrains) && device.getBasicConstraints() < 0) {
+            throw CertificateRefusals.wrongUsage(signsForOthers
+                    ? "device certificate may sign certificates or CRLs (keyCertSign, cRLSign) but is not a CA"
+                    : "device certificate carries name constraints, which only a CA certificate may");
         }
         List<String> extended;
         try {
@@ -156,12 +173,17 @@ final class CertificatePolicy {
      * CPU in a ramp of new devices (async-profiler). The extension lists are read without exceptions.
      */
     static boolean[] keyUsage(X509Certificate certificate) {
+        return hasExtension(certificate, KEY_USAGE) ? certificate.getKeyUsage() : null;
+    }
+
+    /** Whether the certificate carries the extension, critical or not, asked without exceptions (see keyUsage). */
+    private static boolean hasExtension(X509Certificate certificate, String oid) {
         Set<String> critical = certificate.getCriticalExtensionOIDs();
-        if (critical != null && critical.contains(KEY_USAGE)) {
-            return certificate.getKeyUsage();
+        if (critical != null && critical.contains(oid)) {
+            return true;
         }
         Set<String> other = certificate.getNonCriticalExtensionOIDs();
-        return other != null && other.contains(KEY_USAGE) ? certificate.getKeyUsage() : null;
+        return other != null && other.contains(oid);
     }
 
     /**

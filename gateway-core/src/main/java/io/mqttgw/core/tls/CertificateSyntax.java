@@ -9,13 +9,13 @@ import java.util.Arrays;
  * the DER fast path and the parsed path refuse the same malformed certificates (the JDK's parse is lenient in places,
  * strict in others, and silently drops a non-critical extension it cannot parse: a usage restriction in it would be
  * ignored). Checked: DER lengths (definite, minimal); version, and extensions only in v3, unique identifiers not in
- * v1; a minimal serial; the inner and outer signature algorithm identical; names as sequences of non-empty sets of
- * (type, value) pairs, the issuer not empty, an empty subject only with a critical subject alternative name; validity
- * times in the forms RFC 5280 4.1.2.5 allows (UTCTime YYMMDDHHMMSSZ, GeneralizedTime YYYYMMDDHHMMSSZ from 2050 on,
- * real calendar dates); a public key info of algorithm and bits; a non-empty extension list without a repeated
- * extension; and the value of every extension the verifiers
- * evaluate (key usage, extended key usage, basic constraints, subject alternative name) exactly of its ASN.1 type,
- * critical or not, with nothing after it. Stateless; any thread.
+ * v1; a minimal, positive serial of at most 20 octets; the inner and outer signature algorithm identical; names as
+ * sequences of non-empty sets of (type, value) pairs, the issuer not empty, an empty subject only with a critical
+ * subject alternative name; validity times in the forms RFC 5280 4.1.2.5 allows (UTCTime YYMMDDHHMMSSZ,
+ * GeneralizedTime YYYYMMDDHHMMSSZ from 2050 on, real calendar dates); a public key info of algorithm and bits; a
+ * non-empty extension list without a repeated extension; and the value of every extension the verifiers evaluate
+ * (key usage, extended key usage, basic constraints, subject alternative name) exactly of its ASN.1 type, critical
+ * or not, with nothing after it. Stateless; any thread.
  */
 final class CertificateSyntax {
     private static final byte[] KEY_USAGE = {0x55, 0x1d, 0x0f};
@@ -68,7 +68,7 @@ final class CertificateSyntax {
                 throw new Malformed("version");
             }
         }
-        integer("serial number");
+        serialNumber();
         int algorithmFrom = at;
         algorithmIdentifier("signature algorithm");
         int algorithmTo = at;
@@ -330,11 +330,36 @@ final class CertificateSyntax {
     }
 
     private void integer(String what) throws Malformed {
+        int length = integerContent(what);
+        at += length;
+    }
+
+    /**
+     * RFC 5280 4.1.2.2 requires of a conforming CA a positive serial of at most 20 octets; the value's octets are
+     * counted, not the sign byte DER puts before a value whose high bit is set. A CA that issues outside it is outside
+     * the profile the verifiers were written for, and a serial is what revocation is looked up by.
+     */
+    private void serialNumber() throws Malformed {
+        int length = integerContent("serial number");
+        if (der[at] < 0) {
+            throw new Malformed("negative serial number");
+        }
+        if (length == 1 && der[at] == 0) {
+            throw new Malformed("serial number zero");
+        }
+        if (length - (der[at] == 0 ? 1 : 0) > 20) {
+            throw new Malformed("serial number longer than 20 octets");
+        }
+        at += length;
+    }
+
+    /** The content length of a minimal INTEGER, {@code at} on its content. */
+    private int integerContent(String what) throws Malformed {
         int length = length(0x02, what);
         if (length == 0 || length > 1 && (der[at] == 0 && der[at + 1] >= 0 || der[at] == -1 && der[at + 1] < 0)) {
             throw new Malformed(what + ": not a minimal INTEGER");
         }
-        at += length;
+        return length;
     }
 
     private int smallInteger(String what) throws Malformed {

@@ -14,7 +14,8 @@ import java.util.List;
 public interface DeviceCertificateVerifier {
     /**
      * @param chain     the certificates the device sent, its own first
-     * @param nowMillis the time to check validity and CRL freshness against
+     * @param nowMillis the time to check validity and CRL freshness against (at the whole second it falls in:
+     *                  {@link #wholeSecond})
      * @return whether the answer came from a cache of certificates verified before (no signature was checked: the
      *         handshake was cheap, which admission control gives back as CPU budget)
      */
@@ -26,12 +27,26 @@ public interface DeviceCertificateVerifier {
     Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException;
 
     /**
+     * The second {@code nowMillis} falls in, as epoch milliseconds: what validity is compared at. An X.509 time names
+     * a whole second (RFC 5280 4.1.2.5: no fraction in DER), so a notAfter of 12:00:00Z still covers 12:00:00.999,
+     * and a notBefore of 12:00:01Z is not reached at 12:00:00.999; compared in milliseconds, the first was refused.
+     */
+    static long wholeSecond(long nowMillis) {
+        return Math.floorDiv(nowMillis, 1000L) * 1000L;
+    }
+
+    /**
      * An accepted chain.
      *
      * @param path      the signer and serial of each certificate of the path, for a later CRL to be checked against
      * @param fromCache whether no signature was checked ({@link #verify})
+     * @param sha256    the device certificate's SHA-256 when the verifier computed it (its cache key), so the
+     *                  connection's fingerprint is not computed a second time; null otherwise. Not to be modified.
      */
-    record Verdict(RevocationPath path, boolean fromCache) {
+    record Verdict(RevocationPath path, boolean fromCache, byte[] sha256) {
+        Verdict(RevocationPath path, boolean fromCache) {
+            this(path, fromCache, null);
+        }
     }
 
     /**

@@ -158,12 +158,15 @@ final class LeanVerifier implements DeviceCertificateVerifier {
     }
 
     @Override
-    public Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException {
+    public Verdict check(X509Certificate[] chain, long now) throws CertificateException {
         if (chain == null || chain.length == 0) {
             throw new CertificateException("no client certificate");
         }
+        long nowMillis = DeviceCertificateVerifier.wholeSecond(now);
         byte[] der = chain[0].getEncoded();
-        Fingerprint fingerprint = cacheCapacity > 0 ? fingerprint(der) : null;
+        // computed even without a cache: the connection keeps it as its fingerprint (handed on with the verdict)
+        byte[] sha256 = CertificateSha256.of(der);
+        Fingerprint fingerprint = cacheCapacity > 0 ? new Fingerprint(sha256) : null;
         Verified verified = fingerprint == null ? null : cache.get(fingerprint);
         boolean known = verified != null;
         if (verified == null) {
@@ -173,7 +176,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             }
             if (verified == null) {
                 // through a name-constrained CA: never remembered, so its constraints are applied on every handshake
-                return constrainedChains.check(chain, nowMillis);
+                return new Verdict(constrainedChains.check(chain, nowMillis).path(), false, sha256);
             }
             if (fingerprint != null) {
                 remember(fingerprint, verified);
@@ -187,7 +190,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
         }
         // a hit too: the CRLs may have changed since, and the path names the CA each was signed by
         policy.requireNotRevoked(verified, nowMillis);
-        return new Verdict(verified, known);
+        return new Verdict(verified, known, sha256);
     }
 
     /** Entries in the cache of verified certificates. */
@@ -372,9 +375,5 @@ final class LeanVerifier implements DeviceCertificateVerifier {
             }
         }
         cache.put(fingerprint, verified);
-    }
-
-    private static Fingerprint fingerprint(byte[] der) {
-        return new Fingerprint(CertificateSha256.of(der));
     }
 }

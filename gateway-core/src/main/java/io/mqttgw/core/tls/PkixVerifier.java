@@ -81,7 +81,8 @@ final class PkixVerifier implements DeviceCertificateVerifier {
     }
 
     @Override
-    public Verdict check(X509Certificate[] chain, long nowMillis) throws CertificateException {
+    public Verdict check(X509Certificate[] chain, long now) throws CertificateException {
+        long nowMillis = DeviceCertificateVerifier.wholeSecond(now);
         List<X509Certificate> path = new ArrayList<>(Arrays.asList(chain));
         X509Certificate anchor;
         // a device may send its CA too; the validator wants the path without the trust anchor

@@ -189,6 +189,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
         VerifiedPeer.Handed handed = VerifiedPeer.take(ssl.engine());
         X509Certificate certificate = handed == null ? null : handed.certificate();
         RevocationPath revocation = handed == null ? null : handed.verdict().path();
+        byte[] sha256 = handed == null ? null : handed.verdict().sha256();
         CertificateIdentities.Named named = handed == null ? null : handed.named();
         boolean verifiersOwn = certificate != null;
         if (certificate == null) {
@@ -203,11 +204,16 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
                 return null;
             }
             X509Certificate[] copies = new X509Certificate[chain.length];
-            revocation = verifyResumed(chain, copies);
+            DeviceCertificateVerifier.Verdict verdict = verifyResumed(chain, copies);
+            revocation = verdict == null ? null : verdict.path();
+            sha256 = verdict == null ? null : verdict.sha256();
             certificate = copies[0];
         }
         byte[] der = certificate.getEncoded();
-        byte[] sha256 = CertificateSha256.of(der);
+        if (sha256 == null) {
+            // a verifier that does not fingerprint (pkix), or none
+            sha256 = CertificateSha256.of(der);
+        }
         if (named != null) {
             // read by the trust manager in this handshake: the name is not read a second time
             return new Peer(certificate, named.identity(), named.notAfterMillis(), sha256, revocation);
@@ -227,9 +233,10 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
     /**
      * Verifies the chain of a resumed session with the current verifier, on private lazy copies of its DER (the
      * session's own certificates would keep their parse for the connection's life), put in {@code chain}. Returns the
-     * revocation path, or null without a verifier.
+     * verifier's answer (the revocation path, and the fingerprint if it computed one), or null without a verifier.
      */
-    private RevocationPath verifyResumed(Certificate[] session, X509Certificate[] chain) throws CertificateException {
+    private DeviceCertificateVerifier.Verdict verifyResumed(Certificate[] session, X509Certificate[] chain)
+            throws CertificateException {
         for (int i = 0; i < session.length; i++) {
             chain[i] = new LazyX509Certificate(session[i].getEncoded());
         }
@@ -238,7 +245,7 @@ public final class TlsHandshakeHandler extends ChannelDuplexHandler {
             return null;
         }
         try {
-            return verifier.check(chain, System.currentTimeMillis()).path();
+            return verifier.check(chain, System.currentTimeMillis());
         } catch (RuntimeException e) {
             // as in DeviceTrustManager: a certificate the JDK cannot parse is a counted refusal, not a crash
             throw CertificateRefusals.malformed("unreadable client certificate of a resumed session: " + e);

@@ -10,14 +10,17 @@ import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.core.tls.TlsFailureReason;
 import io.netty.pkitesting.X509Bundle;
+import java.math.BigInteger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.cert.X509Certificate;
+import java.time.Instant;
 import javax.net.ssl.SSLContext;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
 import org.bouncycastle.asn1.x509.GeneralSubtree;
+import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.asn1.x509.NameConstraints;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,7 +30,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * What the gateway trusts, over real TLS sockets: a certificate of {@code listener.tls.ca-file} that may not vouch
  * for devices stops the node from starting (and a reload from taking it), the name constraints of a configured root
- * bind its devices, and a device key under the floor is refused and counted {@code weak_key}, on both verifiers.
+ * bind its devices, a device certificate outside RFC 5280's end-entity profile is refused and counted, and a device
+ * key under the floor is refused and counted {@code weak_key}, on both verifiers.
  */
 class TrustFloorIT {
     @TempDir
@@ -88,6 +92,32 @@ class TrustFloorIT {
             // twice: the lean verifier must not remember a constrained chain and skip the constraints next time
             CertificateRevocationIT.connects(presenting(pki, inside, root), gateway.tlsPort(), "dev-in");
             CertificateRevocationIT.connects(presenting(pki, inside, root), gateway.tlsPort(), "dev-in");
+        }
+    }
+
+    @ParameterizedTest(name = "verifier {0}")
+    @ValueSource(strings = {"lean", "pkix"})
+    void aDeviceCertificateOutsideTheEndEntityProfileIsRefusedAndCounted(String verifier) throws Exception {
+        // a careless (or subverted) issuing process: powers only a CA may have, a serial RFC 5280 forbids
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Issued ca = testCa(pki);
+        Issued certSigner = CertificateForge.device("CN=dev-signer", CertificateForge.keys("p256"), ca,
+                b -> b.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature
+                        | KeyUsage.keyCertSign)));
+        Issued constrains = CertificateForge.device("CN=dev-nc", CertificateForge.keys("p256"), ca,
+                b -> b.addExtension(Extension.nameConstraints, false, new NameConstraints(new GeneralSubtree[] {
+                    new GeneralSubtree(new GeneralName(GeneralName.dNSName, "devices.example"))}, null)));
+        X509Bundle serialZero = pki.certificateBuilder().subject("CN=dev-zero").addExtendedKeyUsageClientAuth()
+                .serial(BigInteger.ZERO).notBefore(Instant.now().minusSeconds(3600))
+                .notAfter(Instant.now().plusSeconds(86_400)).buildIssuedBy(pki.ca());
+        try (Gateway gateway = TestGateway.tls(pki, dir).with("listener.tls.verifier", verifier).start()) {
+            CertificateRevocationIT.refused(presenting(pki, certSigner, ca), gateway.tlsPort(), "dev-signer");
+            CertificateRevocationIT.refused(presenting(pki, constrains, ca), gateway.tlsPort(), "dev-nc");
+            TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.CERTIFICATE_REJECTED, 2);
+            CertificateRevocationIT.refused(pki.clientContext(serialZero), gateway.tlsPort(), "dev-zero");
+            TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.MALFORMED_CERTIFICATE, 1);
+            CertificateRevocationIT.connects(pki.clientContext(pki.device("dev-fine")), gateway.tlsPort(),
+                    "dev-fine");
         }
     }
 

@@ -89,6 +89,19 @@ class ConfiguredCaFileTest {
     }
 
     @Test
+    void refusesACaFileCertificateWithSerialZeroAtStartup() throws Exception {
+        // the serial a CRL names a certificate by: RFC 5280 4.1.2.2 requires a positive one of every conforming CA
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        String zero = pki.certificateBuilder().subject("CN=Bad CA serial-zero").setIsCertificateAuthority(true)
+                .serial(java.math.BigInteger.ZERO).notBefore(java.time.Instant.now().minusSeconds(3600))
+                .notAfter(java.time.Instant.now().plusSeconds(86_400)).buildSelfSigned().getCertificatePEM();
+        Files.writeString(pki.caFile(), pki.ca().getCertificatePEM() + zero);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> store(pki));
+        assertTrue(e.getMessage().contains("CN=Bad CA serial-zero") && e.getMessage().contains("serial number zero"),
+                e.getMessage());
+    }
+
+    @Test
     void refusesAConfiguredIntermediateWithNameConstraintsNoVerifierCouldApply() throws Exception {
         TestPki pki = TestPki.create(dir.resolve("pki"));
         CertificateForge.Issued root = CertificateForge.ca("CN=Root", CertificateForge.keys("p256"), null);

@@ -71,12 +71,11 @@ class LimboClientTest {
     private static final String CA_FILE_WHOLE = "by design: every certificate of the CA file must be a CA the "
             + "gateway can honour (an unknown critical extension is a configuration error), even one no device's "
             + "path goes through";
-    private static final String ISSUANCE = "an issuance rule (AKI/SKI presence, serial number zero or over 20 "
-            + "octets) is not enforced on the certificates verified";
+    private static final String ISSUANCE = "AKI/SKI presence, an issuance rule for path building, is not enforced: "
+            + "the configured CAs are matched by name and key, and many device PKIs (and OpenSSL's default "
+            + "verification) go without it";
     private static final String SAN_CONTENT = "the subjectAltName's content is not checked (an IP address or "
             + "underscore as dNSName); the identity is read from the CN by default";
-    private static final String SECONDS = "validity compared in milliseconds: an X.509 time names a whole second, so "
-            + "notAfter 00:00:00Z still covers 00:00:00.5Z";
     private static final String LEAN_NO_BACKTRACK = "the lean walk takes the configured CA of the issuer's name, then "
             + "a sent CA of that name whose key verifies, without backtracking; the valid path goes another way";
     private static final String LEAN_VIA_PKIX = "a chain through a CA with name constraints is decided by PKIX (see "
@@ -87,10 +86,8 @@ class LimboClientTest {
             + "SAN under an excluded name, invalid SAN or constraint syntax accepted); both verifiers use it";
     private static final String NC_WORK = "x509-limbo expects a refusal for the sheer number of names times "
             + "constraints (a validator's own work bound); the JDK checks them all, in time, and accepts";
-    private static final String MISPLACED_CONSTRAINTS = "nameConstraints in an end-entity, or a non-critical "
-            + "policyConstraints, is not refused";
-    private static final String LEAF_KEY_CERT_SIGN = "keyCertSign in an end-entity certificate (cA=FALSE) is not "
-            + "refused";
+    private static final String MISPLACED_CONSTRAINTS = "a non-critical policyConstraints in a CA is not refused "
+            + "(neither verifier evaluates policies)";
 
     /**
      * Where the lean verifier's answer differs from x509-limbo's today: id, and what happens. Reported to be decided;
@@ -104,7 +101,6 @@ class LimboClientTest {
             Map.entry("rfc5280::aki::cross-signed-root-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::intermediate-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::leaf-missing-aki", ISSUANCE),
-            Map.entry("rfc5280::leaf-ku-keycertsign", LEAF_KEY_CERT_SIGN),
             Map.entry("rfc5280::nc::invalid-dnsname-leading-period", JDK_NC),
             Map.entry("rfc5280::nc::invalid-ipv4-address", JDK_NC),
             Map.entry("rfc5280::nc::invalid-ipv6-address", JDK_NC),
@@ -113,16 +109,12 @@ class LimboClientTest {
             Map.entry("rfc5280::nc::nc-forbids-same-chain-ica", LEAN_VIA_PKIX),
             Map.entry("rfc5280::nc::nc-permits-invalid-dns-san", JDK_NC),
             Map.entry("rfc5280::nc::nc-permits-invalid-email-san", JDK_NC),
-            Map.entry("rfc5280::nc::not-allowed-in-ee-noncritical", MISPLACED_CONSTRAINTS),
             Map.entry("rfc5280::pc::ica-noncritical-pc", MISPLACED_CONSTRAINTS),
             Map.entry("rfc5280::san::ip-in-dns", SAN_CONTENT),
             Map.entry("rfc5280::san::underscore-dns", SAN_CONTENT),
-            Map.entry("rfc5280::serial::too-long", ISSUANCE),
-            Map.entry("rfc5280::serial::zero", ISSUANCE),
             Map.entry("rfc5280::ski::intermediate-missing-ski", ISSUANCE),
             Map.entry("rfc5280::ski::root-missing-ski", ISSUANCE),
-            Map.entry("rfc5280::unknown-critical-extension-unrelated-root", CA_FILE_WHOLE),
-            Map.entry("rfc5280::validity::notafter-fractional", SECONDS)));
+            Map.entry("rfc5280::unknown-critical-extension-unrelated-root", CA_FILE_WHOLE)));
 
     /** Where the JDK PKIX verifier (with the gateway's policy on top) differs from x509-limbo today. */
     static final Map<String, String> KNOWN_PKIX = new TreeMap<>(Map.ofEntries(
@@ -137,7 +129,6 @@ class LimboClientTest {
             Map.entry("rfc5280::aki::cross-signed-root-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::intermediate-missing-aki", ISSUANCE),
             Map.entry("rfc5280::aki::leaf-missing-aki", ISSUANCE),
-            Map.entry("rfc5280::leaf-ku-keycertsign", LEAF_KEY_CERT_SIGN),
             Map.entry("rfc5280::nc::invalid-dnsname-leading-period", JDK_NC),
             Map.entry("rfc5280::nc::invalid-ipv4-address", JDK_NC),
             Map.entry("rfc5280::nc::invalid-ipv6-address", JDK_NC),
@@ -146,19 +137,14 @@ class LimboClientTest {
             Map.entry("rfc5280::nc::nc-forbids-same-chain-ica", PKIX_AS_SENT),
             Map.entry("rfc5280::nc::nc-permits-invalid-dns-san", JDK_NC),
             Map.entry("rfc5280::nc::nc-permits-invalid-email-san", JDK_NC),
-            Map.entry("rfc5280::nc::not-allowed-in-ee-critical", MISPLACED_CONSTRAINTS),
-            Map.entry("rfc5280::nc::not-allowed-in-ee-noncritical", MISPLACED_CONSTRAINTS),
             Map.entry("rfc5280::pc::ica-noncritical-pc", MISPLACED_CONSTRAINTS),
             Map.entry("rfc5280::root-and-intermediate-swapped", PKIX_AS_SENT),
             Map.entry("rfc5280::san::ip-in-dns", SAN_CONTENT),
             Map.entry("rfc5280::san::underscore-dns", SAN_CONTENT),
-            Map.entry("rfc5280::serial::too-long", ISSUANCE),
-            Map.entry("rfc5280::serial::zero", ISSUANCE),
             Map.entry("rfc5280::ski::intermediate-missing-ski", ISSUANCE),
             Map.entry("rfc5280::ski::root-missing-ski", ISSUANCE),
             Map.entry("rfc5280::unknown-critical-extension-unrelated-intermediate", PKIX_AS_SENT),
-            Map.entry("rfc5280::unknown-critical-extension-unrelated-root", CA_FILE_WHOLE),
-            Map.entry("rfc5280::validity::notafter-fractional", SECONDS)));
+            Map.entry("rfc5280::unknown-critical-extension-unrelated-root", CA_FILE_WHOLE)));
 
     private static List<JsonNode> cases;
 

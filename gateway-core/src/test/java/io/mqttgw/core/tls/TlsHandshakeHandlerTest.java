@@ -12,6 +12,7 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.connection.ConnectionContext;
+import io.mqttgw.core.identity.CertificateSha256;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.netty.buffer.ByteBuf;
@@ -218,6 +219,48 @@ class TlsHandshakeHandlerTest {
         } finally {
             server.finishAndReleaseAll();
             device.finishAndReleaseAll();
+            store.close();
+        }
+    }
+
+    /**
+     * The device certificate's SHA-256 (the verifier's cache key and the connection's fingerprint) is computed once per
+     * full handshake and handed over with the verdict, not computed again by the handler; a resumed handshake, which
+     * verifies the session's certificate again, computes it once too. Counted on this thread, where the embedded
+     * channels run both the trust manager and the handler.
+     */
+    @Test
+    void fingerprintsTheDeviceCertificateOncePerHandshake() throws Exception {
+        assumeTrue(OpenSsl.isAvailable(), "BoringSSL's engine verifies on the event loop, where the hand-over is");
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        GatewayMetrics metrics = new GatewayMetrics(new SimpleMeterRegistry());
+        SslContextStore store = new SslContextStore(TestGateway.tls(pki, dir).config().tls(),
+                new CertificateIdentities("cn"), metrics);
+        SslContext deviceTls = SslContextBuilder.forClient().sslProvider(SslProvider.OPENSSL)
+                .protocols("TLSv1.3").keyManager(TestPki.keys(pki.device("hashed-once"))).trustManager(pki.trust())
+                .build();
+        try {
+            for (String kind : new String[] {"full", "resumed"}) {
+                long before = CertificateSha256.computedOnThisThread();
+                EmbeddedChannel device = new EmbeddedChannel();
+                EmbeddedChannel server = handshake(store, metrics, deviceTls, device);
+                try {
+                    assertTrue(server.pipeline().get(SslHandler.class).handshakeFuture().isSuccess(), kind);
+                    assertEquals("resumed".equals(kind),
+                            HandshakeKind.resumed(server.pipeline().get(SslHandler.class).engine()), kind);
+                    assertNotNull(ConnectionContext.of(server).certificateSha256(), kind);
+                    assertEquals(1, CertificateSha256.computedOnThisThread() - before, kind + " handshake");
+                    // the resumed one needs the tickets this connection's first flush sends
+                    server.writeAndFlush(Unpooled.wrappedBuffer(CONNACK));
+                    pass(server, device);
+                    ByteBuf received = device.readInbound();
+                    received.release();
+                } finally {
+                    server.finishAndReleaseAll();
+                    device.finishAndReleaseAll();
+                }
+            }
+        } finally {
             store.close();
         }
     }

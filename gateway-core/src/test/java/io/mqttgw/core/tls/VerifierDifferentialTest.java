@@ -289,6 +289,11 @@ class VerifierDifferentialTest {
             if (r.nextInt(4) == 0 || m.contains("bc")) {
                 extensions.add(extension(BC, critical(r, m), basicConstraints(r, m, false)));
             }
+            if (m.contains("nameConstraints")) {
+                // only a CA may carry them (RFC 5280 4.2.1.10): the fast path must leave them to the parsed one
+                extensions.add(extension(NC, r.nextBoolean(), seq(tlv(0xa0, seq(tlv(0x82,
+                        ascii("permitted.example")))))));
+            }
         }
         if (r.nextInt(3) == 0 || m.contains("san") || m.contains("emptySubject")) {
             extensions.add(extension(SAN, critical(r, m) || m.contains("emptySubject"), subjectAltName(r, m)));
@@ -383,7 +388,7 @@ class VerifierDifferentialTest {
             return ca ? tlv(0x03, new byte[] {0x01, 0x06}) : r.nextBoolean()
                     ? tlv(0x03, new byte[] {0x07, (byte) 0x80}) : tlv(0x03, new byte[] {0x03, (byte) 0x88});
         }
-        return switch (r.nextInt(9)) {
+        return switch (r.nextInt(11)) {
             case 0 -> tlv(0x03, new byte[] {0x03, 0x08});                              // keyAgreement only
             case 1 -> concat(tlv(0x03, new byte[] {0x07, (byte) 0x80}), new byte[] {0x05, 0x00}); // trailing bytes
             case 2 -> tlv(0x03, new byte[] {0x08, (byte) 0x80});                       // unused bits > 7
@@ -392,6 +397,8 @@ class VerifierDifferentialTest {
             case 5 -> tlv(0x03, new byte[0]);                                          // empty
             case 6 -> new byte[] {0x03, 0x03, 0x07, (byte) 0x80};                      // truncated
             case 7 -> tlv(0x03, new byte[] {0x00});                                    // no bits at all
+            case 8 -> tlv(0x03, new byte[] {0x02, (byte) 0x84});                       // and keyCertSign
+            case 9 -> tlv(0x03, new byte[] {0x01, (byte) 0x82});                       // and cRLSign
             default -> tlv(0x03, new byte[] {0x00, (byte) 0x80, 0x00});                // digitalSignature, padded
         };
     }
@@ -511,10 +518,12 @@ class VerifierDifferentialTest {
 
     private static byte[] serial(Random r, Set<String> m) {
         if (!m.contains("serial")) {
-            return integer(new BigInteger(64 + r.nextInt(80), r).add(BigInteger.ONE));
+            // up to 20 octets of value, DER's sign byte making some 21
+            return integer(new BigInteger(64 + r.nextInt(97), r).add(BigInteger.ONE));
         }
-        return switch (r.nextInt(4)) {
+        return switch (r.nextInt(5)) {
             case 0 -> integer(BigInteger.ZERO);
+            case 4 -> integer(BigInteger.ONE.shiftLeft(160).add(BigInteger.valueOf(r.nextInt(1000))));  // 21 octets
             case 1 -> integer(BigInteger.valueOf(-5 - r.nextInt(1000)));
             case 2 -> tlv(0x02, new byte[] {0x00, 0x12, 0x34});                        // not minimal
             default -> tlv(0x02, new byte[0]);                                         // empty
