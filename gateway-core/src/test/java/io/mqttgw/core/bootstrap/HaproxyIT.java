@@ -40,6 +40,13 @@ class HaproxyIT {
         return null;
     }
 
+    /** The installed HAProxy; the test is skipped without one. */
+    static Path requireHaproxy() {
+        Path haproxy = haproxy();
+        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        return haproxy;
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             return s.getLocalPort();
@@ -77,8 +84,7 @@ class HaproxyIT {
 
     @Test
     void sendsDevicesToTheSecondGatewayWhileTheFirstIsOverloaded() throws Exception {
-        Path haproxy = haproxy();
-        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        Path haproxy = requireHaproxy();
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway first = behindProxy(pki, dir.resolve("gw1"), "gw1").start();
              Gateway second = behindProxy(pki, dir.resolve("gw2"), "gw2").start()) {
@@ -140,8 +146,7 @@ class HaproxyIT {
      */
     @Test
     void shippedConfigMovesDevicesOffAKilledNodeBeforeItsChecksFail() throws Exception {
-        Path haproxy = haproxy();
-        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        Path haproxy = requireHaproxy();
         TestPki pki = TestPki.create(dir.resolve("pki"));
         ProcessNode doomedNode = ProcessNode.start(shippedNode(pki, "gw1"), dir.resolve("gw1.log"));
         Process doomed = doomedNode.process();
@@ -187,8 +192,7 @@ class HaproxyIT {
      */
     @Test
     void shippedConfigMovesDevicesOffADrainingNodeWithoutAFailedAttempt() throws Exception {
-        Path haproxy = haproxy();
-        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        Path haproxy = requireHaproxy();
         TestPki pki = TestPki.create(dir.resolve("pki"));
         ProcessNode leavingNode = ProcessNode.start(shippedNode(pki, "gw1")
                 .with("shutdown.ready-grace", CoreConfigKeys.SHUTDOWN_READY_GRACE.defaultValue())
