@@ -48,3 +48,66 @@ stop_pid() {
 metric() {
   awk -v n="$1" -v f="$2" '$1 ~ "^"n"({|$)" && index($1, f) { s += $2 } END { printf "%.0f", s }' "$3"
 }
+
+# driver_options ARGS...: the options of storm-vs-mosquitto.sh and uplink-vs-mosquitto.sh: --devices N, --rounds N,
+# --out DIR, --pki-dir DIR; sets DEVICES, ROUNDS, OUT, PKI over the driver's defaults; exits 2 on anything else
+driver_options() {
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --devices) DEVICES="$2"; shift 2 ;;
+      --rounds) ROUNDS="$2"; shift 2 ;;
+      --out) OUT="$2"; shift 2 ;;
+      --pki-dir) PKI="$2"; shift 2 ;;
+      *) echo "unknown option $1" >&2; exit 2 ;;
+    esac
+  done
+}
+
+# prepare_driver: needs jq and mosquitto; makes OUT (absolute from here on), the bench PKI in PKI unless it is there
+# (with $BENCH), and stops the server of the run under way (SERVER_PID) when the driver exits
+prepare_driver() {
+  command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
+  command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] \
+    || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
+  mkdir -p "$OUT"
+  OUT="$(cd "$OUT" && pwd)"
+  [[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
+  SERVER_PID=""
+  trap stop_server EXIT
+}
+
+# stop_server: stops the server of the run under way (SERVER_PID), if any
+stop_server() {
+  stop_pid "$SERVER_PID" 60
+  SERVER_PID=""
+}
+
+# start_gateway_dist DIR DIST NODE [RUN-ARGS...]: the distribution in DIST (the directory holding bin/gateway) with
+# the shipped defaults apart from ports (GW_PORT, GW_ADMIN_PORT), files (the bench PKI in PKI) and the discard sink,
+# JVM options GATEWAY_OPTS, config and logs in DIR; sets SERVER_PID (the JVM's: the launcher execs it) and returns
+# once /metrics answers
+start_gateway_dist() {
+  local dir="$1" dist="$2" node="$3"
+  shift 3
+  [[ -x "$dist/bin/gateway" ]] || { echo "no gateway distribution in $dist (./mvnw -DskipTests package)" >&2; exit 2; }
+  cat > "$dir/gateway.yaml" <<YAML
+node.id: $node
+listener.tls.bind: 127.0.0.1
+listener.tls.port: $GW_PORT
+listener.tls.cert-file: $PKI/server.pem
+listener.tls.key-file: $PKI/server.key
+listener.tls.ca-file: $PKI/ca.pem
+uplink.sink: discard
+admin.bind: 127.0.0.1
+admin.port: $GW_ADMIN_PORT
+log.lifecycle-rate: 5
+YAML
+  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$dist/bin/gateway" run "$@" --config "$dir/gateway.yaml" \
+    > "$dir/gateway.out" 2>&1 &
+  SERVER_PID=$!
+  wait_port "$GW_PORT"
+  for _ in $(seq 1 60); do
+    curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" >/dev/null && return 0
+    sleep 0.5
+  done
+}

@@ -37,22 +37,14 @@ MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
 GATEWAY="$ROOT/deploy/target/mqtt-gateway/bin/gateway"
-# wait_port, stop_pid, metric, start_mosquitto
+# driver_options, prepare_driver, metric, start_mosquitto, start_gateway_dist, stop_server
 source "$MODULE/bin/driver-functions.sh"
 
 DEVICES=18000
 ROUNDS=1
 OUT="bench-results/storm-vs-mosquitto-$(date -u +%Y%m%d-%H%M%S)"
 PKI=/tmp/storm-pki
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --devices) DEVICES="$2"; shift 2 ;;
-    --rounds) ROUNDS="$2"; shift 2 ;;
-    --out) OUT="$2"; shift 2 ;;
-    --pki-dir) PKI="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+driver_options "$@"
 SOURCE="${SOURCE:-127.0.1.2-127.0.1.250}"
 GW_PORT="${GW_PORT:-18883}"
 GW_ADMIN_PORT="${GW_ADMIN_PORT:-18090}"
@@ -69,44 +61,8 @@ MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 WORKER_ARGS=()
 [[ -n "${WORKER_JVM:-}" ]] && WORKER_ARGS=(--worker-jvm "$WORKER_JVM")
 
-command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
-command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
 [[ -x "$GATEWAY" ]] || { echo "needs the distribution: ./mvnw -DskipTests package" >&2; exit 2; }
-mkdir -p "$OUT"
-OUT="$(cd "$OUT" && pwd)"
-[[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
-
-SERVER_PID=""
-stop_server() {
-  stop_pid "$SERVER_PID" 60
-  SERVER_PID=""
-}
-trap stop_server EXIT
-
-start_gateway() {
-  local dir="$1"
-  cat > "$dir/gateway.yaml" <<YAML
-node.id: storm-gw
-listener.tls.bind: 127.0.0.1
-listener.tls.port: $GW_PORT
-listener.tls.cert-file: $PKI/server.pem
-listener.tls.key-file: $PKI/server.key
-listener.tls.ca-file: $PKI/ca.pem
-uplink.sink: discard
-admin.bind: 127.0.0.1
-admin.port: $GW_ADMIN_PORT
-log.lifecycle-rate: 5
-YAML
-  # shipped defaults apart from ports, files and the discard sink; the pid is the JVM's (the script execs it)
-  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$dist/bin/gateway" run ${GATEWAY_RUN_ARGS:-} --config "$dir/gateway.yaml" \
-    > "$dir/gateway.out" 2>&1 &
-  SERVER_PID=$!
-  wait_port "$GW_PORT"
-  for _ in $(seq 1 60); do
-    curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" >/dev/null && return 0
-    sleep 0.5
-  done
-}
+prepare_driver
 
 printf 'round\tserver\tutc\tload1\tramp1_s\tramp1_cpu_ms\tramp1_failed\tramp1_missed\tramp2_s\tramp2_cpu_ms\tramp2_failed\tramp2_missed\n' > "$OUT/ramps.tsv"
 ramp_figures() { # summary.json -> seconds, CPU ms per connection, failed attempts, starts the client missed
@@ -136,7 +92,9 @@ for round in $(seq 1 "$ROUNDS"); do
     dir="$OUT/$run"
     mkdir -p "$dir"
     if [[ "$server" == gateway* ]]; then
-      start_gateway "$dir"
+      # shipped defaults apart from ports, files and the discard sink
+      # shellcheck disable=SC2086 # GATEWAY_RUN_ARGS holds several arguments
+      start_gateway_dist "$dir" "$dist" storm-gw ${GATEWAY_RUN_ARGS:-}
       port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
     else
       start_mosquitto "$dir" "$MOSQ_PORT" "$PKI"

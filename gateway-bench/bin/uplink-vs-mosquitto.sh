@@ -9,7 +9,7 @@
 # (the directory holding bin/gateway), e.g.
 #   SERVERS="gateway:old=/tmp/old-dist gateway:new=deploy/target/mqtt-gateway mosquitto" uplink-vs-mosquitto.sh
 #
-#   gateway-bench/bin/uplink-vs-mosquitto.sh [--rounds 3] [--out DIR] [--pki-dir DIR]
+#   gateway-bench/bin/uplink-vs-mosquitto.sh [--devices 1000] [--rounds 3] [--out DIR] [--pki-dir DIR]
 #
 # Environment (defaults in brackets): DEVICES [1000], RATE [5000] (PUBLISH/s over all devices), QOS [1],
 # PAYLOAD [200], DURATION [30s], WARMUP_DURATION [20s], MQTT_VERSION [3.1.1], SOURCE [127.0.1.2-127.0.1.250],
@@ -20,20 +20,13 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# wait_port, stop_pid, start_mosquitto
+# driver_options, prepare_driver, start_mosquitto, start_gateway_dist, stop_server
 source "$MODULE/bin/driver-functions.sh"
 
 ROUNDS=3
 OUT="bench-results/uplink-vs-mosquitto-$(date -u +%Y%m%d-%H%M%S)"
 PKI=/tmp/uplink-pki
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --rounds) ROUNDS="$2"; shift 2 ;;
-    --out) OUT="$2"; shift 2 ;;
-    --pki-dir) PKI="$2"; shift 2 ;;
-    *) echo "unknown option $1" >&2; exit 2 ;;
-  esac
-done
+driver_options "$@"
 DEVICES="${DEVICES:-1000}"
 RATE="${RATE:-5000}"
 QOS="${QOS:-1}"
@@ -47,39 +40,7 @@ GW_ADMIN_PORT="${GW_ADMIN_PORT:-18090}"
 MOSQ_PORT="${MOSQ_PORT:-18884}"
 SERVERS="${SERVERS:-gateway mosquitto}"
 
-command -v jq >/dev/null || { echo "needs jq" >&2; exit 2; }
-command -v mosquitto >/dev/null || [[ -x /usr/sbin/mosquitto ]] || { echo "needs mosquitto: apt-get install -y mosquitto" >&2; exit 2; }
-mkdir -p "$OUT"
-OUT="$(cd "$OUT" && pwd)"
-[[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
-
-SERVER_PID=""
-stop_server() {
-  stop_pid "$SERVER_PID" 60
-  SERVER_PID=""
-}
-trap stop_server EXIT
-
-start_gateway() { # DIR DISTRIBUTION
-  local dir="$1" dist="$2"
-  [[ -x "$dist/bin/gateway" ]] || { echo "no gateway distribution in $dist (./mvnw -DskipTests package)" >&2; exit 2; }
-  cat > "$dir/gateway.yaml" <<YAML
-node.id: uplink-gw
-listener.tls.bind: 127.0.0.1
-listener.tls.port: $GW_PORT
-listener.tls.cert-file: $PKI/server.pem
-listener.tls.key-file: $PKI/server.key
-listener.tls.ca-file: $PKI/ca.pem
-uplink.sink: discard
-admin.bind: 127.0.0.1
-admin.port: $GW_ADMIN_PORT
-log.lifecycle-rate: 5
-YAML
-  GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$dist/bin/gateway" run --config "$dir/gateway.yaml" \
-    > "$dir/gateway.out" 2>&1 &
-  SERVER_PID=$!
-  wait_port "$GW_PORT"
-}
+prepare_driver
 
 printf 'round\tserver\tutc\tload1\tcpu_us_per_msg\tpuback_p50_ms\tpuback_p99_ms\tfailures\n' > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
@@ -92,7 +53,7 @@ for round in $(seq 1 "$ROUNDS"); do
     else
       dist="$ROOT/deploy/target/mqtt-gateway"
       [[ "$server" == *=* ]] && dist="${server#*=}"
-      start_gateway "$dir" "$dist"; port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
+      start_gateway_dist "$dir" "$dist" uplink-gw; port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
     fi
     load="$(uptime | sed 's/.*load average: \([0-9.]*\),.*/\1/')"
     utc="$(date -u +%H:%M:%SZ)"

@@ -18,6 +18,7 @@ import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import io.mqttgw.core.testkit.UncaughtExceptionsExtension;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -29,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,6 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * try to move the call to another path.
  */
 class HttpAuthAttackIT {
+    /** The auth client's I/O threads and its timer: none may die unnoticed. */
+    @RegisterExtension
+    static final UncaughtExceptionsExtension UNCAUGHT = UncaughtExceptionsExtension.inThreads("auth-http");
+
     @TempDir
     Path dir;
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();

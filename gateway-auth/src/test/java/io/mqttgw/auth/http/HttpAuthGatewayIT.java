@@ -18,6 +18,7 @@ import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import io.mqttgw.core.testkit.UncaughtExceptionsExtension;
 import io.netty.pkitesting.X509Bundle;
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
@@ -28,10 +29,15 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Devices over mutual TLS through a gateway with {@code auth.provider: http} and a real HTTP auth service. */
 class HttpAuthGatewayIT {
+    /** The auth client's I/O threads and its timer: none may die unnoticed. */
+    @RegisterExtension
+    static final UncaughtExceptionsExtension UNCAUGHT = UncaughtExceptionsExtension.inThreads("auth-http");
+
     @TempDir
     static Path dir;
     static TestPki pki;

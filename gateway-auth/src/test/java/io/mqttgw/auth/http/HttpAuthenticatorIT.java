@@ -15,6 +15,7 @@ import io.mqttgw.core.spi.AuthResult.Decision;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import io.mqttgw.core.testkit.UncaughtExceptionsExtension;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -30,10 +31,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The http authenticator as the gateway builds it (async-http-client, real sockets) against a real HTTP service. */
 class HttpAuthenticatorIT {
+    /** The client's I/O threads and its timer (request timeouts, connection retries): none may die unnoticed. */
+    @RegisterExtension
+    static final UncaughtExceptionsExtension UNCAUGHT = UncaughtExceptionsExtension.inThreads("auth-http");
+
     @TempDir
     Path dir;
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();

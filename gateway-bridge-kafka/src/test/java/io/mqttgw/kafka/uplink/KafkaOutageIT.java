@@ -42,11 +42,11 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Kafka gone for half a minute under QoS 1 load: the only broker is stopped (SIGTERM) while a fleet of mutual-TLS
- * devices keeps publishing, then started again on its data. Nothing is closed by the gateway meanwhile: PUBACKs wait,
- * each device's reading pauses at its window, the sink's pending bytes stay within their bound, a device's keepalive
- * is not held against it while the gateway is the one not reading, and afterwards every PUBACKed message is in
- * Kafka and a downlink record produced during the outage reaches its device.
+ * Kafka gone for at least a quarter of a minute under QoS 1 load: the only broker is stopped (SIGTERM) while a fleet
+ * of mutual-TLS devices keeps publishing, then started again on its data. Nothing is closed by the gateway meanwhile:
+ * PUBACKs wait, each device's reading pauses at its window, the sink's pending bytes stay within their bound, a
+ * device's keepalive is not held against it while the gateway is the one not reading, and afterwards every PUBACKed
+ * message is in Kafka and a downlink record produced during the outage reaches its device.
  *
  * <p>The delivery timeout is set longer than the outage: that is what lets a node ride out an outage without closing
  * devices (a record that times out closes its connection so that the device resends).
@@ -58,7 +58,13 @@ class KafkaOutageIT {
     static final int WINDOW = 4;
     /** Each device sends more than its window, so its reading pauses and the rest waits unread. */
     static final int PER_DEVICE_DURING_OUTAGE = WINDOW + 2;
-    static final long OUTAGE_MILLIS = 30_000;
+    /**
+     * Three times the producer's request timeout; the paused device is also watched for at least
+     * {@link #PAUSED_KEEPALIVES} of its keepalives, however long the fleet took to fill its windows.
+     */
+    static final long OUTAGE_MILLIS = 15_000;
+    /** Keepalives the paused device goes unread: a gateway holding its keepalive against it closes it at 1.5. */
+    static final int PAUSED_KEEPALIVES = 3;
     /** The keepalive of the two devices that test it: far shorter than the outage. */
     static final int KEEPALIVE_SECONDS = 4;
     /** Long enough for the whole fleet to connect on a loaded machine before its first PUBLISH. */
@@ -156,7 +162,9 @@ class KafkaOutageIT {
                 // while the gateway does not read a paused device, that device's keepalive is not held against it;
                 // a device below its window is still read and its PINGREQ answered at once
                 int pingsUnanswered = 0;
-                while (System.nanoTime() - outageStart < TimeUnit.MILLISECONDS.toNanos(OUTAGE_MILLIS)) {
+                long outageEnd = Math.max(outageStart + TimeUnit.MILLISECONDS.toNanos(OUTAGE_MILLIS),
+                        System.nanoTime() + TimeUnit.SECONDS.toNanos((long) PAUSED_KEEPALIVES * KEEPALIVE_SECONDS));
+                while (System.nanoTime() - outageEnd < 0) {
                     pinging.ping();
                     pingsUnanswered++;
                     quiet.ping();

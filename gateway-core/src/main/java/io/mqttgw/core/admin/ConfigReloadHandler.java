@@ -2,14 +2,7 @@ package io.mqttgw.core.admin;
 
 import io.mqttgw.core.events.EventLog;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 
 /**
@@ -19,52 +12,30 @@ import java.util.List;
  * runs on the admin thread.
  */
 @ChannelHandler.Sharable
-final class ConfigReloadHandler extends ChannelInboundHandlerAdapter {
+final class ConfigReloadHandler extends SinglePathOperationHandler {
     static final String RELOAD = "/config/reload";
 
     private final OperatorApi api;
-    private final AdminMetrics metrics;
-    private final EventLog events;
 
     ConfigReloadHandler(OperatorApi api, AdminMetrics metrics, EventLog events) {
+        super(RELOAD, "reload", metrics, events);
         this.api = api;
-        this.metrics = metrics;
-        this.events = events;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof FullHttpRequest request) || !request.decoderResult().isSuccess()
-                || !RELOAD.equals(new QueryStringDecoder(request.uri()).rawPath())) {
-            ctx.fireChannelRead(msg);
+    void handle(Call call) {
+        if (api.reload() == null) {
+            call.refuse(HttpResponseStatus.NOT_FOUND, "not_found", "the gateway was started without a config file");
             return;
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
-        String operator = ctx.channel().attr(OperatorAuthHandler.OPERATOR).getAndSet(null);
-        Object remote = ctx.channel().remoteAddress();
-        String what = request.method() + " " + RELOAD;
-        boolean post = HttpMethod.POST.equals(request.method());
-        ReferenceCountUtil.release(msg);
-        if (!post || api.reload() == null) {
-            String reason = !post ? RELOAD + " takes POST" : "the gateway was started without a config file";
-            metrics.count("reload", post ? "not_found" : "method_not_allowed");
-            events.operation(operator, remote, what, "refused: " + reason);
-            AdminResponses.respond(ctx, keepAlive, OperatorJson.error(
-                    post ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.METHOD_NOT_ALLOWED, reason, null));
-            return;
-        }
-        api.reload().apply(operator).whenComplete((report, error) -> {
+        api.reload().apply(call.operator()).whenComplete((report, error) -> {
             if (error != null) {
-                metrics.count("reload", "failed");
-                events.operation(operator, remote, what, "failed: " + error);
-                AdminResponses.respond(ctx, keepAlive, OperatorJson.error(HttpResponseStatus.INTERNAL_SERVER_ERROR,
-                        "reload failed: " + error, null));
+                call.answer("failed", "failed: " + error, OperatorJson.error(
+                        HttpResponseStatus.INTERNAL_SERVER_ERROR, "reload failed: " + error, null));
                 return;
             }
             boolean refused = report.error() != null;
-            metrics.count("reload", refused ? "invalid" : "ok");
-            events.operation(operator, remote, what, report.outcome());
-            AdminResponses.respond(ctx, keepAlive, OperatorJson.response(
+            call.answer(refused ? "invalid" : "ok", report.outcome(), OperatorJson.response(
                     refused ? HttpResponseStatus.UNPROCESSABLE_ENTITY : HttpResponseStatus.OK, g -> {
                         g.writeStartObject();
                         g.writeStringField("outcome", report.outcome());

@@ -2,14 +2,7 @@ package io.mqttgw.core.admin;
 
 import io.mqttgw.core.events.EventLog;
 import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.handler.codec.http.FullHttpRequest;
-import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import io.netty.handler.codec.http.HttpUtil;
-import io.netty.handler.codec.http.QueryStringDecoder;
-import io.netty.util.ReferenceCountUtil;
 import java.util.List;
 import java.util.Map;
 
@@ -21,59 +14,43 @@ import java.util.Map;
  * its own, never the admin thread. Stateless, shared; runs on the admin thread.
  */
 @ChannelHandler.Sharable
-final class DrainHandler extends ChannelInboundHandlerAdapter {
+final class DrainHandler extends SinglePathOperationHandler {
     static final String DRAIN = "/drain";
 
     private final OperatorApi api;
-    private final AdminMetrics metrics;
-    private final EventLog events;
 
     DrainHandler(OperatorApi api, AdminMetrics metrics, EventLog events) {
+        super(DRAIN, "drain", metrics, events);
         this.api = api;
-        this.metrics = metrics;
-        this.events = events;
     }
 
     @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof FullHttpRequest request) || !request.decoderResult().isSuccess()
-                || !DRAIN.equals(new QueryStringDecoder(request.uri()).rawPath())) {
-            ctx.fireChannelRead(msg);
+    void handle(Call call) {
+        if (api.drain() == null) {
+            call.refuse(HttpResponseStatus.NOT_FOUND, "not_found", "drain is not available here");
             return;
         }
-        boolean keepAlive = HttpUtil.isKeepAlive(request);
-        String operator = ctx.channel().attr(OperatorAuthHandler.OPERATOR).getAndSet(null);
-        Object remote = ctx.channel().remoteAddress();
-        QueryStringDecoder query = new QueryStringDecoder(request.uri());
-        String what = request.method() + " " + DRAIN + (query.rawQuery().isEmpty() ? "" : "?" + query.rawQuery());
-        boolean post = HttpMethod.POST.equals(request.method());
-        ReferenceCountUtil.release(msg);
-        String refusal = !post ? DRAIN + " takes POST" : api.drain() == null ? "drain is not available here"
-                : badQuery(query.parameters());
-        if (refusal != null) {
-            HttpResponseStatus status = !post ? HttpResponseStatus.METHOD_NOT_ALLOWED
-                    : api.drain() == null ? HttpResponseStatus.NOT_FOUND : HttpResponseStatus.BAD_REQUEST;
-            metrics.count("drain", !post ? "method_not_allowed" : api.drain() == null ? "not_found" : "invalid");
-            events.operation(operator, remote, what, "refused: " + refusal);
-            AdminResponses.respond(ctx, keepAlive, OperatorJson.error(status, refusal, null));
+        Map<String, List<String>> parameters = call.query().parameters();
+        String bad = badQuery(parameters);
+        if (bad != null) {
+            call.refuse(HttpResponseStatus.BAD_REQUEST, "invalid", bad);
             return;
         }
-        boolean exit = !"false".equals(first(query.parameters(), "exit"));
-        OperatorApi.DrainReport report = api.drain().start(operator, exit);
-        metrics.count("drain", "ok");
-        events.operation(operator, remote, what, report.alreadyDraining() ? "already draining" : "draining");
-        AdminResponses.respond(ctx, keepAlive, OperatorJson.response(HttpResponseStatus.ACCEPTED, g -> {
-            g.writeStartObject();
-            g.writeStringField("state", report.alreadyDraining() ? "already_draining" : "draining");
-            g.writeBooleanField("exit", report.exitWhenDrained());
-            g.writeNumberField("devices", report.devices());
-            g.writeNumberField("readyGraceMillis", report.readyGraceMillis());
-            g.writeNumberField("drainRate", report.drainRatePerSecond());
-            if (report.serverReference() != null) {
-                g.writeStringField("serverReference", report.serverReference());
-            }
-            g.writeEndObject();
-        }));
+        boolean exit = !"false".equals(first(parameters, "exit"));
+        OperatorApi.DrainReport report = api.drain().start(call.operator(), exit);
+        call.answer("ok", report.alreadyDraining() ? "already draining" : "draining",
+                OperatorJson.response(HttpResponseStatus.ACCEPTED, g -> {
+                    g.writeStartObject();
+                    g.writeStringField("state", report.alreadyDraining() ? "already_draining" : "draining");
+                    g.writeBooleanField("exit", report.exitWhenDrained());
+                    g.writeNumberField("devices", report.devices());
+                    g.writeNumberField("readyGraceMillis", report.readyGraceMillis());
+                    g.writeNumberField("drainRate", report.drainRatePerSecond());
+                    if (report.serverReference() != null) {
+                        g.writeStringField("serverReference", report.serverReference());
+                    }
+                    g.writeEndObject();
+                }));
     }
 
     private static String badQuery(Map<String, List<String>> parameters) {

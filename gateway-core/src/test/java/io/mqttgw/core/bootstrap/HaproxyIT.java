@@ -40,6 +40,13 @@ class HaproxyIT {
         return null;
     }
 
+    /** The installed HAProxy; the test is skipped without one. */
+    static Path requireHaproxy() {
+        Path haproxy = haproxy();
+        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        return haproxy;
+    }
+
     static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             return s.getLocalPort();
@@ -77,13 +84,12 @@ class HaproxyIT {
 
     @Test
     void sendsDevicesToTheSecondGatewayWhileTheFirstIsOverloaded() throws Exception {
-        Path haproxy = haproxy();
-        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        Path haproxy = requireHaproxy();
         TestPki pki = TestPki.create(dir.resolve("pki"));
         try (Gateway first = behindProxy(pki, dir.resolve("gw1"), "gw1").start();
              Gateway second = behindProxy(pki, dir.resolve("gw2"), "gw2").start()) {
             int front = freePort();
-            Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), String.join("\n",
+            String cfg = String.join("\n",
                     "global", "  maxconn 2000",
                     "defaults", "  mode tcp", "  timeout connect 2s", "  timeout client 60s", "  timeout server 60s",
                     "frontend mqtt", "  bind 127.0.0.1:" + front, "  default_backend gateways",
@@ -93,14 +99,9 @@ class HaproxyIT {
                     "  option httpchk GET /health/ready", "  http-check expect status 200",
                     "  default-server inter 200ms fall 1 rise 2 send-proxy-v2",
                     "  server gw1 127.0.0.1:" + first.tlsPort() + " check port " + first.adminPort(),
-                    "  server gw2 127.0.0.1:" + second.tlsPort() + " check port " + second.adminPort(), ""));
-            Process proxy = new ProcessBuilder(haproxy.toString(), "-f", cfg.toString(), "-db")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+                    "  server gw2 127.0.0.1:" + second.tlsPort() + " check port " + second.adminPort(), "");
+            Process proxy = startHaproxy(haproxy, cfg, front);
             try {
-                long deadline = System.currentTimeMillis() + 10_000;
-                while (!canConnect(front) && System.currentTimeMillis() < deadline) {
-                    Thread.sleep(50);
-                }
                 Thread.sleep(600); // two health checks mark both servers up
 
                 SSLSocket a = connectThrough(pki.clientContext(pki.device("dev-a")), front, "dev-a");
@@ -110,7 +111,7 @@ class HaproxyIT {
                 // a handshake flood straight at the first gateway overloads it: it closes its port, /health/ready is
                 // 503
                 SSLContext flood = pki.clientContext(pki.device("dev-flood"));
-                deadline = System.currentTimeMillis() + 5000;
+                long deadline = System.currentTimeMillis() + 5000;
                 while (!first.overloaded() && System.currentTimeMillis() < deadline) {
                     try (Socket s = new Socket("127.0.0.1", first.tlsPort())) {
                         s.getOutputStream().write(ProxyProtocolIT.v1("192.0.2.1", 1));
@@ -145,32 +146,14 @@ class HaproxyIT {
      */
     @Test
     void shippedConfigMovesDevicesOffAKilledNodeBeforeItsChecksFail() throws Exception {
-        Path haproxy = haproxy();
-        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        Path haproxy = requireHaproxy();
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        int doomedTls = freePort();
-        int doomedAdmin = freePort();
-        Process doomed = startProcess(TestGateway.tls(pki, dir.resolve("gw1")).with("node.id", "gw1")
-                .with("listener.tls.proxy-protocol", "true").with("listener.tls.port", Integer.toString(doomedTls))
-                .with("admin.port", Integer.toString(doomedAdmin)), dir.resolve("gw1.log"));
-        try (Gateway survivor = TestGateway.tls(pki, dir.resolve("gw2")).with("node.id", "gw2")
-                .with("listener.tls.proxy-protocol", "true").start()) {
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (!(canConnect(doomedTls) && canConnect(doomedAdmin)) && System.currentTimeMillis() < deadline) {
-                assertTrue(doomed.isAlive(), "the first node runs: " + Files.readString(dir.resolve("gw1.log")));
-                Thread.sleep(100);
-            }
+        ProcessNode doomedNode = ProcessNode.start(shippedNode(pki, "gw1"), dir.resolve("gw1.log"));
+        Process doomed = doomedNode.process();
+        try (Gateway survivor = shippedNode(pki, "gw2").start()) {
             int front = freePort();
-            Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), shippedConfig(front,
-                    "server gw1 127.0.0.1:" + doomedTls + " port " + doomedAdmin,
-                    "server gw2 127.0.0.1:" + survivor.tlsPort() + " port " + survivor.adminPort()));
-            Process proxy = new ProcessBuilder(haproxy.toString(), "-f", cfg.toString(), "-db")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+            Process proxy = startHaproxy(haproxy, shippedConfig(doomedNode, survivor, front), front);
             try {
-                deadline = System.currentTimeMillis() + 10_000;
-                while (!canConnect(front) && System.currentTimeMillis() < deadline) {
-                    Thread.sleep(50);
-                }
                 // both nodes serve, each holds one device
                 SSLSocket a = connectThrough(pki.clientContext(pki.device("dev-a")), front, "dev-a");
                 SSLSocket b = connectThrough(pki.clientContext(pki.device("dev-b")), front, "dev-b");
@@ -209,35 +192,17 @@ class HaproxyIT {
      */
     @Test
     void shippedConfigMovesDevicesOffADrainingNodeWithoutAFailedAttempt() throws Exception {
-        Path haproxy = haproxy();
-        Assumptions.assumeTrue(haproxy != null, "HAProxy is not installed (apt-get install haproxy; .ci/run does)");
+        Path haproxy = requireHaproxy();
         TestPki pki = TestPki.create(dir.resolve("pki"));
-        int leavingTls = freePort();
-        int leavingAdmin = freePort();
-        Process leaving = startProcess(TestGateway.tls(pki, dir.resolve("gw1")).with("node.id", "gw1")
-                .with("listener.tls.proxy-protocol", "true").with("listener.tls.port", Integer.toString(leavingTls))
-                .with("admin.port", Integer.toString(leavingAdmin))
+        ProcessNode leavingNode = ProcessNode.start(shippedNode(pki, "gw1")
                 .with("shutdown.ready-grace", CoreConfigKeys.SHUTDOWN_READY_GRACE.defaultValue())
                 .with("shutdown.drain-rate", "5").with("shutdown.timeout", "30s"), dir.resolve("gw1.log"));
+        Process leaving = leavingNode.process();
         java.util.List<RoamingDevice> devices = new java.util.ArrayList<>();
-        try (Gateway staying = TestGateway.tls(pki, dir.resolve("gw2")).with("node.id", "gw2")
-                .with("listener.tls.proxy-protocol", "true").start()) {
-            long deadline = System.currentTimeMillis() + 60_000;
-            while (!(canConnect(leavingTls) && canConnect(leavingAdmin)) && System.currentTimeMillis() < deadline) {
-                assertTrue(leaving.isAlive(), "the first node runs: " + Files.readString(dir.resolve("gw1.log")));
-                Thread.sleep(100);
-            }
+        try (Gateway staying = shippedNode(pki, "gw2").start()) {
             int front = freePort();
-            Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), shippedConfig(front,
-                    "server gw1 127.0.0.1:" + leavingTls + " port " + leavingAdmin,
-                    "server gw2 127.0.0.1:" + staying.tlsPort() + " port " + staying.adminPort()));
-            Process proxy = new ProcessBuilder(haproxy.toString(), "-f", cfg.toString(), "-db")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+            Process proxy = startHaproxy(haproxy, shippedConfig(leavingNode, staying, front), front);
             try {
-                deadline = System.currentTimeMillis() + 10_000;
-                while (!canConnect(front) && System.currentTimeMillis() < deadline) {
-                    Thread.sleep(50);
-                }
                 Thread.sleep(4500); // the shipped rise 2 x inter 2s: both nodes up
                 for (int i = 0; i < 10; i++) {
                     devices.add(RoamingDevice.start(pki, front, "held-" + i));
@@ -412,6 +377,53 @@ class HaproxyIT {
         command.add(GatewayMain.class.getName());
         command.add("run");
         return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    }
+
+    /** A node as the shipped config expects it: TLS behind PROXY v2, the rest as in any test. */
+    TestGateway shippedNode(TestPki pki, String node) {
+        return TestGateway.tls(pki, dir.resolve(node)).with("node.id", node)
+                .with("listener.tls.proxy-protocol", "true");
+    }
+
+    /** A node in a JVM of its own on ports chosen here, so that the balancer's config can name them before it runs. */
+    record ProcessNode(Process process, int tlsPort, int adminPort, Path log) {
+        static ProcessNode start(TestGateway settings, Path log) throws IOException {
+            int tls = freePort();
+            int admin = freePort();
+            return new ProcessNode(startProcess(settings.with("listener.tls.port", Integer.toString(tls))
+                    .with("admin.port", Integer.toString(admin)), log), tls, admin, log);
+        }
+
+        /** Waits until both its ports accept connections; fails if the process ends first. */
+        void awaitServing() throws IOException, InterruptedException {
+            long deadline = System.currentTimeMillis() + 60_000;
+            while (!(canConnect(tlsPort) && canConnect(adminPort)) && System.currentTimeMillis() < deadline) {
+                assertTrue(process.isAlive(), "the node in its own JVM runs: " + Files.readString(log));
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    /**
+     * The shipped config in front of {@code external} (gw1, waited for until it serves) and {@code local} (gw2), in
+     * that order.
+     */
+    String shippedConfig(ProcessNode external, Gateway local, int front) throws IOException, InterruptedException {
+        external.awaitServing();
+        return shippedConfig(front, "server gw1 127.0.0.1:" + external.tlsPort() + " port " + external.adminPort(),
+                "server gw2 127.0.0.1:" + local.tlsPort() + " port " + local.adminPort());
+    }
+
+    /** Starts HAProxy on {@code config} (its log in haproxy.log) and waits until its frontend accepts connections. */
+    Process startHaproxy(Path haproxy, String config, int front) throws IOException, InterruptedException {
+        Path cfg = Files.writeString(dir.resolve("haproxy.cfg"), config);
+        Process proxy = new ProcessBuilder(haproxy.toString(), "-f", cfg.toString(), "-db")
+                .redirectErrorStream(true).redirectOutput(dir.resolve("haproxy.log").toFile()).start();
+        long deadline = System.currentTimeMillis() + 10_000;
+        while (!canConnect(front) && System.currentTimeMillis() < deadline) {
+            Thread.sleep(50);
+        }
+        return proxy;
     }
 
     /** deploy/haproxy/haproxy.cfg with its servers replaced, its frontend on {@code front} and a test-sized limit. */

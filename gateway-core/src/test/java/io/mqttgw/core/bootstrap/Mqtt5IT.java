@@ -78,7 +78,7 @@ class Mqtt5IT {
         try {
             CompletableFuture<Mqtt5PublishResult> result = c.publishWith().topic("devices/dev-5b/telemetry")
                     .qos(MqttQos.AT_LEAST_ONCE).payload("t=21".getBytes(StandardCharsets.UTF_8)).send();
-            ControlledSink.Pending pending = ControlledSink.current().next(15);
+            ControlledSink.Pending pending = ControlledSink.of(gateway).next(15);
             assertEquals("devices/dev-5b/telemetry", pending.message().topic());
             assertArrayEquals("t=21".getBytes(StandardCharsets.UTF_8), pending.message().payload());
             assertFalse(result.isDone(), "no PUBACK before the sink acknowledged");

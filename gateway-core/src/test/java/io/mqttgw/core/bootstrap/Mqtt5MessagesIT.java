@@ -94,7 +94,7 @@ class Mqtt5MessagesIT {
                 device.publish("devices/dev-alias/telemetry", ("m" + i).getBytes(StandardCharsets.UTF_8), 0, false);
             }
             for (int i = 0; i < 3; i++) {
-                ControlledSink.Pending p = ControlledSink.current().next(15);
+                ControlledSink.Pending p = ControlledSink.of(gateway).next(15);
                 assertEquals("devices/dev-alias/telemetry", p.message().topic());
                 assertEquals("m" + i, new String(p.message().payload(), StandardCharsets.UTF_8));
                 p.done().complete(null);
@@ -119,14 +119,14 @@ class Mqtt5MessagesIT {
             }
             List<ControlledSink.Pending> held = new ArrayList<>();
             for (int i = 0; i < WINDOW; i++) {
-                held.add(ControlledSink.current().next(15));
+                held.add(ControlledSink.of(gateway).next(15));
             }
             Thread.sleep(500);
             assertEquals(WINDOW, held.size());
-            assertEquals(0, ControlledSink.current().waiting(), "the client waits for acknowledgements");
+            assertEquals(0, ControlledSink.of(gateway).waiting(), "the client waits for acknowledgements");
             held.forEach(p -> p.done().complete(null));
             for (int i = 0; i < WINDOW; i++) {
-                ControlledSink.current().next(15).done().complete(null);
+                ControlledSink.of(gateway).next(15).done().complete(null);
             }
             for (CompletableFuture<Mqtt5PublishResult> r : results) {
                 r.get(15, TimeUnit.SECONDS);
@@ -157,7 +157,7 @@ class Mqtt5MessagesIT {
             }
             out.flush();
             for (int i = 0; i < WINDOW; i++) {
-                ControlledSink.current().next(15).done().complete(null);
+                ControlledSink.of(gateway).next(15).done().complete(null);
             }
             for (int i = 0; i < WINDOW; i++) {
                 assertEquals(0x50, readPacket(in)[0], "PUBREC");
@@ -172,7 +172,8 @@ class Mqtt5MessagesIT {
             }
             assertNull(last, "closed");
             Thread.sleep(300);
-            assertEquals(0, ControlledSink.current().waiting(), "the PUBLISH past the maximum never reached the sink");
+            assertEquals(0, ControlledSink.of(gateway).waiting(),
+                    "the PUBLISH past the maximum never reached the sink");
         }
     }
 

@@ -143,7 +143,7 @@ class Mqtt5PahoIT {
 
     @Test
     void pahoDisconnectingWithItsWillHasItPublishedAfterTheWillDelay() throws Exception {
-        ControlledSink sink = ControlledSink.current();
+        ControlledSink sink = ControlledSink.of(gateway);
         MqttAsyncClient c = new MqttAsyncClient("ssl://127.0.0.1:" + gateway.tlsPort(), "paho-will",
                 new MemoryPersistence());
         MqttConnectionOptions o = options("paho-will", true, 60);

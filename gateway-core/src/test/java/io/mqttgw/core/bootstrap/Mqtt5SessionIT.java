@@ -179,7 +179,7 @@ class Mqtt5SessionIT {
 
     @Test
     void aDelayedWillIsPublishedAfterItsDelayAndNotWhenTheSessionResumes() throws Exception {
-        ControlledSink sink = ControlledSink.current();
+        ControlledSink sink = ControlledSink.of(gateway);
         Mqtt5BlockingClient c = client5("dev-will");
         c.connectWith().cleanStart(true).sessionExpiryInterval(60).willPublish().topic("devices/dev-will/status")
                 .qos(MqttQos.AT_LEAST_ONCE).payload("gone".getBytes(StandardCharsets.UTF_8)).delayInterval(2)

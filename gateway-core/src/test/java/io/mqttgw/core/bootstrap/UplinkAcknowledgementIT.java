@@ -58,7 +58,7 @@ class UplinkAcknowledgementIT {
         Mqtt3AsyncClient device = connect("dev-ack");
         CompletableFuture<Mqtt3Publish> acked = device.publishWith().topic("devices/dev-ack/status")
                 .qos(MqttQos.AT_LEAST_ONCE).payload("on".getBytes(StandardCharsets.UTF_8)).send();
-        ControlledSink.Pending pending = ControlledSink.current().next();
+        ControlledSink.Pending pending = ControlledSink.of(gateway).next();
         assertEquals("dev-ack", pending.message().clientId());
         assertEquals("devices/dev-ack/status", pending.message().topic());
         assertArrayEquals("on".getBytes(StandardCharsets.UTF_8), pending.message().payload());
@@ -80,7 +80,7 @@ class UplinkAcknowledgementIT {
             }
             List<ControlledSink.Pending> pending = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                pending.add(ControlledSink.current().next());
+                pending.add(ControlledSink.of(gateway).next());
             }
             pending.get(2).done().complete(null);
             pending.get(1).done().complete(null);
@@ -108,14 +108,14 @@ class UplinkAcknowledgementIT {
             }
             List<ControlledSink.Pending> pending = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                pending.add(ControlledSink.current().next());
+                pending.add(ControlledSink.of(gateway).next());
             }
             Thread.sleep(300);
-            assertEquals(0, ControlledSink.current().waiting(), "reading stopped at the window of 4");
+            assertEquals(0, ControlledSink.of(gateway).waiting(), "reading stopped at the window of 4");
             assertFalse(gateway.registry().find("dev-flood").config().isAutoRead());
             pending.forEach(p -> p.done().complete(null));
             for (int i = 0; i < 6; i++) {
-                ControlledSink.current().next().done().complete(null);
+                ControlledSink.of(gateway).next().done().complete(null);
             }
             for (int id = 1; id <= 10; id++) {
                 byte[] puback = raw.readPacket();
@@ -140,10 +140,10 @@ class UplinkAcknowledgementIT {
         device.connectWith().cleanSession(false).send().get(15, TimeUnit.SECONDS);
         CompletableFuture<Mqtt3Publish> acked = device.publishWith().topic("devices/dev-resend/status")
                 .qos(MqttQos.AT_LEAST_ONCE).payload("m1".getBytes(StandardCharsets.UTF_8)).send();
-        ControlledSink.current().next().done().completeExceptionally(new IllegalStateException("kafka down"));
+        ControlledSink.of(gateway).next().done().completeExceptionally(new IllegalStateException("kafka down"));
 
         // an MQTT 3.1.1 client resends an unacknowledged PUBLISH only once reconnected
-        ControlledSink.Pending resent = ControlledSink.current().next(20);
+        ControlledSink.Pending resent = ControlledSink.of(gateway).next(20);
         assertArrayEquals("m1".getBytes(StandardCharsets.UTF_8), resent.message().payload());
         assertEquals(before + 1, gateway.metrics().disconnects(DisconnectReason.SINK_FAILED), "closed as sink_failed");
         resent.done().complete(null);
@@ -159,14 +159,14 @@ class UplinkAcknowledgementIT {
             byte[] publish = RawMqttConnection.publishPacket(0x34, RawMqttConnection.utf8("devices/dev-qos2/t"), 7,
                     new byte[] {7});
             raw.send(publish);
-            ControlledSink.current().next().done().complete(null);
+            ControlledSink.of(gateway).next().done().complete(null);
             byte[] pubrec = raw.readPacket();
             assertEquals(0x50, pubrec[0] & 0xFF);
             // a retransmission (DUP) before PUBREL is answered again but not handed to the sink twice
             publish[0] = 0x3C;
             raw.send(publish);
             assertEquals(0x50, raw.readPacket()[0] & 0xFF);
-            assertEquals(0, ControlledSink.current().waiting());
+            assertEquals(0, ControlledSink.of(gateway).waiting());
             raw.send(new byte[] {0x62, 2, 0, 7});
             byte[] pubcomp = raw.readPacket();
             assertEquals(0x70, pubcomp[0] & 0xFF);

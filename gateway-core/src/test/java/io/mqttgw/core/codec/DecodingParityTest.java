@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.ProtocolCapabilities;
+import io.mqttgw.core.testkit.MqttBytes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.Unpooled;
@@ -12,7 +13,6 @@ import io.netty.handler.codec.mqtt.MqttConnectPayload;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttProperties;
 import io.netty.util.ReferenceCountUtil;
-import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -203,15 +203,11 @@ class DecodingParityTest {
         }
 
         static byte[] connect(boolean v5) {
-            Body b = new Body().string("MQTT").u8(v5 ? 5 : 4).u8(0x02).u16(60);
-            if (v5) {
-                b.u8(0);
-            }
-            return b.string("dev-1").packet(0x10);
+            return MqttBytes.connect(v5, "dev-1");
         }
 
         static byte[] connect31() {
-            return new Body().string("MQIsdp").u8(3).u8(0x02).u16(60).string("dev-1").packet(0x10);
+            return new MqttBytes().string("MQIsdp").u8(3).u8(0x02).u16(60).string("dev-1").packet(0x10);
         }
 
         static List<byte[]> connects() {
@@ -219,58 +215,59 @@ class DecodingParityTest {
             all.add(connect(false));
             all.add(connect(true));
             all.add(connect31());
-            all.add(new Body().string("MQIsdp").u8(3).u8(0x02).u16(60).string("a-client-id-of-24-chars!").packet(0x10));
-            all.add(new Body().string("MQIsdp").u8(3).u8(0x02).u16(60).string("").packet(0x10));
-            all.add(new Body().string("MQTT").u8(6).u8(0x02).u16(60).string("dev").packet(0x10));
-            all.add(new Body().string("MQTX").u8(4).u8(0x02).u16(60).string("dev").packet(0x10));
+            all.add(new MqttBytes().string("MQIsdp").u8(3).u8(0x02).u16(60).string("a-client-id-of-24-chars!")
+                    .packet(0x10));
+            all.add(new MqttBytes().string("MQIsdp").u8(3).u8(0x02).u16(60).string("").packet(0x10));
+            all.add(new MqttBytes().string("MQTT").u8(6).u8(0x02).u16(60).string("dev").packet(0x10));
+            all.add(new MqttBytes().string("MQTX").u8(4).u8(0x02).u16(60).string("dev").packet(0x10));
             // will, user name and password
-            all.add(new Body().string("MQTT").u8(4).u8(0xEE).u16(30).string("dev-ü")
+            all.add(new MqttBytes().string("MQTT").u8(4).u8(0xEE).u16(30).string("dev-ü")
                     .string("will/t").string("bye").string("user").string("secret").packet(0x10));
-            all.add(new Body().string("MQTT").u8(5).u8(0xCE).u16(30)
+            all.add(new MqttBytes().string("MQTT").u8(5).u8(0xCE).u16(30)
                     .raw(0x0D, 0x11, 0, 0, 0, 60, 0x21, 0, 10, 0x26, 0, 1, 'k', 0, 1, 'v')
                     .string("dev-5").raw(0x07, 0x18, 0, 0, 0, 5, 0x01, 1).string("will/5").string("gone")
                     .string("user").string("pw").packet(0x10));
-            all.add(new Body().string("MQTT").u8(5).u8(0x42).u16(30).raw(0).string("").string("pw").packet(0x10));
+            all.add(new MqttBytes().string("MQTT").u8(5).u8(0x42).u16(30).raw(0).string("").string("pw").packet(0x10));
             return all;
         }
 
         static List<byte[]> packets(boolean v5) {
             List<byte[]> all = new ArrayList<>();
             byte[] payload = new byte[20];
-            Body props = v5 ? new Body().raw(0) : new Body();
-            all.add(new Body().string("a/b").raw(props.bytes()).raw(payload).packet(0x30));
-            all.add(new Body().string("dev/1/up").u16(7).raw(props.bytes()).raw(payload).packet(0x32));
-            all.add(new Body().string("d/ü/€").u16(9).raw(props.bytes()).raw(new byte[] {1, 2}).packet(0x3D));
+            MqttBytes props = v5 ? new MqttBytes().raw(0) : new MqttBytes();
+            all.add(new MqttBytes().string("a/b").raw(props.bytes()).raw(payload).packet(0x30));
+            all.add(new MqttBytes().string("dev/1/up").u16(7).raw(props.bytes()).raw(payload).packet(0x32));
+            all.add(new MqttBytes().string("d/ü/€").u16(9).raw(props.bytes()).raw(new byte[] {1, 2}).packet(0x3D));
             if (v5) {
-                all.add(new Body().string("t/x").u16(3)
+                all.add(new MqttBytes().string("t/x").u16(3)
                         .raw(0x1A, 0x01, 1, 0x02, 0, 0, 0, 9, 0x03, 0, 2, 'a', 'b', 0x23, 0, 4, 0x08, 0, 1, 'r',
                                 0x09, 0, 2, 5, 6, 0x26, 0, 1, 'k', 0, 2, 'v', 'w')
                         .raw(payload).packet(0x32));
-                all.add(new Body().string("").raw(3, 0x23, 0, 4).raw(payload).packet(0x30));
-                all.add(new Body().u16(5).u8(0x10).raw(4, 0x1F, 0, 1, 'x').packet(0x40));
-                all.add(new Body().u16(5).u8(0x92).packet(0x62));
-                all.add(new Body().u16(5).u8(0).raw(0).packet(0x50));
-                all.add(new Body().u8(0x04).raw(5, 0x11, 0, 0, 0, 0).packet(0xE0));
-                all.add(new Body().u8(0x8E).packet(0xE0));
-                all.add(new Body().u8(0x18).raw(4, 0x15, 0, 1, 'm').packet(0xF0));
-                all.add(new Body().packet(0xF0));
-                all.add(new Body().u16(8).raw(2, 0x0B, 7).string("s/+").u8(0x2E).string("t/#").u8(0x01)
+                all.add(new MqttBytes().string("").raw(3, 0x23, 0, 4).raw(payload).packet(0x30));
+                all.add(new MqttBytes().u16(5).u8(0x10).raw(4, 0x1F, 0, 1, 'x').packet(0x40));
+                all.add(new MqttBytes().u16(5).u8(0x92).packet(0x62));
+                all.add(new MqttBytes().u16(5).u8(0).raw(0).packet(0x50));
+                all.add(new MqttBytes().u8(0x04).raw(5, 0x11, 0, 0, 0, 0).packet(0xE0));
+                all.add(new MqttBytes().u8(0x8E).packet(0xE0));
+                all.add(new MqttBytes().u8(0x18).raw(4, 0x15, 0, 1, 'm').packet(0xF0));
+                all.add(new MqttBytes().packet(0xF0));
+                all.add(new MqttBytes().u16(8).raw(2, 0x0B, 7).string("s/+").u8(0x2E).string("t/#").u8(0x01)
                         .packet(0x82));
-                all.add(new Body().u16(8).raw(3, 0x26, 0, 0).string("s/+").packet(0xA2));
+                all.add(new MqttBytes().u16(8).raw(3, 0x26, 0, 0).string("s/+").packet(0xA2));
             } else {
-                all.add(new Body().u16(8).string("s/+").u8(1).string("t/#").u8(0).packet(0x82));
-                all.add(new Body().u16(8).string("s/+").string("t").packet(0xA2));
-                all.add(new Body().u8(1).u8(0).packet(0x20));
-                all.add(new Body().u16(8).u8(0).u8(0x80).packet(0x90));
-                all.add(new Body().u16(8).packet(0xB0));
-                all.add(new Body().packet(0xD0));
+                all.add(new MqttBytes().u16(8).string("s/+").u8(1).string("t/#").u8(0).packet(0x82));
+                all.add(new MqttBytes().u16(8).string("s/+").string("t").packet(0xA2));
+                all.add(new MqttBytes().u8(1).u8(0).packet(0x20));
+                all.add(new MqttBytes().u16(8).u8(0).u8(0x80).packet(0x90));
+                all.add(new MqttBytes().u16(8).packet(0xB0));
+                all.add(new MqttBytes().packet(0xD0));
             }
-            all.add(new Body().u16(5).packet(0x40));
-            all.add(new Body().u16(5).packet(0x50));
-            all.add(new Body().u16(5).packet(0x62));
-            all.add(new Body().u16(5).packet(0x70));
-            all.add(new Body().packet(0xC0));
-            all.add(new Body().packet(0xE0));
+            all.add(new MqttBytes().u16(5).packet(0x40));
+            all.add(new MqttBytes().u16(5).packet(0x50));
+            all.add(new MqttBytes().u16(5).packet(0x62));
+            all.add(new MqttBytes().u16(5).packet(0x70));
+            all.add(new MqttBytes().packet(0xC0));
+            all.add(new MqttBytes().packet(0xE0));
             return all;
         }
 
@@ -337,7 +334,7 @@ class DecodingParityTest {
         }
 
         private static byte[] frame(int first, byte[] body) {
-            return new Body().raw(body).packet(first);
+            return new MqttBytes().raw(body).packet(first);
         }
 
         /** The body with its first string field (if any) lengthened by {@code pad} bytes. */
@@ -358,59 +355,6 @@ class DecodingParityTest {
             }
             System.arraycopy(body, 2 + length, b, 2 + length + pad, body.length - 2 - length);
             return frame(first, b);
-        }
-    }
-
-    /** A packet body under construction. */
-    static final class Body {
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-        Body u8(int v) {
-            out.write(v);
-            return this;
-        }
-
-        Body u16(int v) {
-            out.write(v >> 8);
-            out.write(v);
-            return this;
-        }
-
-        Body string(String s) {
-            byte[] b = s.getBytes(StandardCharsets.UTF_8);
-            u16(b.length);
-            out.writeBytes(b);
-            return this;
-        }
-
-        Body raw(int... bytes) {
-            for (int b : bytes) {
-                out.write(b);
-            }
-            return this;
-        }
-
-        Body raw(byte[] bytes) {
-            out.writeBytes(bytes);
-            return this;
-        }
-
-        byte[] bytes() {
-            return out.toByteArray();
-        }
-
-        byte[] packet(int first) {
-            byte[] body = bytes();
-            ByteArrayOutputStream p = new ByteArrayOutputStream();
-            p.write(first);
-            int n = body.length;
-            do {
-                int digit = n & 0x7F;
-                n >>>= 7;
-                p.write(n > 0 ? digit | 0x80 : digit);
-            } while (n > 0);
-            p.writeBytes(body);
-            return p.toByteArray();
         }
     }
 }

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.codec.DecodingParityTest.Body;
+import io.mqttgw.core.testkit.MqttBytes;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
@@ -41,7 +41,7 @@ class PacketDecodingTest {
 
     @Test
     void publishPayloadIsARetainedSliceOfTheBytesReceived() {
-        byte[] packet = new Body().string("a/b").u16(7).raw(new byte[] {1, 2, 3}).packet(0x32);
+        byte[] packet = new MqttBytes().string("a/b").u16(7).raw(new byte[] {1, 2, 3}).packet(0x32);
         ByteBuf in = Unpooled.directBuffer().writeBytes(packet);
         MqttPublishMessage m = (MqttPublishMessage) decoding.decode(in, 0, 2, packet.length - 2, false, true);
         assertEquals(2, in.refCnt(), "the payload holds the received buffer");
@@ -57,14 +57,14 @@ class PacketDecodingTest {
     @Test
     void refusesTheLayoutBeforeTheContentOfAnEarlierField() {
         // ill-formed UTF-8 in the topic, then packet id 0: the layout rule counts
-        byte[] packet = new Body().raw(new byte[] {0, 2, (byte) 0xC0, (byte) 0x80}).u16(0).packet(0x32);
+        byte[] packet = new MqttBytes().raw(new byte[] {0, 2, (byte) 0xC0, (byte) 0x80}).u16(0).packet(0x32);
         assertEquals(DisconnectReason.MALFORMED_PACKET, refusal(decode(packet, false, true)).reason());
         assertEquals(Violations.PACKET_ID_ZERO, refusal(decode(packet, false, true)));
     }
 
     @Test
     void illFormedUtf8IsCountedButNotToldAsARule() {
-        byte[] packet = new Body().raw(new byte[] {0, 2, (byte) 0xED, (byte) 0xA0}).u16(1).packet(0x32);
+        byte[] packet = new MqttBytes().raw(new byte[] {0, 2, (byte) 0xED, (byte) 0xA0}).u16(1).packet(0x32);
         Violation v = refusal(decode(packet, false, true));
         assertEquals(DisconnectReason.INVALID_UTF8, v.reason());
         assertFalse(v.told());
@@ -72,7 +72,7 @@ class PacketDecodingTest {
 
     @Test
     void nulInAPublishPropertyCountsAsABadTopic() {
-        byte[] packet = new Body().string("t").u16(1).raw(new byte[] {5, 0x03, 0, 2, 'a', 0}).packet(0x32);
+        byte[] packet = new MqttBytes().string("t").u16(1).raw(new byte[] {5, 0x03, 0, 2, 'a', 0}).packet(0x32);
         assertEquals(DisconnectReason.INVALID_TOPIC, refusal(decode(packet, true, true)).reason());
     }
 
@@ -80,7 +80,7 @@ class PacketDecodingTest {
     void fieldsPastTheLimitWithTheFixedHeaderAreTooLarge() {
         PacketDecoding small = new PacketDecoding(20, 23);
         // remaining length 19 passes the header check; with the 2-byte fixed header the packet is 21 bytes
-        byte[] packet = new Body().string("topic/of/12").u16(1).raw(new byte[4]).packet(0x32);
+        byte[] packet = new MqttBytes().string("topic/of/12").u16(1).raw(new byte[4]).packet(0x32);
         assertEquals(19, packet.length - 2);
         assertNull(small.checkRemainingLength(19));
         ByteBuf in = Unpooled.wrappedBuffer(packet);
@@ -91,7 +91,7 @@ class PacketDecodingTest {
 
     @Test
     void mqtt5PublishCarriesItsProperties() {
-        byte[] packet = new Body().string("t").u16(1)
+        byte[] packet = new MqttBytes().string("t").u16(1)
                 .raw(new byte[] {12, 0x02, 0, 0, 0, 9, 0x26, 0, 1, 'k', 0, 1, 'v'}).raw(new byte[] {7}).packet(0x32);
         MqttPublishMessage m = (MqttPublishMessage) decode(packet, true, true);
         MqttProperties p = m.variableHeader().properties();
@@ -103,7 +103,7 @@ class PacketDecodingTest {
 
     @Test
     void unsupportedProtocolIsAnsweredWithItsConnackCode() {
-        byte[] packet = new Body().string("MQTT").u8(6).u8(2).u16(60).string("d").packet(0x10);
+        byte[] packet = new MqttBytes().string("MQTT").u8(6).u8(2).u16(60).string("d").packet(0x10);
         Violation v = refusal(decode(packet, false, false));
         assertEquals(DisconnectReason.UNSUPPORTED_PROTOCOL, v.reason());
         assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION, v.connack());
@@ -111,9 +111,9 @@ class PacketDecodingTest {
 
     @Test
     void aSecondConnectIsRefusedOnlyWhenItsLayoutIsSound() {
-        byte[] sound = new Body().string("MQTT").u8(4).u8(2).u16(60).string("d").packet(0x10);
+        byte[] sound = new MqttBytes().string("MQTT").u8(4).u8(2).u16(60).string("d").packet(0x10);
         assertEquals(Violations.SECOND_CONNECT, refusal(decode(sound, false, true)));
-        byte[] broken = new Body().string("MQTT").u8(4).u8(3).u16(60).string("d").packet(0x10);
+        byte[] broken = new MqttBytes().string("MQTT").u8(4).u8(3).u16(60).string("d").packet(0x10);
         assertEquals(Violations.RESERVED_CONNECT_FLAG, refusal(decode(broken, false, true)));
         MqttConnectMessage first = (MqttConnectMessage) decode(sound, false, false);
         assertEquals("d", first.payload().clientIdentifier());

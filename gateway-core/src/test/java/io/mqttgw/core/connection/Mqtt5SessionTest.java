@@ -11,7 +11,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -31,7 +30,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,9 +53,7 @@ class Mqtt5SessionTest {
     }
 
     private ProtocolFixture allowing(String... overrides) {
-        ProtocolFixture f = ProtocolFixture.create(dir, overrides);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
-        f.sink.immediate = m -> CompletableFuture.completedFuture(null);
+        ProtocolFixture f = ProtocolFixture.builder(dir).with(overrides).allowing().sinkAccepting().build();
         return f;
     }
 

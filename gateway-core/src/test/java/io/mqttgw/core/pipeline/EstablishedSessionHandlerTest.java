@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DisconnectReason;
-import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -19,7 +18,6 @@ import io.netty.handler.codec.mqtt.MqttMessageType;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,8 +40,7 @@ class EstablishedSessionHandlerTest {
     }
 
     private void established() {
-        f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        f = ProtocolFixture.builder(dir).allowing().build();
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(60).build());
         List<MqttMessage> out = written(ch);

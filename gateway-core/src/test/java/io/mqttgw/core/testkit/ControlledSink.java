@@ -1,5 +1,6 @@
 package io.mqttgw.core.testkit;
 
+import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkSink;
 import java.util.concurrent.BlockingQueue;
@@ -10,11 +11,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * An uplink sink the test completes by hand, to see what the gateway does before and after the sink acknowledges.
- * {@code uplink.sink: controlled}; the instance the gateway built is {@link #current()}.
+ * {@code uplink.sink: controlled}; the instance a gateway built is {@link #of(Gateway)}, so tests that run gateways
+ * side by side each hold their own.
  */
 public final class ControlledSink implements UplinkSink {
-    private static volatile ControlledSink current;
-
     /** A message the gateway handed over, with the stage the test completes. */
     public record Pending(UplinkMessage message, CompletableFuture<Void> done) {
     }
@@ -22,11 +22,15 @@ public final class ControlledSink implements UplinkSink {
     private final BlockingQueue<Pending> received = new LinkedBlockingQueue<>();
 
     ControlledSink() {
-        current = this;
     }
 
-    public static ControlledSink current() {
-        return current;
+    /** The sink {@code gateway} hands its uplink to; it must have been started with {@code uplink.sink: controlled}. */
+    public static ControlledSink of(Gateway gateway) {
+        if (!(gateway.sink() instanceof ControlledSink sink)) {
+            throw new IllegalArgumentException("the gateway runs uplink.sink " + gateway.config().uplinkSink()
+                    + ", not controlled");
+        }
+        return sink;
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 import io.netty.channel.EventLoop;
 import io.netty.util.internal.ThreadExecutorMap;
 import reactor.blockhound.BlockHound;
@@ -32,6 +33,8 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
     private static final AtomicInteger COUNT = new AtomicInteger();
     private static final Set<String> PLACES = ConcurrentHashMap.newKeySet();
     private static boolean installed;
+    /** Set on a thread while the non-blocking-thread predicate answers for it ({@link #withoutRecursion}). */
+    private static final ThreadLocal<Boolean> DECIDING = new ThreadLocal<>();
 
     /** Installs BlockHound with the ServiceLoader integrations, then this one; once per JVM. */
     static synchronized void install() {
@@ -48,7 +51,10 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
 
     @Override
     public void applyTo(BlockHound.Builder builder) {
-        builder.nonBlockingThreadPredicate(current -> current.and(EventLoopBlockingRecorder::runsAnEventLoop));
+        builder.nonBlockingThreadPredicate(current -> {
+            Predicate<Thread> eventLoops = current.and(EventLoopBlockingRecorder::runsAnEventLoop);
+            return thread -> withoutRecursion(eventLoops, thread);
+        });
         builder.blockingMethodCallback(EventLoopBlockingRecorder::record);
         // Handing a task to a JDK timer pool takes that pool's queue lock for an insertion, and parks only while a
         // worker holds it for its own insertion or removal: a hand-off, not a wait for I/O or for other work. Seen
@@ -76,6 +82,25 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
     /** BlockHound asks this on the thread itself, once per thread. */
     private static boolean runsAnEventLoop(Thread thread) {
         return thread != Thread.currentThread() || ThreadExecutorMap.currentExecutor() instanceof EventLoop;
+    }
+
+    /**
+     * BlockHound tests {@code predicate} while it initialises its per-thread state: a class loaded during the answer
+     * (the first time any thread gets here, e.g. a client's timer thread before any event loop ran) goes through the
+     * class loader, which BlockHound instruments to read that same state, which tests the predicate again: an
+     * unbounded recursion that killed the thread with a StackOverflowError. The nested question, asked only by that
+     * class loading, is answered "may block" (class loading is allowed anywhere); the outer answer then replaces it.
+     */
+    private static boolean withoutRecursion(Predicate<Thread> predicate, Thread thread) {
+        if (DECIDING.get() != null) {
+            return false;
+        }
+        DECIDING.set(Boolean.TRUE);
+        try {
+            return predicate.test(thread);
+        } finally {
+            DECIDING.remove();
+        }
     }
 
     private static void record(BlockingMethod method) {

@@ -52,14 +52,16 @@ public final class ProtocolFixture {
     public final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     public final GatewayMetrics metrics = new GatewayMetrics(meters);
     public final ChannelRegistry registry = new ChannelRegistry(16);
-    public final ManualAuthenticator auth = new ManualAuthenticator();
+    public final ManualAuthenticator auth;
     public final InMemoryRouteStore routes = new InMemoryRouteStore();
-    public final ManualSink sink = new ManualSink();
+    public final ManualSink sink;
     public final InMemorySessionStore sessions = new InMemorySessionStore(60_000, 100, 100, System::currentTimeMillis);
     public final SessionServices services;
 
-    private ProtocolFixture(GatewayConfig config) {
+    private ProtocolFixture(GatewayConfig config, ManualAuthenticator auth, ManualSink sink) {
         this.config = config;
+        this.auth = auth;
+        this.sink = sink;
         this.services = new SessionServices(config, metrics, registry, auth, routes, sink, new EventLog(1000),
                 SessionServices.newEpochSource(), new AdmissionControl(0, 0, new SimpleMeterRegistry()), sessions);
     }
@@ -69,11 +71,58 @@ public final class ProtocolFixture {
      *                  every topic (tests of the ACL set it back)
      */
     public static ProtocolFixture create(Path dir, String... overrides) {
-        TestGateway gateway = TestGateway.tcp(dir).with("acl.publish", "#").with("acl.subscribe", "#");
-        for (int i = 0; i < overrides.length; i += 2) {
-            gateway.with(overrides[i], overrides[i + 1]);
+        return builder(dir).with(overrides).build();
+    }
+
+    /** A fixture whose authenticator or sink answer at once; by default both wait for the test, as {@link #create}. */
+    public static Builder builder(Path dir) {
+        return new Builder(dir);
+    }
+
+    /** What a fixture is made of, fixed when it is built: a test that needs other answers builds another fixture. */
+    public static final class Builder {
+        private final TestGateway gateway;
+        private Function<AuthRequest, CompletionStage<AuthResult>> authAnswers;
+        private Function<UplinkMessage, CompletionStage<Void>> sinkAnswers;
+
+        private Builder(Path dir) {
+            gateway = TestGateway.tcp(dir).with("acl.publish", "#").with("acl.subscribe", "#");
         }
-        return new ProtocolFixture(gateway.config());
+
+        /** Config keys over {@link TestGateway#tcp}: key, value, key, value... */
+        public Builder with(String... overrides) {
+            for (int i = 0; i < overrides.length; i += 2) {
+                gateway.with(overrides[i], overrides[i + 1]);
+            }
+            return this;
+        }
+
+        /** The authenticator answers every request at once with what {@code answers} returns. */
+        public Builder authAnswers(Function<AuthRequest, CompletionStage<AuthResult>> answers) {
+            this.authAnswers = answers;
+            return this;
+        }
+
+        /** The authenticator allows every device at once. */
+        public Builder allowing() {
+            return authAnswers(r -> CompletableFuture.completedFuture(AuthResult.ALLOWED));
+        }
+
+        /** The sink answers every message at once with what {@code answers} returns (and still records it). */
+        public Builder sinkAnswers(Function<UplinkMessage, CompletionStage<Void>> answers) {
+            this.sinkAnswers = answers;
+            return this;
+        }
+
+        /** The sink acknowledges every message at once. */
+        public Builder sinkAccepting() {
+            return sinkAnswers(m -> CompletableFuture.completedFuture(null));
+        }
+
+        public ProtocolFixture build() {
+            return new ProtocolFixture(gateway.config(), new ManualAuthenticator(authAnswers),
+                    new ManualSink(sinkAnswers));
+        }
     }
 
     /** A device channel on the plain TCP listener's pipeline, exactly as the gateway assembles it. */
@@ -227,14 +276,23 @@ public final class ProtocolFixture {
         }
 
         public final Deque<Call> requests = new ConcurrentLinkedDeque<>();
-        /** When set, answers at once with what it returns instead of waiting. */
-        public volatile Function<AuthRequest, CompletionStage<AuthResult>> immediate;
+        /** When not null, answers at once with what it returns instead of waiting. */
+        private final Function<AuthRequest, CompletionStage<AuthResult>> immediate;
+
+        /** Every request waits in {@link #requests} until the test completes it. */
+        public ManualAuthenticator() {
+            this(null);
+        }
+
+        /** Answers every request at once with what {@code immediate} returns; {@code null}: waits as above. */
+        public ManualAuthenticator(Function<AuthRequest, CompletionStage<AuthResult>> immediate) {
+            this.immediate = immediate;
+        }
 
         @Override
         public CompletionStage<AuthResult> authenticate(AuthRequest request) {
-            Function<AuthRequest, CompletionStage<AuthResult>> now = immediate;
-            if (now != null) {
-                return now.apply(request);
+            if (immediate != null) {
+                return immediate.apply(request);
             }
             CompletableFuture<AuthResult> answer = new CompletableFuture<>();
             requests.add(new Call(request, answer));
@@ -264,8 +322,18 @@ public final class ProtocolFixture {
         }
 
         public final Deque<Pending> received = new ArrayDeque<>();
-        /** When set, answers at once with what it returns instead of holding the message. */
-        public Function<UplinkMessage, CompletionStage<Void>> immediate;
+        /** When not null, answers at once with what it returns instead of holding the message. */
+        private final Function<UplinkMessage, CompletionStage<Void>> immediate;
+
+        /** Holds every message until the test completes its stage. */
+        public ManualSink() {
+            this(null);
+        }
+
+        /** Answers every message at once with what {@code immediate} returns; {@code null}: holds it as above. */
+        public ManualSink(Function<UplinkMessage, CompletionStage<Void>> immediate) {
+            this.immediate = immediate;
+        }
 
         @Override
         public synchronized CompletionStage<Void> send(UplinkMessage message) {

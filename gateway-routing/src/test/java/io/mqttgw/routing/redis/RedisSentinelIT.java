@@ -1,37 +1,30 @@
 package io.mqttgw.routing.redis;
 
 import static io.mqttgw.routing.testkit.TestRouteStores.await;
+import static io.mqttgw.routing.testkit.TestRouteStores.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.routing.session.RedisSessionStore;
 import io.mqttgw.routing.testkit.RedisSentinelTopology;
+import io.mqttgw.routing.testkit.RedisTopologyExtension;
 import io.mqttgw.routing.testkit.RedisTestServer;
-import io.mqttgw.routing.testkit.TestRouteStores;
 import io.mqttgw.routing.testkit.TestRouteStores.FakeNode;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 
 /**
  * The route store and the session store on a real Redis Sentinel (1 master, 1 replica, 3 sentinels): found through
@@ -39,84 +32,46 @@ import org.redisson.client.codec.StringCodec;
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisSentinelIT {
-    @TempDir
-    static Path dir;
-    static RedisSentinelTopology sentinel;
-    static RedissonClient check;
+    @RegisterExtension
+    static final RedisTopologyExtension<RedisSentinelTopology> REDIS = RedisTopologyExtension.sentinel();
 
-    final List<RedisRouteStore> stores = new ArrayList<>();
-    final AtomicLong epochs = new AtomicLong(System.currentTimeMillis() * 1000);
-
-    @BeforeAll
-    static void startSentinel() {
-        sentinel = RedisSentinelTopology.start(dir.resolve("sentinel"));
-        check = TestRouteStores.checker(TestRouteStores.settings(sentinel));
+    static RedisSentinelTopology sentinel() {
+        return REDIS.topology();
     }
 
-    @AfterAll
-    static void stopSentinel() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (sentinel != null) {
-            sentinel.close();
-        }
-    }
-
-    @AfterEach
-    void closeStores() throws Exception {
-        for (RedisRouteStore s : stores) {
-            s.close().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        }
-    }
-
-    RedisRouteStore start(String node, FakeNode events, String... overrides) {
-        RedisRouteStore store = TestRouteStores.store(TestRouteStores.settings(sentinel, overrides), node,
-                TestRouteStores.meters());
-        stores.add(store);
-        store.start(events);
-        return store;
-    }
-
-    /** The checking client may read the replica, a moment behind the master: the tests await what they check. */
-    static Map<String, String> hgetall(String clientId) {
-        return check.<String, String>getMap("mqttgw:route:{" + clientId + "}", StringCodec.INSTANCE).readAllMap();
-    }
-
-    static void join(CompletionStage<?> stage) throws Exception {
-        stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+    static RedissonClient check() {
+        return REDIS.check();
     }
 
     @Test
     @Order(1)
     void routesAreWrittenAndDeletedThroughTheSentinelsMaster() throws Exception {
         FakeNode a = new FakeNode();
-        RedisRouteStore store = start("node-a", a);
+        RedisRouteStore store = REDIS.start("node-a", a);
         List<Route> routes = new ArrayList<>();
         List<CompletableFuture<Void>> writes = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
-            Route r = new Route("s-dev-" + i, "node-a", epochs.incrementAndGet(), System.currentTimeMillis(),
-                    "127.0.0.1:40000");
+            Route r = REDIS.route("s-dev-" + i, "node-a");
             routes.add(r);
             a.live.put(r.clientId(), r);
             writes.add(store.put(r).toCompletableFuture());
         }
         join(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
         await("every route readable", () -> routes.stream().allMatch(r ->
-                Long.toString(r.epoch()).equals(hgetall(r.clientId()).get("epoch"))), 20);
+                Long.toString(r.epoch()).equals(REDIS.hgetall(r.clientId()).get("epoch"))), 20);
         List<CompletableFuture<Void>> deletes = new ArrayList<>();
         for (Route r : routes) {
             a.live.remove(r.clientId(), r);
             deletes.add(store.remove(r).toCompletableFuture());
         }
         join(CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new)));
-        await("every route gone", () -> routes.stream().allMatch(r -> hgetall(r.clientId()).isEmpty()), 20);
+        await("every route gone", () -> routes.stream().allMatch(r -> REDIS.hgetall(r.clientId()).isEmpty()), 20);
     }
 
     @Test
     @Order(2)
     void persistentSessionsGetTheirExpiryWhenTheDeviceLeaves() throws Exception {
-        RedissonClient client = Redisson.create(TestRouteStores.settings(sentinel).redissonConfig("test-sessions"));
+        RedissonClient client = Redisson.create(REDIS.settings().redissonConfig("test-sessions"));
         RedisSessionStore sessions = new RedisSessionStore(client, "mqttgw", Duration.ofMinutes(10), 10, 10, true,
                 "node-a", 1000);
         try {
@@ -126,7 +81,7 @@ class RedisSentinelIT {
             }
             await("every session expires", () -> {
                 for (int i = 0; i < 20; i++) {
-                    long ttl = check.getBucket("mqttgw:session:{p-dev-" + i + "}").remainTimeToLive();
+                    long ttl = check().getBucket("mqttgw:session:{p-dev-" + i + "}").remainTimeToLive();
                     if (ttl <= 0 || ttl > 600_000) {
                         return false;
                     }
@@ -146,21 +101,21 @@ class RedisSentinelIT {
     @Order(10)
     void routeWritesAndDeletesResumeOnThePromotedReplica() throws Exception {
         FakeNode events = new FakeNode();
-        RedisRouteStore store = start("node-f", events, "routes.redis.timeout", "3s");
+        RedisRouteStore store = REDIS.start("node-f", events, "routes.redis.timeout", "3s");
         List<String> devices = new ArrayList<>();
         for (int i = 0; i < 40; i++) {
             devices.add("f-dev-" + i);
         }
         RedisTestServer killed = null;
         long failoverMillis;
-        RouteLoad load = new RouteLoad(store, events, "node-f", devices, Set.copyOf(devices), epochs);
+        RouteLoad load = new RouteLoad(store, events, "node-f", devices, Set.copyOf(devices), REDIS.epochs());
         try {
             Thread.sleep(2000);
             System.out.printf(Locale.ROOT,
                     "RedisSentinelIT: before the kill the slowest route operation took %d ms%n",
                     load.reset());
             long killedAt = System.nanoTime();
-            killed = sentinel.killMasterAndAwaitFailover(40);
+            killed = sentinel().killMasterAndAwaitFailover(40);
             failoverMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt);
             Thread.sleep(6000);
         } finally {
@@ -172,7 +127,7 @@ class RedisSentinelIT {
         }
         join(load.allDone());
         await("every device's last route on the new master", () -> load.last().entrySet().stream().allMatch(e ->
-                Long.toString(e.getValue().epoch()).equals(hgetall(e.getKey()).get("epoch"))), 30);
+                Long.toString(e.getValue().epoch()).equals(REDIS.hgetall(e.getKey()).get("epoch"))), 30);
         System.out.printf(Locale.ROOT,
                 "RedisSentinelIT: failover took %d ms; route operations from the kill on: %d in all, "
                 + "slowest %d ms, %d over 500 ms%n", failoverMillis, load.ops(), load.maxMillis(), load.slow());

@@ -20,6 +20,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class RouteLoad implements AutoCloseable {
     private final Map<String, Route> last = new ConcurrentHashMap<>();
+    /** Per device, when the latest of its writes that Redis acknowledged was sent (System.nanoTime). */
+    private final Map<String, Long> acknowledgedSent = new ConcurrentHashMap<>();
     private final List<CompletableFuture<Void>> all = new CopyOnWriteArrayList<>();
     private final AtomicLong maxNanos = new AtomicLong();
     private final AtomicLong ops = new AtomicLong();
@@ -42,6 +44,7 @@ final class RouteLoad implements AutoCloseable {
                             : store.remove(previous).toCompletableFuture();
                     all.add(put);
                     all.add(delete);
+                    put.thenRun(() -> acknowledgedSent.merge(id, sent, Math::max));
                     if (watched.contains(id)) {
                         ops.addAndGet(previous == null ? 1 : 2);
                         CompletableFuture.allOf(put, delete).whenComplete((v, e) -> {
@@ -83,6 +86,17 @@ final class RouteLoad implements AutoCloseable {
     /** Watched operations that took more than 500 ms. */
     long slow() {
         return slow.get();
+    }
+
+    /**
+     * Whether a write of any of {@code devices} sent at {@code nanos} (System.nanoTime) or later was acknowledged: the
+     * writes of a shard whose devices these are flow again.
+     */
+    boolean anyWrittenSince(List<String> devices, long nanos) {
+        return devices.stream().anyMatch(id -> {
+            Long sent = acknowledgedSent.get(id);
+            return sent != null && sent - nanos >= 0;
+        });
     }
 
     /** The last route written per device. */

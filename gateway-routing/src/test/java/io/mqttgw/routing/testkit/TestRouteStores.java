@@ -106,6 +106,11 @@ public final class TestRouteStores {
         return meters.get("mqttgw.routes.redis.batch.size").summary().count();
     }
 
+    /** Waits for {@code stage} (30 s at most: a loaded machine with a failover under way) and rethrows its failure. */
+    public static void join(java.util.concurrent.CompletionStage<?> stage) throws Exception {
+        stage.toCompletableFuture().get(30, TimeUnit.SECONDS);
+    }
+
     public static void await(String what, BooleanSupplier condition, long seconds) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
         while (!holds(condition)) {

@@ -2,13 +2,12 @@ package io.mqttgw.bench.jmh.codec;
 
 import io.mqttgw.core.codec.MqttPacketDecoder;
 import io.mqttgw.core.codec.PacketDecoding;
+import io.mqttgw.core.testkit.MqttBytes;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.util.ReferenceCountUtil;
-import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -47,18 +46,14 @@ public class MqttPacketDecoderBenchmark {
     public void setUp() {
         channel = new EmbeddedChannel(new MqttPacketDecoder(new PacketDecoding(256 * 1024, 23)));
         boolean v5 = level == 5;
-        Body connect = new Body().string("MQTT").u8(level).u8(0x02).u16(120);
-        if (v5) {
-            connect.u8(0);
-        }
-        channel.writeInbound(buffer(connect.string("dev-123456").packet(0x10)));
+        channel.writeInbound(buffer(MqttBytes.connect(v5, "dev-123456")));
         MqttMessage connected = channel.readInbound();
         if (connected == null || !connected.decoderResult().isSuccess()) {
             throw new IllegalStateException("CONNECT refused: " + connected);
         }
-        Body body = new Body().string("devices/dev-123456/status").u16(42);
+        MqttBytes body = new MqttBytes().string("devices/dev-123456/status").u16(42);
         if (v5) {
-            Body props = new Body().u8(0x02).u32(3600).u8(0x03).string("application/json")
+            MqttBytes props = new MqttBytes().u8(0x02).u32(3600).u8(0x03).string("application/json")
                     .u8(0x26).string("trace").string("4bf92f3577b34da6");
             byte[] p = props.bytes();
             body.u8(p.length).raw(p);
@@ -96,55 +91,5 @@ public class MqttPacketDecoderBenchmark {
     @Benchmark
     public Object decodePingreq() {
         return decode(ping);
-    }
-
-    /** A packet body under construction. */
-    private static final class Body {
-        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
-
-        Body u8(int v) {
-            out.write(v);
-            return this;
-        }
-
-        Body u16(int v) {
-            out.write(v >> 8);
-            out.write(v);
-            return this;
-        }
-
-        Body u32(int v) {
-            return u16(v >>> 16).u16(v & 0xFFFF);
-        }
-
-        Body string(String s) {
-            byte[] b = s.getBytes(StandardCharsets.UTF_8);
-            u16(b.length);
-            out.writeBytes(b);
-            return this;
-        }
-
-        Body raw(byte[] bytes) {
-            out.writeBytes(bytes);
-            return this;
-        }
-
-        byte[] bytes() {
-            return out.toByteArray();
-        }
-
-        byte[] packet(int first) {
-            byte[] body = bytes();
-            ByteArrayOutputStream p = new ByteArrayOutputStream();
-            p.write(first);
-            int n = body.length;
-            do {
-                int digit = n & 0x7F;
-                n >>>= 7;
-                p.write(n > 0 ? digit | 0x80 : digit);
-            } while (n > 0);
-            p.writeBytes(body);
-            return p.toByteArray();
-        }
     }
 }

@@ -149,12 +149,11 @@ class ConnectLateAnswerTest {
 
     @Test
     void ignoresAStoredSessionThatArrivesAfterTheOpenTimeout() {
-        ProtocolFixture f = ProtocolFixture.create(dir, "session.open-timeout", "100ms");
+        ProtocolFixture f = ProtocolFixture.builder(dir).with("session.open-timeout", "100ms").allowing().build();
         SlowSessions sessions = new SlowSessions(f.sessions);
         SessionServices services = new SessionServices(f.config, f.metrics, f.registry, f.auth, f.routes, f.sink,
                 new EventLog(1000), SessionServices.newEpochSource(),
                 new AdmissionControl(0, 0, new SimpleMeterRegistry()), sessions);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
         ch = new EmbeddedChannel(new DeviceChannelInitializer("tcp", services, null, null, false));
         send(ch, connect("dev-1", false));
         assertNull(ch.readOutbound(), "CONNACK waits for the stored session");

@@ -29,7 +29,6 @@ import io.netty.handler.codec.mqtt.MqttVersion;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,8 +81,7 @@ class Mqtt5ConnectHandlerTest {
     }
 
     private ProtocolFixture allowing(String... overrides) {
-        ProtocolFixture f = ProtocolFixture.create(dir, overrides);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).with(overrides).allowing().build();
         return f;
     }
 

@@ -149,8 +149,7 @@ class MqttConnectHandlerTest {
 
     @Test
     void watchesNoKeepAliveWhenKeepAliveIsZero() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(0).build());
 
@@ -228,14 +227,16 @@ class MqttConnectHandlerTest {
         assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, onlyConnAck(ch));
         assertFalse(ch.isOpen());
 
-        f.auth.immediate = r -> {
+        assertEquals(1.0, f.metrics.disconnects(DisconnectReason.CONNECT_REFUSED));
+
+        ProtocolFixture throwing = ProtocolFixture.builder(dir).authAnswers(r -> {
             throw new IllegalStateException("bug in the authenticator");
-        };
-        other = f.deviceChannel();
+        }).build();
+        other = throwing.deviceChannel();
         send(other, connect("dev-2"));
         assertEquals(MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE, onlyConnAck(other));
         assertFalse(other.isOpen());
-        assertEquals(2.0, f.metrics.disconnects(DisconnectReason.CONNECT_REFUSED));
+        assertEquals(1.0, throwing.metrics.disconnects(DisconnectReason.CONNECT_REFUSED));
     }
 
     @Test
@@ -274,8 +275,7 @@ class MqttConnectHandlerTest {
 
     @Test
     void replaysPacketsSentBeforeConnackInOrderAfterAcceptance() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.sink.immediate = m -> CompletableFuture.completedFuture(null);
+        ProtocolFixture f = ProtocolFixture.builder(dir).sinkAccepting().build();
         ch = f.deviceChannel();
         // CONNECT and the packets after it arrive in one read, before the authenticator answered
         ch.writeInbound(encode(connect("dev-1"), pingreq(),
@@ -303,9 +303,7 @@ class MqttConnectHandlerTest {
 
     @Test
     void servesAnImmediateAnswerInTheSameReadWithoutPausingReading() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
-        f.sink.immediate = m -> CompletableFuture.completedFuture(null);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().sinkAccepting().build();
         int[] pauses = {0};
         ch = new EmbeddedChannel(new DeviceChannelInitializer("tcp", f.services, null, null, false)) {
             private io.netty.channel.DefaultChannelConfig config;
@@ -346,8 +344,9 @@ class MqttConnectHandlerTest {
     @Test
     void waitsForAMinimalStageEvenWhenItIsCompleteAlready() {
         // a minimal stage answers no isDone() (it throws): the handler must take the waiting path for it
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED).minimalCompletionStage();
+        ProtocolFixture f = ProtocolFixture.builder(dir)
+                .authAnswers(r -> CompletableFuture.completedFuture(AuthResult.ALLOWED).minimalCompletionStage())
+                .build();
         ch = f.deviceChannel();
         send(ch, connect("dev-1"));
         ch.runPendingTasks();
@@ -359,8 +358,8 @@ class MqttConnectHandlerTest {
 
     @Test
     void refusesAnImmediateDenialAndPassesNothingAfterIt() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.deny(AuthResult.Decision.NOT_AUTHORIZED));
+        ProtocolFixture f = ProtocolFixture.builder(dir).authAnswers(r -> CompletableFuture.completedFuture(
+                AuthResult.deny(AuthResult.Decision.NOT_AUTHORIZED))).build();
         ch = f.deviceChannel();
         ch.writeInbound(encode(connect("dev-1"), publish("up/1", MqttQoS.AT_LEAST_ONCE, 9)));
 
@@ -372,8 +371,7 @@ class MqttConnectHandlerTest {
 
     @Test
     void holdsEveryPacketSentBeforeConnackUntilAccepted() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.sink.immediate = m -> CompletableFuture.completedFuture(null);
+        ProtocolFixture f = ProtocolFixture.builder(dir).sinkAccepting().build();
         ch = f.deviceChannel();
         send(ch, connect("dev-1"));
         ManualAuthenticator.Call call = f.auth.next();
@@ -410,8 +408,7 @@ class MqttConnectHandlerTest {
     void closesWithProtocolViolationWhenAPacketReachesItBeforeTheDecision() {
         // with a bare Netty decoder (no flow control) nothing holds the packets that follow CONNECT: they must not slip
         // past
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.sink.immediate = m -> CompletableFuture.completedFuture(null);
+        ProtocolFixture f = ProtocolFixture.builder(dir).sinkAccepting().build();
         DeviceChannelInitializer sessionPhase = new DeviceChannelInitializer("tcp", f.services, null, null, false);
         ch = new EmbeddedChannel();
         ch.attr(ConnectionContext.KEY).set(new ConnectionContext("tcp"));
@@ -512,8 +509,7 @@ class MqttConnectHandlerTest {
 
     @Test
     void refusesAClientIdLongerThanMaxClientIdLength() {
-        ProtocolFixture f = ProtocolFixture.create(dir, "mqtt.max-client-id-length", "8");
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).with("mqtt.max-client-id-length", "8").allowing().build();
         ch = f.deviceChannel();
         send(ch, connect("a-client-id-of-28-characters"));
 
@@ -539,8 +535,7 @@ class MqttConnectHandlerTest {
 
     @Test
     void keepsTheWillOfAnAcceptedSession() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).willFlag(true)
                 .willTopic("status/dev-1").willMessage("gone").willQoS(MqttQoS.AT_LEAST_ONCE).willRetain(true)
@@ -558,8 +553,7 @@ class MqttConnectHandlerTest {
 
     @Test
     void aSecondConnectionWithTheSameClientIdTakesOver() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         other = f.deviceChannel();
         send(other, connect("dev-1"));
         assertEquals(MqttConnectReturnCode.CONNECTION_ACCEPTED, onlyConnAck(other));
@@ -742,9 +736,8 @@ class MqttConnectHandlerTest {
 
     @Test
     void givesTheSessionTheConfiguredAclWithTheDevicesOwnPrefix() {
-        ProtocolFixture f = ProtocolFixture.create(dir, "acl.publish", "devices/{client-id}/#",
-                "acl.subscribe", "devices/{client-id}/#");
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).with("acl.publish", "devices/{client-id}/#",
+                "acl.subscribe", "devices/{client-id}/#").allowing().build();
         ch = f.deviceChannel();
         send(ch, connect("dev-1"));
         assertEquals(MqttConnectReturnCode.CONNECTION_ACCEPTED, onlyConnAck(ch));
@@ -756,9 +749,9 @@ class MqttConnectHandlerTest {
 
     @Test
     void takesTheAclFromTheAuthenticationAnswer() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(new AuthResult(AuthResult.Decision.ALLOW,
-                java.util.Map.of(AuthResult.ACL_PUBLISH, "tenants/acme/{client-id}/#")));
+        ProtocolFixture f = ProtocolFixture.builder(dir).authAnswers(r -> CompletableFuture.completedFuture(
+                new AuthResult(AuthResult.Decision.ALLOW,
+                        java.util.Map.of(AuthResult.ACL_PUBLISH, "tenants/acme/{client-id}/#")))).build();
         ch = f.deviceChannel();
         send(ch, connect("dev-1"));
         TopicAcl acl = ConnectionContext.of(ch).acl();
@@ -769,8 +762,8 @@ class MqttConnectHandlerTest {
 
     @Test
     void refusesAWillOutsideTheAcl() {
-        ProtocolFixture f = ProtocolFixture.create(dir, "acl.publish", "devices/{client-id}/#");
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).with("acl.publish", "devices/{client-id}/#").allowing()
+                .build();
         ch = f.deviceChannel();
         send(ch, MqttMessageBuilders.connect().clientId("dev-1").cleanSession(true).keepAlive(60).willFlag(true)
                 .willTopic("devices/dev-2/status").willMessage("gone".getBytes(StandardCharsets.UTF_8))

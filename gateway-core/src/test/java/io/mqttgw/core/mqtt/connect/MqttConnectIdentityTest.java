@@ -14,7 +14,6 @@ import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.mqttgw.core.testkit.TestPki;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -26,7 +25,6 @@ import java.nio.file.Path;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -118,8 +116,7 @@ class MqttConnectIdentityTest {
 
     @Test
     void acceptsAnAutoAssignedClientId() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         EmbeddedChannel ch = channel(f);
         connect(ch, "", true);
 
@@ -129,8 +126,7 @@ class MqttConnectIdentityTest {
 
     @Test
     void refusesAConnectionWithoutCertificateWhileACertificateConnectionHoldsTheId() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         X509Certificate cert = TestPki.create(dir.resolve("pki")).device("dev-1").getCertificate();
         EmbeddedChannel real = channel(f);
         ConnectionContext.of(real).verifiedCertificate(cert, "dev-1");
@@ -153,8 +149,7 @@ class MqttConnectIdentityTest {
 
     @Test
     void refusesACertificateConnectionWhileOneWithoutCertificateHoldsTheId() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         EmbeddedChannel plain = channel(f);
         connect(plain, "dev-1", true);
         assertEquals(MqttConnectReturnCode.CONNECTION_ACCEPTED, connAck(plain).variableHeader().connectReturnCode());
@@ -172,8 +167,7 @@ class MqttConnectIdentityTest {
 
     @Test
     void sameProofStillTakesOver() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         EmbeddedChannel first = channel(f);
         connect(first, "dev-1", true);
         connAck(first);
@@ -187,8 +181,7 @@ class MqttConnectIdentityTest {
 
     @Test
     void keepsPersistentSessionsOfTheTwoProofKindsApart() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         X509Certificate cert = TestPki.create(dir.resolve("pki")).device("dev-1").getCertificate();
         EmbeddedChannel certified = channel(f);
         ConnectionContext.of(certified).verifiedCertificate(cert, "dev-1");

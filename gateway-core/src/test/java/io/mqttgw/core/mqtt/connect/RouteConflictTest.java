@@ -16,7 +16,6 @@ import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
-import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.RouteStore;
@@ -86,8 +85,7 @@ class RouteConflictTest {
 
     @Test
     void aConnectionWithoutCertificateIsRefusedWithoutItsWillWhenTheTableRefusesItsRoute() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         RefusingRoutes routes = new RefusingRoutes();
         EmbeddedChannel ch = channel(f, routes);
         try {
@@ -117,8 +115,7 @@ class RouteConflictTest {
 
     @Test
     void aCertificateConnectionIsClosedWithoutItsWillWhenTheTableRefusesItsRouteLater() {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        f.auth.immediate = r -> CompletableFuture.completedFuture(AuthResult.ALLOWED);
+        ProtocolFixture f = ProtocolFixture.builder(dir).allowing().build();
         RefusingRoutes routes = new RefusingRoutes();
         EmbeddedChannel ch = channel(f, routes);
         try {

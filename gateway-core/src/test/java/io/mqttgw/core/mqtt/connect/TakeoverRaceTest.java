@@ -64,21 +64,20 @@ class TakeoverRaceTest {
 
     @Test
     void newestEpochWinsRegistryRouteAndSessionWhenTwoConnectsRaceOnTwoLoops() throws Exception {
-        ProtocolFixture f = ProtocolFixture.create(dir);
-        InMemoryRouteStore routes = new InMemoryRouteStore();
-        SessionServices services = new SessionServices(f.config, f.metrics, f.registry, f.auth,
-                new RecordingRoutes(routes), f.sink, new EventLog(1000), SessionServices.newEpochSource(),
-                new AdmissionControl(0, 0, new SimpleMeterRegistry()), new RecordingSessions(f.sessions));
         ExecutorService answers = Executors.newFixedThreadPool(2);
         CyclicBarrier barrier = new CyclicBarrier(2);
-        f.auth.immediate = request -> CompletableFuture.supplyAsync(() -> {
+        ProtocolFixture f = ProtocolFixture.builder(dir).authAnswers(request -> CompletableFuture.supplyAsync(() -> {
             try {
                 barrier.await(15, TimeUnit.SECONDS);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
             return AuthResult.ALLOWED;
-        }, answers);
+        }, answers)).build();
+        InMemoryRouteStore routes = new InMemoryRouteStore();
+        SessionServices services = new SessionServices(f.config, f.metrics, f.registry, f.auth,
+                new RecordingRoutes(routes), f.sink, new EventLog(1000), SessionServices.newEpochSource(),
+                new AdmissionControl(0, 0, new SimpleMeterRegistry()), new RecordingSessions(f.sessions));
         List<Channel> accepted = new CopyOnWriteArrayList<>();
         DeviceChannelInitializer devices = new DeviceChannelInitializer("tcp", services, null, null, false);
         EventLoopGroup loops = new MultiThreadIoEventLoopGroup(2, LocalIoHandler.newFactory());

@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
 class UplinkPublishHandlerTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
     private final GatewayMetrics metrics = new GatewayMetrics(meters);
-    private final ManualSink sink = new ManualSink();
+    private ManualSink sink = new ManualSink();
     private EmbeddedChannel ch;
 
     @BeforeEach
@@ -57,6 +57,13 @@ class UplinkPublishHandlerTest {
         ch.attr(ConnectionContext.KEY).set(context);
         ch.pipeline().addLast(ProtocolFixture.sessionHandler(
                 new UplinkPublishHandler(sink, metrics, maxInflight, disconnectOnViolation)));
+    }
+
+    /** The session again, over a sink that answers every message at once with {@code answers}. */
+    private void refusingSink(java.util.function.Function<io.mqttgw.core.spi.UplinkMessage,
+            java.util.concurrent.CompletionStage<Void>> answers) {
+        sink = new ManualSink(answers);
+        channel(32);
     }
 
     private static final TopicAcl UP_ONLY = new TopicAcl(java.util.List.of("up/1", "up/3"), java.util.List.of());
@@ -191,7 +198,7 @@ class UplinkPublishHandlerTest {
 
     @Test
     void countsARefusedQos0AndWritesNothing() {
-        sink.immediate = m -> CompletableFuture.failedFuture(new UplinkRejectedException("full"));
+        refusingSink(m -> CompletableFuture.failedFuture(new UplinkRejectedException("full")));
         ch.writeInbound(publish(MqttQoS.AT_MOST_ONCE, 0));
 
         assertEquals(1, sink.size());
@@ -203,7 +210,7 @@ class UplinkPublishHandlerTest {
 
     @Test
     void countsAFailedQos0AsFailedNotRefused() {
-        sink.immediate = m -> CompletableFuture.failedFuture(new IllegalStateException("broker down"));
+        refusingSink(m -> CompletableFuture.failedFuture(new IllegalStateException("broker down")));
         ch.writeInbound(publish(MqttQoS.AT_MOST_ONCE, 0));
 
         assertEquals(0.0, count("mqttgw.uplink.refused"));
@@ -231,7 +238,7 @@ class UplinkPublishHandlerTest {
 
     @Test
     void aRefusedQos1IsCountedAsRefusedAndClosesTheConnection() {
-        sink.immediate = m -> CompletableFuture.failedFuture(new UplinkRejectedException("full"));
+        refusingSink(m -> CompletableFuture.failedFuture(new UplinkRejectedException("full")));
         ch.writeInbound(publish(MqttQoS.AT_LEAST_ONCE, 1));
 
         assertEquals(List.of(), acks());

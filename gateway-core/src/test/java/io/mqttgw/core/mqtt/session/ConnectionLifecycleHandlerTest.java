@@ -40,7 +40,11 @@ class ConnectionLifecycleHandlerTest {
 
     @BeforeEach
     void services() {
-        f = ProtocolFixture.create(dir);
+        use(ProtocolFixture.create(dir));
+    }
+
+    private void use(ProtocolFixture fixture) {
+        f = fixture;
         services = new SessionServices(f.config, f.metrics, f.registry, f.auth, routes, f.sink, new EventLog(100),
                 SessionServices.newEpochSource(), f.services.admission(), f.sessions);
     }
@@ -156,7 +160,8 @@ class ConnectionLifecycleHandlerTest {
 
     @Test
     void countsARefusedWill() {
-        f.sink.immediate = m -> CompletableFuture.failedFuture(new UplinkRejectedException("full"));
+        use(ProtocolFixture.builder(dir)
+                .sinkAnswers(m -> CompletableFuture.failedFuture(new UplinkRejectedException("full"))).build());
         EmbeddedChannel ch = session("dev-1", 1, WILL);
         ch.close();
         assertEquals(1.0, f.counter("mqttgw.uplink.refused"));
@@ -166,8 +171,8 @@ class ConnectionLifecycleHandlerTest {
     @Test
     void countsAWillRefusedThroughADependentStageAsRefused() {
         // a sink may return a stage derived from another; its failure then arrives wrapped in CompletionException
-        f.sink.immediate = m -> CompletableFuture.<Void>failedFuture(new UplinkRejectedException("full"))
-                .thenApply(ignored -> null);
+        use(ProtocolFixture.builder(dir).sinkAnswers(m -> CompletableFuture.<Void>failedFuture(
+                new UplinkRejectedException("full")).thenApply(ignored -> null)).build());
         EmbeddedChannel ch = session("dev-1", 1, WILL);
         ch.close();
         assertEquals(1.0, f.counter("mqttgw.uplink.refused"), "refused, as the uplink handler counts it");
