@@ -62,7 +62,7 @@ final class RouteVerifyHandler extends ChannelInboundHandlerAdapter {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null
                         ? error.getCause() : error;
                 HttpResponseStatus status = cause instanceof UnsupportedOperationException
-                        ? HttpResponseStatus.NOT_IMPLEMENTED : cause instanceof IllegalStateException
+                        ? HttpResponseStatus.NOT_IMPLEMENTED : cause instanceof RouteCheck.AlreadyRunning
                         ? HttpResponseStatus.CONFLICT : HttpResponseStatus.SERVICE_UNAVAILABLE;
                 metrics.count("routes_verify", status == HttpResponseStatus.NOT_IMPLEMENTED ? "not_found"
                         : status == HttpResponseStatus.CONFLICT ? "conflict" : "failed");

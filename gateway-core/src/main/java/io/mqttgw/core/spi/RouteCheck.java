@@ -22,6 +22,15 @@ public record RouteCheck(String nodeId, boolean complete, long live, long indexe
     /** The most differences one answer lists. */
     public static final int MAX_LISTED = 1000;
 
+    /** A check was asked for while another one ran on the same node. */
+    public static final class AlreadyRunning extends IllegalStateException {
+        private static final long serialVersionUID = 1L;
+
+        public AlreadyRunning() {
+            super("a route table check is running on this node");
+        }
+    }
+
     /** What is wrong with one route. */
     public enum Kind {
         /** This node holds the device but the table has no route for it. */

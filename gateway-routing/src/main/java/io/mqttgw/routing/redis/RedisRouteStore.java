@@ -158,7 +158,7 @@ public final class RedisRouteStore implements RouteStore {
             return CompletableFuture.failedFuture(new IllegalStateException("redis route table not connected yet"));
         }
         if (!verifying.compareAndSet(false, true)) {
-            return CompletableFuture.failedFuture(new IllegalStateException("a route table check is running"));
+            return CompletableFuture.failedFuture(new RouteCheck.AlreadyRunning());
         }
         Duration settle = settings.heartbeatInterval().compareTo(settings.flushInterval().multipliedBy(2)) > 0
                 ? settings.heartbeatInterval() : settings.flushInterval().multipliedBy(2);

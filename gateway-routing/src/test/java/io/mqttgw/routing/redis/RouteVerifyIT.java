@@ -164,7 +164,7 @@ class RouteVerifyIT extends RedisServerTests {
         CompletableFuture<RouteCheck> first = a.verify(false).toCompletableFuture();
         ExecutionException e = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
                 () -> a.verify(false).toCompletableFuture().get(10, TimeUnit.SECONDS));
-        assertInstanceOf(IllegalStateException.class, e.getCause());
+        assertInstanceOf(RouteCheck.AlreadyRunning.class, e.getCause());
         assertEquals(Map.of("a-1", Kind.MISSING), kinds(first.get(60, TimeUnit.SECONDS)));
     }
 }
