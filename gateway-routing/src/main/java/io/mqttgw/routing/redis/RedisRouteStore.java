@@ -68,6 +68,15 @@ public final class RedisRouteStore implements RouteStore {
         this.flusher = new RouteFlusher(settings, nodeId, runId, client, queue, metrics);
     }
 
+    /**
+     * The persistent sessions are in this Redis too ({@code session.provider: redis}): when this node removes a dead
+     * node's routes it also starts the expiry ({@code session.expiry}) of the sessions that node's devices held, which
+     * would otherwise never expire. Call before {@link #start}.
+     */
+    public void expireDeadNodeSessions(Duration expiry) {
+        flusher.expireDeadNodeSessions(new io.mqttgw.routing.session.SessionKeys(settings.keyPrefix()), expiry);
+    }
+
     @Override
     public synchronized void start(RouteEvents events) {
         if (flusher.started()) {
