@@ -212,6 +212,9 @@ final class RouteVerifier {
         String head = prefix.substring(0, prefix.length() - 1);
         Iterator<String> it = client.getKeys().getKeysByPattern(glob(head) + "*", settings.batchSize()).iterator();
         Set<String> unknown = new HashSet<>();
+        // a node is looked up once per check, not once per route naming it
+        Set<String> seenAlive = new HashSet<>();
+        seenAlive.add(nodeId);
         while (it.hasNext() && !outOfTime()) {
             List<String> ids = new ArrayList<>(settings.batchSize());
             while (it.hasNext() && ids.size() < settings.batchSize()) {
@@ -224,10 +227,13 @@ final class RouteVerifier {
             Map<String, String[]> stored = read(ids);
             for (Map.Entry<String, String[]> e : stored.entrySet()) {
                 String node = e.getValue()[0];
-                if (!nodeId.equals(node) && !dead.contains(node) && !unknown.contains(node)
-                        && !alive(Set.of(node)).get(node)) {
-                    // a node that never joined the node set (or left it) and has no heartbeat
-                    unknown.add(node);
+                if (!seenAlive.contains(node) && !dead.contains(node) && !unknown.contains(node)) {
+                    if (alive(Set.of(node)).get(node)) {
+                        seenAlive.add(node);
+                    } else {
+                        // a node that never joined the node set (or left it) and has no heartbeat
+                        unknown.add(node);
+                    }
                 }
                 if (dead.contains(node) || unknown.contains(node)) {
                     found(new Difference(Kind.DEAD_NODE, e.getKey(), node, epoch(e.getValue()), 0, false));
