@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteCheck;
 import io.mqttgw.core.spi.RouteCheck.Difference;
@@ -39,16 +40,23 @@ class RouteVerifyIT extends RedisServerTests {
     void twoNodes() throws Exception {
         redis.start();
         check.getKeys().flushall();
-        a = start("verify-a", nodeA);
-        b = start("verify-b", nodeB);
         for (String id : List.of("a-1", "a-2", "a-3", "a-4")) {
-            connect(a, nodeA, id);
+            live(nodeA, "verify-a", id);
         }
-        connect(b, nodeB, "b-1");
-        await("every live route written", () -> List.of("a-1", "a-2", "a-3", "a-4", "b-1").stream()
-                .allMatch(id -> !route(id).isEmpty()), 20);
+        live(nodeB, "verify-b", "b-1");
+        // the startup resync writes the live routes; once it has, nothing rewrites a route behind the test's back
+        SimpleMeterRegistry metersA = TestRouteStores.meters();
+        SimpleMeterRegistry metersB = TestRouteStores.meters();
+        a = start("verify-a", nodeA, metersA);
+        b = start("verify-b", nodeB, metersB);
+        await("the startup resyncs wrote every live route", () -> resyncWritten(metersA) == 4
+                && resyncWritten(metersB) == 1, 20);
         await("both nodes connected", () -> a.verify(false).toCompletableFuture().join() != null
                 && b.verify(false).toCompletableFuture().join() != null, 20);
+    }
+
+    static double resyncWritten(SimpleMeterRegistry meters) {
+        return meters.get("mqttgw.routes.redis.resync.routes").tag("result", "written").counter().count();
     }
 
     @AfterEach
@@ -58,24 +66,18 @@ class RouteVerifyIT extends RedisServerTests {
         }
     }
 
-    RedisRouteStore start(String node, FakeNode events) {
+    RedisRouteStore start(String node, FakeNode events, SimpleMeterRegistry meters) {
         RedisRouteStore store = TestRouteStores.store(TestRouteStores.settings(redis,
-                "routes.redis.heartbeat-interval", "200ms", "routes.redis.node-ttl", "30s"), node,
-                TestRouteStores.meters());
+                "routes.redis.heartbeat-interval", "200ms", "routes.redis.node-ttl", "30s"), node, meters);
         stores.add(store);
         store.start(events);
         return store;
     }
 
-    void connect(RedisRouteStore store, FakeNode node, String clientId) {
-        Route r = new Route(clientId, nodeName(store), epochs.incrementAndGet(), System.currentTimeMillis(),
-                "127.0.0.1:40000");
-        node.live.put(clientId, r);
-        store.put(r);
-    }
-
-    String nodeName(RedisRouteStore store) {
-        return store == a ? "verify-a" : "verify-b";
+    /** A device the node holds before its store starts: the startup resync writes its route. */
+    void live(FakeNode node, String nodeId, String clientId) {
+        node.live.put(clientId, new Route(clientId, nodeId, epochs.incrementAndGet(), System.currentTimeMillis(),
+                "127.0.0.1:40000"));
     }
 
     static Map<String, String> route(String clientId) {
