@@ -52,6 +52,10 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
                 .description("Session store calls failed at once because Redis had not answered yet (a CONNECT "
                         + "served as a new session, downlink for an offline device not queued)")
                 .register(context.meters());
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.redis.rewritten", store,
+                        RedisSessionStore::rewrittenCount)
+                .description("Persistent sessions of connected devices written again after Redis lost its data")
+                .register(context.meters());
         context.meters().gauge("mqttgw.sessions.redis.left", store, RedisSessionStore::sessionsLeft);
         return store;
     }
