@@ -33,6 +33,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
     static final String CLIENTS = "client-operations";
     static final String RELOAD = "config-reload";
     static final String DRAIN = "drain";
+    static final String ROUTES_VERIFY = "routes-verify";
     static final String OPERATIONS = "operations";
 
     /** The read-only endpoints of a listener, or null when it has none. */
@@ -41,7 +42,8 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
 
     /** The operations of a listener, or null when it has none. */
     record Operations(OperatorCredentials credentials, ClientOperationsHandler clients, ConfigReloadHandler reload,
-                      DrainHandler drain, OperationsHandler handler, int maxPayload, EventLog events) {
+                      DrainHandler drain, RouteVerifyHandler routesVerify,
+                      OperationsHandler handler, int maxPayload, EventLog events) {
     }
 
     private final ReadOnly readOnly;
@@ -91,6 +93,7 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
                     .addLast(CLIENTS, operations.clients())
                     .addLast(RELOAD, operations.reload())
                     .addLast(DRAIN, operations.drain())
+                    .addLast(ROUTES_VERIFY, operations.routesVerify())
                     .addLast(OPERATIONS, operations.handler());
         }
     }

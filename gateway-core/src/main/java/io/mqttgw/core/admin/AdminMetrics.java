@@ -44,6 +44,7 @@ final class AdminMetrics {
             case ClientOperationsHandler.CLIENTS -> "clients";
             case ConfigReloadHandler.RELOAD -> "reload";
             case DrainHandler.DRAIN -> "drain";
+            case RouteVerifyHandler.VERIFY -> "routes_verify";
             default -> path.startsWith(ClientOperationsHandler.CLIENTS + "/") ? "client"
                     : path.startsWith(ClientOperationsHandler.SESSIONS + "/") ? "sessions" : "other";
         };

@@ -52,6 +52,7 @@ public final class AdminServer implements AutoCloseable {
         AdminChannelInitializer.Operations operations = operators == null ? null
                 : new AdminChannelInitializer.Operations(operators, new ClientOperationsHandler(api, metrics, events),
                 new ConfigReloadHandler(api, metrics, events), new DrainHandler(api, metrics, events),
+                new RouteVerifyHandler(api, metrics, events),
                 new OperationsHandler(downlink, metrics, events, topicLimits, api), ops.maxPayload(), events);
         String refusal = operators == null
                 ? "operations endpoints are off: no operator credential is configured ("

@@ -60,7 +60,8 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
     /** Whether {@code path} names an operation (the read-only listener refuses these when operations are elsewhere). */
     static boolean isOperation(String path) {
         return DOWNLINK.equals(path) || BROADCAST.equals(path) || ClientOperationsHandler.handles(path)
-                || ConfigReloadHandler.RELOAD.equals(path) || DrainHandler.DRAIN.equals(path);
+                || ConfigReloadHandler.RELOAD.equals(path) || DrainHandler.DRAIN.equals(path)
+                || RouteVerifyHandler.VERIFY.equals(path);
     }
 
     @Override

@@ -26,6 +26,7 @@ import io.mqttgw.core.mqtt.downlink.DownlinkDispatcher;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.registry.LocalRoutes;
+import io.mqttgw.core.registry.LocalSessions;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.DownlinkTarget;
@@ -173,6 +174,7 @@ public final class Gateway implements AutoCloseable {
             }
 
             routes.start(new LocalRoutes(registry));
+            sessions.start(new LocalSessions(registry));
             downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background, sessions,
                     config.mqtt().topicLimits());
             EventLog events = new EventLog(config.lifecycleLogRate());

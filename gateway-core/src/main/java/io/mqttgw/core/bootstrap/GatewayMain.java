@@ -54,6 +54,15 @@ public final class GatewayMain {
                     new java.io.PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true),
                     new java.io.PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true));
         }
+        if ("routes".equals(command)) {
+            if (args.length < 2 || !"verify".equals(args[1])) {
+                err.println("usage: gateway routes verify [--repair] --admin-url URL --token-file FILE");
+                return 1;
+            }
+            return io.mqttgw.core.cli.RoutesVerifyCommand.run(java.util.Arrays.copyOfRange(args, 2, args.length),
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(out, StandardCharsets.UTF_8), true),
+                    new java.io.PrintWriter(new java.io.OutputStreamWriter(err, StandardCharsets.UTF_8), true));
+        }
         Path file = null;
         for (int i = 1; i < args.length; i++) {
             if ("--config".equals(args[i]) && i + 1 < args.length) {
@@ -201,6 +210,7 @@ public final class GatewayMain {
         out.println("       gateway check-config --config FILE   validate a configuration and exit");
         out.println("       gateway clients list|show|kick ...  a running node's clients (gateway clients --help)");
         out.println("       gateway drain [--no-exit] ...      drain a running node as SIGTERM does");
+        out.println("       gateway routes verify [--repair] ...  check the route table against a node's sessions");
         out.println("Every key may be overridden by MQTTGW_<KEY> or -Dmqttgw.<key>; see README.md.");
     }
 }

@@ -13,7 +13,7 @@ public final class InMemoryRouteStoreProvider implements RouteStoreProvider {
 
     @Override
     public RouteStore create(ProviderContext context) {
-        InMemoryRouteStore store = new InMemoryRouteStore();
+        InMemoryRouteStore store = new InMemoryRouteStore(context.nodeId());
         context.meters().gauge("mqttgw.routes.memory.size", store, InMemoryRouteStore::size);
         return store;
     }

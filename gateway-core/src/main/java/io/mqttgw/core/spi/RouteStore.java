@@ -19,6 +19,18 @@ public interface RouteStore {
 
     CompletionStage<Optional<Route>> lookup(String clientId);
 
+    /**
+     * Compares the route table with this node's live sessions and, where the table is shared, looks for routes that
+     * name dead nodes; with {@code repair}, writes the missing routes and deletes the stale ones (fenced deletes, so a
+     * route rewritten meanwhile stays). Runs off the event loops and within a time bound; one check at a time (a
+     * second call while one runs fails with {@link RouteCheck.AlreadyRunning}). Stores that cannot check fail the
+     * stage with {@link UnsupportedOperationException}.
+     */
+    default CompletionStage<RouteCheck> verify(boolean repair) {
+        return java.util.concurrent.CompletableFuture.failedFuture(new UnsupportedOperationException(
+                getClass().getSimpleName() + " cannot verify the route table"));
+    }
+
     default HealthStatus health() {
         return HealthStatus.UP;
     }

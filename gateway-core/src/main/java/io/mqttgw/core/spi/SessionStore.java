@@ -21,6 +21,13 @@ public interface SessionStore {
     long LONGEST = Long.MAX_VALUE;
 
     /**
+     * Called once before the listeners open, with what the store may ask of the node: a store that can lose its data
+     * uses it to write the sessions of connected devices again.
+     */
+    default void start(LiveSessions node) {
+    }
+
+    /**
      * A device connected. With {@code cleanStart}, any stored session is discarded first (the stage may complete
      * before the delete is done). Then, unless {@code cleanStart} with {@code expiryMillis} 0 (nothing is to outlive
      * the connection: the answer is {@link StoredSession#NONE}), the answer is the stored session (subscriptions and

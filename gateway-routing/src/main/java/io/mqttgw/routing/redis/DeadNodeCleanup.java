@@ -1,5 +1,8 @@
 package io.mqttgw.routing.redis;
 
+import io.mqttgw.core.identity.IdentityProof;
+import io.mqttgw.routing.session.SessionKeys;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -8,6 +11,7 @@ import java.util.Set;
 import org.redisson.api.RBatch;
 import org.redisson.api.RBucketAsync;
 import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.client.protocol.ScoredEntry;
@@ -35,6 +39,10 @@ final class DeadNodeCleanup {
     private final NodeLiveness liveness;
     private final long heartbeatNanos;
 
+    /** The session keys of the devices whose sessions a dead node held, or null when sessions are not in Redis. */
+    private volatile SessionKeys sessionKeys;
+    private volatile long sessionExpiryMillis;
+    private long sessionsExpired;
     private long nextCheckNanos = System.nanoTime();
     /** The node whose routes are being removed, null while none is. */
     private String node;
@@ -51,6 +59,16 @@ final class DeadNodeCleanup {
         this.metrics = metrics;
         this.liveness = liveness;
         this.heartbeatNanos = settings.heartbeatInterval().toNanos();
+    }
+
+    /**
+     * Sessions are kept in this Redis too ({@code session.provider: redis}): the persistent sessions the dead node's
+     * devices were connected with get {@code expiry} (the longest, {@code session.expiry}: the interval an MQTT 5.0
+     * device asked for is the node's to know), as if the devices had disconnected when their routes are removed.
+     */
+    void expireSessions(SessionKeys keys, Duration expiry) {
+        this.sessionExpiryMillis = expiry.toMillis();
+        this.sessionKeys = keys;
     }
 
     /** When the next look at the other nodes' heartbeats is due (System.nanoTime). */
@@ -124,6 +142,7 @@ final class DeadNodeCleanup {
                         liveness.stillSeconds(other, now));
                 node = other;
                 removed = 0;
+                sessionsExpired = 0;
                 return;
             }
         }
@@ -159,20 +178,35 @@ final class DeadNodeCleanup {
             batches.execute(batch);
             liveness.forget(dead);
             metrics.deadNodes.increment();
-            LOG.info("removed {} routes of dead node {}", removed, dead);
+            LOG.info("removed {} routes of dead node {}{}", removed, dead, sessionKeys == null ? ""
+                    : "; started the expiry of " + sessionsExpired + " persistent sessions it held");
             node = null;
             return;
         }
         RBatch batch = batches.begin();
         List<RFuture<Long>> results = new ArrayList<>(chunk.size());
+        List<RFuture<Long>> sessions = new ArrayList<>();
+        SessionKeys session = sessionKeys;
         for (ScoredEntry<String> e : chunk) {
-            results.add(batches.delete(batch, dead, e.getValue(), (long) e.getScore().doubleValue()));
+            long epoch = (long) e.getScore().doubleValue();
+            results.add(batches.delete(batch, dead, e.getValue(), epoch));
+            if (session != null) {
+                // the index does not say how the device proved its identity: both keys, each fenced by the epoch
+                for (IdentityProof proof : IdentityProof.values()) {
+                    String key = proof.sessionKey(e.getValue());
+                    sessions.add(batch.getScript(StringCodec.INSTANCE).evalAsync(session.session(key),
+                            RScript.Mode.READ_WRITE, RouteScripts.SESSION_EXPIRE, RScript.ReturnType.LONG,
+                            List.<Object>of(session.session(key), session.pending(key), session.messages(key)),
+                            Long.toString(epoch), Long.toString(sessionExpiryMillis)));
+                }
+            }
         }
         // a long cleanup keeps its claim, so no other node starts on the same one meanwhile
         batch.getBucket(keys.cleanupLock(dead), StringCodec.INSTANCE).expireAsync(settings.nodeTtl());
         batches.execute(batch);
         long count = results.stream().filter(r -> RouteBatches.result(r) == 1L).count();
         removed += count;
+        sessionsExpired += sessions.stream().filter(r -> RouteBatches.result(r) == 1L).count();
         metrics.deadNodeRoutes.increment(count);
     }
 }

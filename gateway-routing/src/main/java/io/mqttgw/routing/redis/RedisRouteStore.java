@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteCheck;
 import io.mqttgw.core.spi.RouteEvents;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.routing.route.RouteOp;
@@ -15,6 +16,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -31,6 +33,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisRouteStore implements RouteStore {
     private static final Logger LOG = LoggerFactory.getLogger(RedisRouteStore.class);
+    /**
+     * How long one route table check may read; past it, what was found so far is reported as incomplete. With the
+     * settle time after it, the answer comes within the default admin.idle-timeout (30 s) and the CLI's timeout.
+     */
+    public static final Duration VERIFY_BOUND = Duration.ofSeconds(20);
     private static final long LOG_INTERVAL_NANOS = TimeUnit.MINUTES.toNanos(1);
 
     private final RedisRouteSettings settings;
@@ -43,6 +50,8 @@ public final class RedisRouteStore implements RouteStore {
     private final RouteFlusher flusher;
     private final AtomicLong lastDropLogged = new AtomicLong();
     private final AtomicLong unloggedDrops = new AtomicLong();
+    private final AtomicBoolean verifying = new AtomicBoolean();
+    private volatile RouteEvents events;
     private TakeoverSubscription subscription;
     private CompletableFuture<Void> closed;
 
@@ -59,11 +68,21 @@ public final class RedisRouteStore implements RouteStore {
         this.flusher = new RouteFlusher(settings, nodeId, runId, client, queue, metrics);
     }
 
+    /**
+     * The persistent sessions are in this Redis too ({@code session.provider: redis}): when this node removes a dead
+     * node's routes it also starts the expiry ({@code session.expiry}) of the sessions that node's devices held, which
+     * would otherwise never expire. Call before {@link #start}.
+     */
+    public void expireDeadNodeSessions(Duration expiry) {
+        flusher.expireDeadNodeSessions(new io.mqttgw.routing.session.SessionKeys(settings.keyPrefix()), expiry);
+    }
+
     @Override
     public synchronized void start(RouteEvents events) {
         if (flusher.started()) {
             throw new IllegalStateException("route store already started");
         }
+        this.events = events;
         subscription = new TakeoverSubscription(client, keys.takeoverChannel(nodeId), events,
                 metrics.takeoversReceived);
         // subscribed from the flusher once Redis answered: the client connects lazily, and its first call blocks
@@ -135,6 +154,36 @@ public final class RedisRouteStore implements RouteStore {
                 : IdentityProof.CERTIFICATE;
         return Optional.of(new Route(clientId, node, Long.parseLong(epoch),
                 connectedAt == null ? 0 : Long.parseLong(connectedAt), fields.getOrDefault("remote", ""), proof));
+    }
+
+    /**
+     * Runs a {@link RouteVerifier} on a thread of its own ({@code redis-route-verify}), bounded by
+     * {@link #VERIFY_BOUND}; differences are confirmed after a heartbeat interval (at least twice the flush interval).
+     */
+    @Override
+    public CompletionStage<RouteCheck> verify(boolean repair) {
+        RouteEvents node = events;
+        if (node == null || !flusher.connected()) {
+            return CompletableFuture.failedFuture(new IllegalStateException("redis route table not connected yet"));
+        }
+        if (!verifying.compareAndSet(false, true)) {
+            return CompletableFuture.failedFuture(new RouteCheck.AlreadyRunning());
+        }
+        Duration settle = settings.heartbeatInterval().compareTo(settings.flushInterval().multipliedBy(2)) > 0
+                ? settings.heartbeatInterval() : settings.flushInterval().multipliedBy(2);
+        CompletableFuture<RouteCheck> result = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                result.complete(new RouteVerifier(settings, nodeId, client, node, settle, VERIFY_BOUND).run(repair));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            } finally {
+                verifying.set(false);
+            }
+        }, "redis-route-verify");
+        t.setDaemon(true);
+        t.start();
+        return result;
     }
 
     @Override

@@ -36,7 +36,11 @@ public final class RedisRouteStoreProvider implements RouteStoreProvider {
                         : settings.mode() + " " + String.join(",", settings.addresses()),
                 settings.queueCapacity(), settings.batchSize(), settings.flushInterval().toMillis(),
                 settings.keyPrefix());
-        return new RedisRouteStore(settings, context.nodeId(), context.config().shutdown().timeout(), client,
-                context.meters());
+        RedisRouteStore store = new RedisRouteStore(settings, context.nodeId(), context.config().shutdown().timeout(),
+                client, context.meters());
+        if ("redis".equals(context.config().session().provider())) {
+            store.expireDeadNodeSessions(context.config().session().expiry());
+        }
+        return store;
     }
 }

@@ -116,6 +116,11 @@ final class RouteFlusher implements Runnable {
         heartbeat.start();
     }
 
+    /** See {@link DeadNodeCleanup#expireSessions}; before {@link #start}. */
+    void expireDeadNodeSessions(io.mqttgw.routing.session.SessionKeys keys, java.time.Duration expiry) {
+        deadNodes.expireSessions(keys, expiry);
+    }
+
     boolean started() {
         return thread != null;
     }

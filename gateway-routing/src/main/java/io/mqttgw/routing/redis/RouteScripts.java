@@ -71,6 +71,20 @@ final class RouteScripts {
             return 0
             """;
 
+    /**
+     * KEYS a persistent session's keys (session, pending, messages); ARGV epoch, expiry ms. A dead node's device
+     * never disconnects, so nobody would start its session's expiry: this starts it if the session is still the one
+     * that connection opened (its epoch) and still held (no expiry yet): 1, else 0 (resumed elsewhere, or expiring).
+     */
+    static final String SESSION_EXPIRE = """
+            if redis.call('HGET', KEYS[1], 'epoch') ~= ARGV[1] then return 0 end
+            if redis.call('PTTL', KEYS[1]) >= 0 then return 0 end
+            redis.call('PEXPIRE', KEYS[1], ARGV[2])
+            redis.call('PEXPIRE', KEYS[2], ARGV[2])
+            redis.call('PEXPIRE', KEYS[3], ARGV[2])
+            return 1
+            """;
+
     /** KEYS[1] heartbeat; ARGV value, ttl ms. Sets it and answers the value it replaced (nil when it was missing). */
     static final String HEARTBEAT = """
             local old = redis.call('GET', KEYS[1])

@@ -2,6 +2,7 @@ package io.mqttgw.routing.session;
 
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.LiveSessions;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.routing.redis.RedisConnector;
@@ -97,6 +98,10 @@ public final class RedisSessionStore implements SessionStore {
     private final AtomicLong failuresUnlogged = new AtomicLong();
     private volatile boolean closing;
     private volatile Duration closeTimeout = Duration.ofSeconds(30);
+    private final String nodeId;
+    private volatile Duration watchInterval = Duration.ofSeconds(5);
+    private volatile Duration watchTimeout = Duration.ofSeconds(3);
+    private SessionRewrite rewrite;
     private CompletableFuture<Void> closed;
 
     /**
@@ -126,6 +131,7 @@ public final class RedisSessionStore implements SessionStore {
     public RedisSessionStore(RedissonClient client, RedisConnector connector, String keyPrefix, Duration expiry,
                              int maxPending, int maxRetained, boolean ownsClient, String nodeId, int maxSessions) {
         this.connector = connector;
+        this.nodeId = nodeId;
         this.sessionsLeftKey = nodeId == null ? null : new SessionKeys(keyPrefix).sessionsLeft(nodeId);
         this.maxSessions = ascii(maxSessions);
         this.client = client;
@@ -545,6 +551,41 @@ public final class RedisSessionStore implements SessionStore {
         return HealthStatus.UP;
     }
 
+    /**
+     * How often the store checks that Redis kept its data ({@link SessionRewrite}) and how long one call may take;
+     * set before {@link #start}.
+     */
+    public void watch(Duration interval, Duration timeout) {
+        this.watchInterval = interval;
+        this.watchTimeout = timeout;
+    }
+
+    /** Watches for Redis losing its data, to write the sessions of {@code node}'s connected devices again. */
+    @Override
+    public synchronized void start(LiveSessions node) {
+        if (nodeId == null || rewrite != null || closed != null) {
+            return;
+        }
+        String runId = nodeId + "/" + ProcessHandle.current().pid() + "/" + System.nanoTime();
+        rewrite = new SessionRewrite(client, connector, keys.watch(nodeId), runId, watchInterval, watchTimeout,
+                this::rewrite);
+        rewrite.start(node);
+    }
+
+    /** Sessions of connected devices written again after Redis lost data. */
+    public long rewrittenCount() {
+        SessionRewrite r = rewrite;
+        return r == null ? 0 : r.rewrites();
+    }
+
+    /** One connected device's session written again ({@link SessionScripts#REWRITE}), in order with its calls. */
+    private CompletableFuture<Long> rewrite(LiveSessions.LiveSession s) {
+        String key = s.sessionKey();
+        return inOrder(key, () -> this.<Long>eval(keys.session(key), SessionScripts.REWRITE, RScript.ReturnType.LONG,
+                sessionKeys(key), ascii(s.epoch()), MessageCodec.encodeSubscriptions(s.subscriptions()),
+                ascii(System.currentTimeMillis()))).toCompletableFuture();
+    }
+
     /** How long {@link #close} waits for calls in flight and owed expiries ({@code shutdown.timeout}). */
     public void closeTimeout(Duration timeout) {
         this.closeTimeout = timeout;
@@ -566,6 +607,9 @@ public final class RedisSessionStore implements SessionStore {
             return closed;
         }
         closed = new CompletableFuture<>();
+        if (rewrite != null) {
+            rewrite.stop();
+        }
         long deadline = System.nanoTime() + closeTimeout.toNanos();
         Thread t = new Thread(() -> {
             try {

@@ -41,6 +41,8 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
                 session.maxPending(), session.maxRetained(), true, context.nodeId(), session.maxSessions());
         // the gateway waits for the store within the same bound; the store gives up before it, stopping its client
         store.closeTimeout(context.config().shutdown().timeout().multipliedBy(3).dividedBy(4));
+        // as often as the route table's heartbeat notices Redis losing data, so sessions come back with the routes
+        store.watch(settings.heartbeatInterval(), settings.timeout());
         io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.evicted", store,
                         RedisSessionStore::evictedCount)
                 .description("Persistent sessions deleted to stay within session.max-sessions, the longest "
@@ -49,6 +51,10 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
                         RedisSessionStore::refusedCount)
                 .description("Session store calls failed at once because Redis had not answered yet (a CONNECT "
                         + "served as a new session, downlink for an offline device not queued)")
+                .register(context.meters());
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.redis.rewritten", store,
+                        RedisSessionStore::rewrittenCount)
+                .description("Persistent sessions of connected devices written again after Redis lost its data")
                 .register(context.meters());
         context.meters().gauge("mqttgw.sessions.redis.left", store, RedisSessionStore::sessionsLeft);
         return store;

@@ -12,6 +12,9 @@ package io.mqttgw.routing.session;
  *   <li>{@code P:sessions-left:{nodeId}}: sorted set of the persistent sessions whose device last disconnected from
  * that node, member {@code <epoch>:<clientId>}, score the disconnect time; trimmed to {@code session.max-sessions}
  *       by deleting the oldest sessions</li>
+ *   <li>{@code P:sessions-watch:{nodeId}}: "runId sequence", rewritten by that node at every check; a value other
+ *       than the one it wrote last means Redis lost its data, and the node writes its connected devices' sessions
+ *       again</li>
  * </ul>
  * While the device is connected the session keys have no time to live; when it disconnects they get
  * {@code session.expiry}.
@@ -32,6 +35,11 @@ public record SessionKeys(String prefix) {
 
     public String sessionsLeft(String nodeId) {
         return prefix + ":sessions-left:{" + nodeId + "}";
+    }
+
+    /** The value this node's session store writes at every check, to notice that Redis lost (or replaced) it. */
+    public String watch(String nodeId) {
+        return prefix + ":sessions-watch:{" + nodeId + "}";
     }
 
     public String retained() {

@@ -98,6 +98,31 @@ final class SessionScripts {
             return 1
             """;
 
+    /**
+     * KEYS session, pending, messages; ARGV epoch, subscriptions, first message id. Writes a connected device's
+     * session again after Redis lost it: creates it if absent (message ids then start at ARGV[3], above any id the
+     * node still holds from before), or takes over one that no connection holds (it has an expiry: restored from an
+     * older snapshot) or that this connection opened; leaves one another connection holds (no expiry, another epoch):
+     * 1 written, 0 left.
+     */
+    static final String REWRITE = """
+            local cur = redis.call('HGET', KEYS[1], 'epoch')
+            if cur and cur ~= ARGV[1] and redis.call('PTTL', KEYS[1]) < 0 then return 0 end
+            if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('HSET', KEYS[1], 'seq', ARGV[3]) end
+            redis.call('HSET', KEYS[1], 'epoch', ARGV[1], 'subs', ARGV[2])
+            redis.call('PERSIST', KEYS[1])
+            redis.call('PERSIST', KEYS[2])
+            redis.call('PERSIST', KEYS[3])
+            return 1
+            """;
+
+    /** KEYS watch; ARGV value. Sets it and answers the value it replaced (nil when it was missing). */
+    static final String WATCH = """
+            local old = redis.call('GET', KEYS[1])
+            redis.call('SET', KEYS[1], ARGV[1])
+            return old
+            """;
+
     /** KEYS session; ARGV subscriptions. Replaces them if the session exists: 1, else 0. */
     static final String SAVE_SUBSCRIPTIONS = """
             if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end

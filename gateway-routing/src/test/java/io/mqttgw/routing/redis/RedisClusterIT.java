@@ -163,6 +163,49 @@ class RedisClusterIT {
      * replica and every device ends with its last route.
      */
     @Test
+    @Order(4)
+    void theRouteTableCheckScansEveryMasterAndRepairsAcrossSlots() throws Exception {
+        FakeNode a = new FakeNode();
+        for (int i = 0; i < 60; i++) {
+            Route r = route("v-dev-" + i, "node-v");
+            a.live.put(r.clientId(), r);
+        }
+        // the startup resync writes the live routes; once it has, nothing rewrites a route behind the test's back
+        var meters = TestRouteStores.meters();
+        RedisRouteStore store = TestRouteStores.store(TestRouteStores.settings(cluster,
+                "routes.redis.heartbeat-interval", "200ms"), "node-v", meters);
+        stores.add(store);
+        store.start(a);
+        await("the startup resync wrote the live routes", () -> meters.get("mqttgw.routes.redis.resync.routes")
+                .tag("result", "written").counter().count() == 60, 30);
+        check.getKeys().delete("mqttgw:route:{v-dev-7}");
+        boolean[] shards = new boolean[3];
+        for (int i = 0; i < 12; i++) {
+            String id = "v-orphan-" + i;
+            shards[RedisClusterTopology.shard(cluster.slot("mqttgw:route:{" + id + "}"))] = true;
+            check.<String, String>getMap("mqttgw:route:{" + id + "}", StringCodec.INSTANCE).putAll(Map.of(
+                    "node", "node-gone", "epoch", "9", "connected_at", "1", "remote", "10.0.0.1:1",
+                    "proof", "certificate"));
+        }
+        assertTrue(shards[0] && shards[1] && shards[2], "the planted routes span every master");
+
+        io.mqttgw.core.spi.RouteCheck found = store.verify(false).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        Map<String, io.mqttgw.core.spi.RouteCheck.Kind> kinds = new java.util.TreeMap<>();
+        found.differences().stream().filter(d -> d.clientId().startsWith("v-"))
+                .forEach(d -> kinds.put(d.clientId(), d.kind()));
+        assertEquals(13, kinds.size(), kinds.toString());
+        assertEquals(io.mqttgw.core.spi.RouteCheck.Kind.MISSING, kinds.get("v-dev-7"));
+        assertEquals(io.mqttgw.core.spi.RouteCheck.Kind.DEAD_NODE, kinds.get("v-orphan-11"));
+
+        io.mqttgw.core.spi.RouteCheck repaired = store.verify(true).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        assertTrue(repaired.repaired() >= 13, repaired.toString());
+        assertEquals("node-v", hgetall("v-dev-7").get("node"));
+        for (int i = 0; i < 12; i++) {
+            assertEquals(Map.of(), hgetall("v-orphan-" + i));
+        }
+    }
+
+    @Test
     @Order(10)
     void aMasterFailoverHoldsUpOnlyTheWritesOfItsOwnShard() throws Exception {
         String node = "node-f";
