@@ -6,19 +6,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.RouteCheck;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.routing.session.RedisSessionStore;
 import io.mqttgw.routing.testkit.RedisClusterTopology;
 import io.mqttgw.routing.testkit.RedisTopologyExtension;
 import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.TestRouteStores;
 import io.mqttgw.routing.testkit.TestRouteStores.FakeNode;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
@@ -156,55 +160,52 @@ class RedisClusterIT {
         }
     }
 
+    @Test
+    @Order(4)
+    void theRouteTableCheckScansEveryMasterAndRepairsAcrossSlots() throws Exception {
+        FakeNode a = new FakeNode();
+        for (int i = 0; i < 60; i++) {
+            Route r = REDIS.route("v-dev-" + i, "node-v");
+            a.live.put(r.clientId(), r);
+        }
+        // the startup resync writes the live routes; once it has, nothing rewrites a route behind the test's back
+        SimpleMeterRegistry meters = TestRouteStores.meters();
+        RedisRouteStore store = REDIS.start("node-v", a, meters, "routes.redis.heartbeat-interval", "200ms");
+        await("the startup resync wrote the live routes", () -> meters.get("mqttgw.routes.redis.resync.routes")
+                .tag("result", "written").counter().count() == 60, 30);
+        check().getKeys().delete("mqttgw:route:{v-dev-7}");
+        boolean[] shards = new boolean[3];
+        for (int i = 0; i < 12; i++) {
+            String id = "v-orphan-" + i;
+            shards[RedisClusterTopology.shard(cluster().slot("mqttgw:route:{" + id + "}"))] = true;
+            check().<String, String>getMap("mqttgw:route:{" + id + "}", StringCodec.INSTANCE).putAll(Map.of(
+                    "node", "node-gone", "epoch", "9", "connected_at", "1", "remote", "10.0.0.1:1",
+                    "proof", "certificate"));
+        }
+        assertTrue(shards[0] && shards[1] && shards[2], "the planted routes span every master");
+
+        RouteCheck found = store.verify(false).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        Map<String, RouteCheck.Kind> kinds = new TreeMap<>();
+        found.differences().stream().filter(d -> d.clientId().startsWith("v-"))
+                .forEach(d -> kinds.put(d.clientId(), d.kind()));
+        assertEquals(13, kinds.size(), kinds.toString());
+        assertEquals(RouteCheck.Kind.MISSING, kinds.get("v-dev-7"));
+        assertEquals(RouteCheck.Kind.DEAD_NODE, kinds.get("v-orphan-11"));
+
+        RouteCheck repaired = store.verify(true).toCompletableFuture().get(60, TimeUnit.SECONDS);
+        assertTrue(repaired.repaired() >= 13, repaired.toString());
+        assertEquals("node-v", REDIS.hgetall("v-dev-7").get("node"));
+        for (int i = 0; i < 12; i++) {
+            assertEquals(Map.of(), REDIS.hgetall("v-orphan-" + i));
+        }
+    }
+
     /**
      * Under a steady load of writes and deletes on every master, the master of one shard (not the one holding this
      * node's index and heartbeat) hangs (SIGSTOP: a dead host, no connection reset) and is failed over. Writes for
      * devices on the two healthy masters keep their latency; the failed shard's writes resume on the promoted
      * replica and every device ends with its last route.
      */
-    @Test
-    @Order(4)
-    void theRouteTableCheckScansEveryMasterAndRepairsAcrossSlots() throws Exception {
-        FakeNode a = new FakeNode();
-        for (int i = 0; i < 60; i++) {
-            Route r = route("v-dev-" + i, "node-v");
-            a.live.put(r.clientId(), r);
-        }
-        // the startup resync writes the live routes; once it has, nothing rewrites a route behind the test's back
-        var meters = TestRouteStores.meters();
-        RedisRouteStore store = TestRouteStores.store(TestRouteStores.settings(cluster,
-                "routes.redis.heartbeat-interval", "200ms"), "node-v", meters);
-        stores.add(store);
-        store.start(a);
-        await("the startup resync wrote the live routes", () -> meters.get("mqttgw.routes.redis.resync.routes")
-                .tag("result", "written").counter().count() == 60, 30);
-        check.getKeys().delete("mqttgw:route:{v-dev-7}");
-        boolean[] shards = new boolean[3];
-        for (int i = 0; i < 12; i++) {
-            String id = "v-orphan-" + i;
-            shards[RedisClusterTopology.shard(cluster.slot("mqttgw:route:{" + id + "}"))] = true;
-            check.<String, String>getMap("mqttgw:route:{" + id + "}", StringCodec.INSTANCE).putAll(Map.of(
-                    "node", "node-gone", "epoch", "9", "connected_at", "1", "remote", "10.0.0.1:1",
-                    "proof", "certificate"));
-        }
-        assertTrue(shards[0] && shards[1] && shards[2], "the planted routes span every master");
-
-        io.mqttgw.core.spi.RouteCheck found = store.verify(false).toCompletableFuture().get(60, TimeUnit.SECONDS);
-        Map<String, io.mqttgw.core.spi.RouteCheck.Kind> kinds = new java.util.TreeMap<>();
-        found.differences().stream().filter(d -> d.clientId().startsWith("v-"))
-                .forEach(d -> kinds.put(d.clientId(), d.kind()));
-        assertEquals(13, kinds.size(), kinds.toString());
-        assertEquals(io.mqttgw.core.spi.RouteCheck.Kind.MISSING, kinds.get("v-dev-7"));
-        assertEquals(io.mqttgw.core.spi.RouteCheck.Kind.DEAD_NODE, kinds.get("v-orphan-11"));
-
-        io.mqttgw.core.spi.RouteCheck repaired = store.verify(true).toCompletableFuture().get(60, TimeUnit.SECONDS);
-        assertTrue(repaired.repaired() >= 13, repaired.toString());
-        assertEquals("node-v", hgetall("v-dev-7").get("node"));
-        for (int i = 0; i < 12; i++) {
-            assertEquals(Map.of(), hgetall("v-orphan-" + i));
-        }
-    }
-
     @Test
     @Order(10)
     void aMasterFailoverHoldsUpOnlyTheWritesOfItsOwnShard() throws Exception {

@@ -1,5 +1,6 @@
 package io.mqttgw.routing.testkit;
 
+import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.routing.redis.RedisRouteSettings;
 import io.mqttgw.routing.redis.RedisRouteStore;
@@ -106,7 +107,12 @@ public final class RedisTopologyExtension<T extends AutoCloseable>
 
     /** Starts a route store for {@code node} reporting to {@code events}; closed after the test. */
     public RedisRouteStore start(String node, FakeNode events, String... overrides) {
-        RedisRouteStore store = TestRouteStores.store(settings(overrides), node, TestRouteStores.meters());
+        return start(node, events, TestRouteStores.meters(), overrides);
+    }
+
+    /** As {@link #start(String, FakeNode, String...)}, its meters in {@code meters}. */
+    public RedisRouteStore start(String node, FakeNode events, MeterRegistry meters, String... overrides) {
+        RedisRouteStore store = TestRouteStores.store(settings(overrides), node, meters);
         stores.add(store);
         store.start(events);
         return store;
