@@ -1,5 +1,6 @@
 package io.mqttgw.routing.session;
 
+import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.SessionStore;
@@ -50,6 +51,8 @@ public final class RedisSessionStore implements SessionStore {
     /** Retained-hash entries one script call scans: each call's work in Redis is bounded, whatever the hash's size. */
     static final int RETAINED_SCAN_COUNT = 1000;
     private static final int MAX_RECENT_SCANS = 10_000;
+    /** How often the node looks for delayed wills that fell due: the most a will is published late. */
+    static final long WILL_POLL_MILLIS = 1000;
     private static final CompletionStage<List<DownlinkMessage>> NONE_RETAINED = CompletableFuture.completedFuture(
             List.of());
 
@@ -98,6 +101,7 @@ public final class RedisSessionStore implements SessionStore {
     private volatile boolean closing;
     private volatile Duration closeTimeout = Duration.ofSeconds(30);
     private CompletableFuture<Void> closed;
+    private final RedisDelayedWills wills;
 
     /**
      * @param client        the Redis client
@@ -136,6 +140,7 @@ public final class RedisSessionStore implements SessionStore {
         this.maxPending = ascii(maxPending);
         this.maxRetained = ascii(maxRetained);
         this.retainedLimit = maxRetained;
+        this.wills = new RedisDelayedWills(this::eval, keys, WILL_POLL_MILLIS);
     }
 
     private static byte[] ascii(long n) {
@@ -232,7 +237,8 @@ public final class RedisSessionStore implements SessionStore {
     public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch) {
         boolean nothingKept = cleanStart && expiryMillis == 0;
         CompletionStage<List<Object>> reply = inOrder(clientId, () -> eval(keys.session(clientId),
-                SessionScripts.OPEN, RScript.ReturnType.LIST, sessionKeys(clientId),
+                SessionScripts.OPEN, RScript.ReturnType.LIST, List.of(keys.session(clientId), keys.pending(clientId),
+                        keys.messages(clientId), keys.will(clientId)),
                 cleanStart ? ascii(1) : ascii(0), ascii(epoch), nothingKept ? ascii(0) : ascii(1)));
         return reply.whenComplete((r, error) -> {
             if (error != null) {
@@ -534,6 +540,21 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     @Override
+    public Optional<DelayedWillStore> delayedWills() {
+        return Optional.of(wills);
+    }
+
+    /** Delayed wills this node claimed when due and published. */
+    public long willsClaimedCount() {
+        return wills.claimedCount();
+    }
+
+    /** Polls for due delayed wills that failed. */
+    public long willPollFailureCount() {
+        return wills.failedPollCount();
+    }
+
+    @Override
     public HealthStatus health() {
         if (!connector.connected()) {
             return HealthStatus.degraded("redis session store not connected yet: " + connector.lastError());
@@ -566,6 +587,8 @@ public final class RedisSessionStore implements SessionStore {
             return closed;
         }
         closed = new CompletableFuture<>();
+        // wills still armed stay in Redis: the other nodes publish them when due
+        wills.stop();
         long deadline = System.nanoTime() + closeTimeout.toNanos();
         Thread t = new Thread(() -> {
             try {

@@ -14,17 +14,21 @@ final class SessionScripts {
     static final long APPEND_FULL = -2;
 
     /**
-     * KEYS session, pending, messages; ARGV clean (0/1), epoch, keep (0/1). Clean: deletes the session; without keep
-     * (nothing is to outlive the connection) answers nothing. Otherwise marks it opened by this epoch (created if
-     * absent), takes any expiry off, and answers {existed (0/1), subscriptions or false, {id...}, {message...}}.
+     * KEYS session, pending, messages, will; ARGV clean (0/1), epoch, keep (0/1). Clean: deletes the session; without
+     * keep (nothing is to outlive the connection) answers nothing. Not clean: the session resumes, so a will waiting
+     * for its delay is deleted, whichever node armed it (a clean start leaves it to be claimed and published). Then
+     * marks the session opened by this epoch, and whether clean (created if absent), takes any expiry off, and answers
+     * {existed (0/1), subscriptions or false, {id...}, {message...}}.
      */
     static final String OPEN = """
             if ARGV[1] == '1' then
               redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
               if ARGV[3] ~= '1' then return {} end
+            elseif KEYS[4] then
+              redis.call('DEL', KEYS[4])
             end
             local existed = redis.call('EXISTS', KEYS[1])
-            redis.call('HSET', KEYS[1], 'epoch', ARGV[2])
+            redis.call('HSET', KEYS[1], 'epoch', ARGV[2], 'clean', ARGV[1])
             redis.call('PERSIST', KEYS[1])
             redis.call('PERSIST', KEYS[2])
             redis.call('PERSIST', KEYS[3])
