@@ -113,6 +113,11 @@ class FleetDelayedWillIT {
         await(clientId + " gone from " + node.config().nodeId(), () -> node.registry().find(clientId) == null, 15);
     }
 
+    static void awaitArmedInRedis(String clientId) throws InterruptedException {
+        await(clientId + "'s will kept where the fleet sees it (Redis), not only in node-a's memory",
+                () -> check.getKeys().countExists("mqttgw:will:{" + clientId + "}") == 1, 10);
+    }
+
     /** What each sink received, by client id, after waiting {@code seconds} for more. */
     static Map<String, Integer> wills(long seconds, Gateway... nodes) throws InterruptedException {
         Thread.sleep(TimeUnit.SECONDS.toMillis(seconds));
@@ -146,7 +151,7 @@ class FleetDelayedWillIT {
     void aCleanStartOnAnotherNodeEndsTheSessionSoTheWillIsPublishedAtOnce() throws Exception {
         armWill(a, "dev-clean", 30);
         awaitGone(a, "dev-clean");
-        await("the will armed in Redis", () -> check.getKeys().countExists("mqttgw:will:{dev-clean}") == 1, 10);
+        awaitArmedInRedis("dev-clean");
         Mqtt5BlockingClient fresh = device(b, "dev-clean");
         assertFalse(fresh.connectWith().cleanStart(true).sessionExpiryInterval(60).send().isSessionPresent());
         // well before the 30 s delay
@@ -161,7 +166,7 @@ class FleetDelayedWillIT {
     void aWillOfANodeThatIsGoneIsPublishedOnceByTheOtherWhenDue() throws Exception {
         armWill(a, "dev-orphan");
         awaitGone(a, "dev-orphan");
-        await("the will armed in Redis", () -> check.getKeys().countExists("mqttgw:will:{dev-orphan}") == 1, 10);
+        awaitArmedInRedis("dev-orphan");
         long goneAt = System.nanoTime();
         a.close();
         a = null;
