@@ -51,6 +51,13 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
                         + "served as a new session, downlink for an offline device not queued)")
                 .register(context.meters());
         context.meters().gauge("mqttgw.sessions.redis.left", store, RedisSessionStore::sessionsLeft);
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.wills.redis.claimed", store,
+                        RedisSessionStore::willsClaimedCount)
+                .description("Delayed wills this node claimed in Redis when due and published")
+                .register(context.meters());
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.wills.redis.poll.failures", store,
+                        RedisSessionStore::willPollFailureCount)
+                .description("Polls for due delayed wills that failed; retried every tick").register(context.meters());
         return store;
     }
 }
