@@ -10,7 +10,8 @@ import io.mqttgw.core.spi.UplinkSink;
  * A will goes out as the device's last PUBLISH: counted as one received, stamped with the time it is published (its
  * expiry interval runs from then, not from CONNECT) and handed to the sink, whoever publishes it: the node whose
  * connection ended, or the node that claimed it in the fleet's store. Its topic passed the device's publish ACL at
- * CONNECT. Stateless and thread-safe; never blocks.
+ * CONNECT. Stateless and thread-safe; never blocks. Called on event loops and, for a will the fleet's store armed,
+ * claimed or answered for, on that store's threads (sinks are called from every event loop already).
  */
 public final class WillPublication implements DelayedWillStore.WillPublisher {
     private final GatewayMetrics metrics;
