@@ -6,8 +6,10 @@ import java.util.concurrent.CompletionStage;
 /**
  * MQTT 5.0 wills waiting for their will delay interval, kept where every node sees them (a shared session store), so
  * that one is published once by the fleet when its delay has passed, and never when its device resumes the session on
- * any node first. A node that dies leaves its armed wills to the others. Offered by a {@link SessionStore} through
- * {@link SessionStore#delayedWills()}; without one each node keeps its wills in memory.
+ * any node first, and published at once when a clean start on any node ends its session (the store's session open
+ * takes it and hands it to that node's publisher). A node that dies leaves its armed wills to the others. Offered
+ * by a {@link SessionStore} through {@link SessionStore#delayedWills()}; without one each node keeps its wills in
+ * memory.
  *
  * <p>Called from event loops: every method only starts its work and returns; stages complete on the store's threads.
  */
@@ -27,12 +29,6 @@ public interface DelayedWillStore {
      * {@code delayMillis} from now, unless a newer connection has opened the session of {@code sessionKey} since.
      */
     CompletionStage<Armed> arm(String sessionKey, long epoch, long delayMillis, UplinkMessage will);
-
-    /**
-     * A clean start ended the session of {@code sessionKey}: takes its waiting will, if any, whatever its due time;
-     * only the caller that gets it publishes it.
-     */
-    CompletionStage<Optional<UplinkMessage>> claim(String sessionKey);
 
     /** Starts handing the wills that fall due, each to exactly one node's {@code publisher}. */
     void start(WillPublisher publisher);

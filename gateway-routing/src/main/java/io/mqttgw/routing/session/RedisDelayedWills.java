@@ -5,12 +5,12 @@ import io.mqttgw.core.spi.UplinkMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.redisson.api.RScript;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
  * then the will, fenced by the session's epoch; the session open of a resuming device deletes the will in the same
  * script, wherever it connects. Every node polls the indexes on a thread of its own, at most {@link #BATCH} due
  * entries a tick, and claims each will with a script that deletes and returns it: only the node that got it
- * publishes, so a will is published at most once, also when its arming node died. A claimer that dies between the
+ * publishes, so a will is published at most once, also when its arming node died. A clean start's session open takes
+ * the will of the session it ends in the same script ({@link #sessionEnded}). A claimer that dies between the
  * claim and the sink loses that will. Calls go through the session store's {@code eval}, so they are counted with its
  * calls and the store's close waits for them. Thread-safe.
  */
@@ -31,7 +32,6 @@ final class RedisDelayedWills implements DelayedWillStore {
     static final int BATCH = 256;
     /** A will key outlives its due time by this much, so one whose index entry was lost does not stay for ever. */
     static final long KEEP_AFTER_DUE_MILLIS = TimeUnit.DAYS.toMillis(1);
-    private static final byte[] ANY_EPOCH = new byte[0];
 
     /** How the wills reach Redis: the session store's script calls. */
     interface Calls {
@@ -45,11 +45,15 @@ final class RedisDelayedWills implements DelayedWillStore {
     private final AtomicLong claimed = new AtomicLong();
     private final AtomicLong failedPolls = new AtomicLong();
     private volatile long lastFailureLoggedNanos;
+    private final BooleanSupplier connected;
     private ScheduledExecutorService poller;
+    private volatile WillPublisher publisher;
     private int nextGroup;
 
-    RedisDelayedWills(Calls calls, SessionKeys keys, long tickMillis) {
+    /** @param connected whether Redis has answered once: until then polls are skipped, not refused and counted */
+    RedisDelayedWills(Calls calls, BooleanSupplier connected, SessionKeys keys, long tickMillis) {
         this.calls = calls;
+        this.connected = connected;
         this.keys = keys;
         this.tickMillis = tickMillis;
     }
@@ -74,11 +78,22 @@ final class RedisDelayedWills implements DelayedWillStore {
                         : answer == WillScripts.ARM_RESUMED ? Armed.RESUMED : Armed.ENDED);
     }
 
-    @Override
-    public CompletionStage<Optional<UplinkMessage>> claim(String sessionKey) {
+    /** Takes the will armed by the connection of {@code epoch} (empty: any): only one caller gets it. */
+    CompletionStage<byte[]> claim(String sessionKey, String epoch) {
         String key = keys.will(sessionKey);
-        return calls.<byte[]>eval(key, WillScripts.CLAIM, RScript.ReturnType.VALUE, List.of(key), ANY_EPOCH)
-                .thenApply(bytes -> Optional.ofNullable(bytes).map(WillCodec::decode));
+        return calls.eval(key, WillScripts.CLAIM, RScript.ReturnType.VALUE, List.of(key),
+                epoch.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    /** A clean start's session open took the will of the session it ended: published now, by this node. */
+    void sessionEnded(byte[] will) {
+        WillPublisher p = publisher;
+        if (p == null) {
+            LOG.warn("delayed wills: a will taken by a clean start was dropped, the store has no publisher yet");
+            return;
+        }
+        claimed.incrementAndGet();
+        p.publish(WillCodec.decode(will));
     }
 
     @Override
@@ -86,6 +101,7 @@ final class RedisDelayedWills implements DelayedWillStore {
         if (poller != null) {
             return;
         }
+        this.publisher = publisher;
         poller = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "mqttgw-wills-poller");
             t.setDaemon(true);
@@ -130,6 +146,9 @@ final class RedisDelayedWills implements DelayedWillStore {
      * rotating start so that a full batch does not always starve the same indexes.
      */
     void poll(WillPublisher publisher) throws Exception {
+        if (!connected.getAsBoolean()) {
+            return;
+        }
         long now = System.currentTimeMillis();
         int budget = BATCH;
         int start = nextGroup;
@@ -148,10 +167,7 @@ final class RedisDelayedWills implements DelayedWillStore {
                 String text = new String(member, StandardCharsets.UTF_8);
                 int colon = text.indexOf(':');
                 if (colon > 0) {
-                    String sessionKey = text.substring(colon + 1);
-                    String key = keys.will(sessionKey);
-                    byte[] will = await(calls.<byte[]>eval(key, WillScripts.CLAIM, RScript.ReturnType.VALUE,
-                            List.of(key), text.substring(0, colon).getBytes(StandardCharsets.US_ASCII)));
+                    byte[] will = await(claim(text.substring(colon + 1), text.substring(0, colon)));
                     if (will != null) {
                         claimed.incrementAndGet();
                         publisher.publish(WillCodec.decode(will));

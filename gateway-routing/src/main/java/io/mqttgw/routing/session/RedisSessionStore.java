@@ -140,7 +140,7 @@ public final class RedisSessionStore implements SessionStore {
         this.maxPending = ascii(maxPending);
         this.maxRetained = ascii(maxRetained);
         this.retainedLimit = maxRetained;
-        this.wills = new RedisDelayedWills(this::eval, keys, WILL_POLL_MILLIS);
+        this.wills = new RedisDelayedWills(this::eval, connector::connected, keys, WILL_POLL_MILLIS);
     }
 
     private static byte[] ascii(long n) {
@@ -243,6 +243,9 @@ public final class RedisSessionStore implements SessionStore {
         return reply.whenComplete((r, error) -> {
             if (error != null) {
                 logFailure("opening the session", clientId, error);
+            } else if (r != null && r.size() > 4 && r.get(4) instanceof byte[] will) {
+                // a clean start ended a session whose will was waiting for its delay: it goes out now, from here
+                wills.sessionEnded(will);
             }
         }).thenApply(r -> nothingKept || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
     }

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -149,7 +148,7 @@ class RedisDelayedWillsIT {
         assertTrue(willKept("k-back"));
         assertTrue(get(b.open("k-back", false, 60_000, 22)).present());
         assertTrue(!willKept("k-back"), "the resume cancelled it atomically with the session open");
-        assertEquals(Optional.empty(), get(wills(b).claim("k-back")));
+        assertEquals(null, get(((RedisDelayedWills) wills(b)).claim("k-back", "21")));
     }
 
     @Test
@@ -177,14 +176,32 @@ class RedisDelayedWillsIT {
     }
 
     @Test
+    void aCleanStartOnAnyNodeTakesTheWaitingWillForThatNodeToPublishAtOnce() throws Exception {
+        RedisSessionStore a = store(client("a"));
+        RedisSessionStore b = store(client("b"));
+        ConcurrentLinkedQueue<UplinkMessage> publishedByB = new ConcurrentLinkedQueue<>();
+        wills(b).start(publishedByB::add);
+        for (boolean keep : new boolean[] {true, false}) {
+            String id = keep ? "k-fresh" : "k-fresh0";
+            connectedAndLeft(a, id, 61);
+            assertEquals(Armed.ARMED, get(wills(a).arm(id, 61, 60_000, will(id))));
+            get(b.open(id, true, keep ? 60_000 : 0, 62));
+            assertTrue(!willKept(id), "taken by the session open");
+        }
+        assertEquals(List.of("k-fresh", "k-fresh0"), publishedByB.stream().map(UplinkMessage::clientId).toList(),
+                "published at once by the node of the clean start");
+        b.close();
+    }
+
+    @Test
     void ofTwoClaimsOfOneWillExactlyOneGetsIt() throws Exception {
         RedisSessionStore a = store(client("a"));
         RedisSessionStore b = store(client("b"));
         connectedAndLeft(a, "k-claim", 51);
         get(wills(a).arm("k-claim", 51, 60_000, will("k-claim")));
-        CompletableFuture<Optional<UplinkMessage>> one = wills(a).claim("k-claim").toCompletableFuture();
-        CompletableFuture<Optional<UplinkMessage>> two = wills(b).claim("k-claim").toCompletableFuture();
-        assertEquals(1, (get(one).isPresent() ? 1 : 0) + (get(two).isPresent() ? 1 : 0));
+        CompletableFuture<byte[]> one = ((RedisDelayedWills) wills(a)).claim("k-claim", "51").toCompletableFuture();
+        CompletableFuture<byte[]> two = ((RedisDelayedWills) wills(b)).claim("k-claim", "51").toCompletableFuture();
+        assertEquals(1, (get(one) != null ? 1 : 0) + (get(two) != null ? 1 : 0));
     }
 
     @Test

@@ -8,9 +8,7 @@ import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.mqtt.session.SessionStoreCalls;
-import io.mqttgw.core.mqtt.session.WillPublication;
 import io.mqttgw.core.registry.ChannelRegistry;
-import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.netty.channel.Channel;
@@ -105,8 +103,6 @@ final class SessionAdmission {
         // a will waiting for its delay: the session resumes (not sent), or a clean start ends it (sent now)
         if (request.cleanStart()) {
             services.wills().publishNow(context.sessionKey());
-            // one left in the fleet's store by another node (a resume deletes it with the session open instead)
-            DelayedWillStore.of(services.sessions()).ifPresent(fleet -> claimEnded(fleet, context.sessionKey()));
         } else {
             services.wills().cancel(context.sessionKey());
         }
@@ -123,10 +119,5 @@ final class SessionAdmission {
             });
         }
         return new Admission(Outcome.ADMITTED, epoch, writes.routed, writes.stored);
-    }
-
-    private void claimEnded(DelayedWillStore fleet, String sessionKey) {
-        SessionStoreCalls.call(services.metrics(), "will", () -> fleet.claim(sessionKey))
-                .thenAccept(will -> will.ifPresent(new WillPublication(services.metrics(), services.sink())::publish));
     }
 }

@@ -57,11 +57,6 @@ class FleetWillArmingTest {
         }
 
         @Override
-        public CompletionStage<Optional<UplinkMessage>> claim(String sessionKey) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-
-        @Override
         public void start(WillPublisher publisher) {
         }
     }
