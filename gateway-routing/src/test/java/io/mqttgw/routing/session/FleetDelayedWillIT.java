@@ -182,6 +182,22 @@ class FleetDelayedWillIT {
     }
 
     @Test
+    void aDeviceOfANodeShuttingDownThatResumesOnAnotherWithinTheDelayGetsNoWill() throws Exception {
+        Mqtt5BlockingClient c = device(a, "dev-moved");
+        c.connectWith().cleanStart(true).sessionExpiryInterval(60).willPublish().topic("devices/dev-moved/status")
+                .qos(MqttQos.AT_LEAST_ONCE).payload("gone".getBytes(StandardCharsets.UTF_8)).delayInterval(4)
+                .applyWillPublish().send();
+        a.close();
+        a = null;
+        Mqtt5BlockingClient moved = device(b, "dev-moved");
+        assertTrue(moved.connectWith().cleanStart(false).sessionExpiryInterval(60).send().isSessionPresent(),
+                "the session moved to node-b");
+        Map<String, Integer> published = wills(4 + 4, b);
+        assertEquals(Map.of(), published, "the device resumed on node-b within the will delay");
+        moved.disconnect();
+    }
+
+    @Test
     void twoPollingNodesPublishEachDueWillOnce() throws Exception {
         List<String> ids = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
