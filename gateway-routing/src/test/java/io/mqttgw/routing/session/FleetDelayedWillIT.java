@@ -187,8 +187,10 @@ class FleetDelayedWillIT {
         c.connectWith().cleanStart(true).sessionExpiryInterval(60).willPublish().topic("devices/dev-moved/status")
                 .qos(MqttQos.AT_LEAST_ONCE).payload("gone".getBytes(StandardCharsets.UTF_8)).delayInterval(4)
                 .applyWillPublish().send();
+        ControlledSink leftSink = sink(a);
         a.close();
         a = null;
+        assertEquals(0, leftSink.waiting(), "node-a left the will to the fleet rather than publishing it");
         Mqtt5BlockingClient moved = device(b, "dev-moved");
         assertTrue(moved.connectWith().cleanStart(false).sessionExpiryInterval(60).send().isSessionPresent(),
                 "the session moved to node-b");
