@@ -110,10 +110,13 @@ final class RedisDelayedWills implements DelayedWillStore {
         poller.scheduleWithFixedDelay(() -> pollSafely(publisher), tickMillis, tickMillis, TimeUnit.MILLISECONDS);
     }
 
-    /** Stops polling; wills still armed stay in Redis for the other nodes. */
+    /**
+     * Stops polling; wills still armed stay in Redis for the other nodes. A tick under way ends (not interrupted: a
+     * will it claimed is still published), its calls counted among the store's unfinished ones, which close waits for.
+     */
     synchronized void stop() {
         if (poller != null) {
-            poller.shutdownNow();
+            poller.shutdown();
         }
     }
 
