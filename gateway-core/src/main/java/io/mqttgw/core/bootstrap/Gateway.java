@@ -22,12 +22,14 @@ import io.mqttgw.core.metrics.NodeMeters;
 import io.mqttgw.core.overload.OverloadMonitor;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
 import io.mqttgw.core.mqtt.session.DelayedWills;
+import io.mqttgw.core.mqtt.session.WillPublication;
 import io.mqttgw.core.mqtt.downlink.DownlinkDispatcher;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.registry.LocalSessions;
 import io.mqttgw.core.spi.Authenticator;
+import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.HealthStatus;
@@ -181,6 +183,7 @@ public final class Gateway implements AutoCloseable {
             SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
                     events, SessionServices.newEpochSource(), admission, sessions, live);
             this.wills = services.wills();
+            DelayedWillStore.of(sessions).ifPresent(fleet -> fleet.start(new WillPublication(metrics, sink)));
             HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),

@@ -327,7 +327,7 @@ public final class GatewayMetrics {
 
     /** Operations counted by {@link #sessionStoreError}. */
     public static final java.util.List<String> SESSION_STORE_OPERATIONS = java.util.List.of("open", "disconnected",
-            "subscriptions", "append", "remove", "retain", "retained");
+            "subscriptions", "append", "remove", "retain", "retained", "will");
 
     /** @param kind resumed, new, clean or unavailable */
     public void sessionOpened(String kind) {

@@ -106,6 +106,14 @@ public interface SessionStore {
             int pending) {
     }
 
+    /**
+     * Where MQTT 5.0 wills wait for their delay so that the fleet publishes each once: empty for a store the other
+     * nodes do not share (the node then keeps them in memory).
+     */
+    default Optional<DelayedWillStore> delayedWills() {
+        return Optional.empty();
+    }
+
     default HealthStatus health() {
         return HealthStatus.UP;
     }

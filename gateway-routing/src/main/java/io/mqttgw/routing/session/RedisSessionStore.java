@@ -1,5 +1,6 @@
 package io.mqttgw.routing.session;
 
+import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.LiveSessions;
@@ -51,6 +52,8 @@ public final class RedisSessionStore implements SessionStore {
     /** Retained-hash entries one script call scans: each call's work in Redis is bounded, whatever the hash's size. */
     static final int RETAINED_SCAN_COUNT = 1000;
     private static final int MAX_RECENT_SCANS = 10_000;
+    /** How often the node looks for delayed wills that fell due: the most a will is published late. */
+    static final long WILL_POLL_MILLIS = 1000;
     private static final CompletionStage<List<DownlinkMessage>> NONE_RETAINED = CompletableFuture.completedFuture(
             List.of());
 
@@ -103,6 +106,7 @@ public final class RedisSessionStore implements SessionStore {
     private volatile Duration watchTimeout = Duration.ofSeconds(3);
     private SessionRewrite rewrite;
     private CompletableFuture<Void> closed;
+    private final RedisDelayedWills wills;
 
     /**
      * @param client        the Redis client
@@ -142,6 +146,7 @@ public final class RedisSessionStore implements SessionStore {
         this.maxPending = ascii(maxPending);
         this.maxRetained = ascii(maxRetained);
         this.retainedLimit = maxRetained;
+        this.wills = new RedisDelayedWills(this::eval, connector::connected, keys, WILL_POLL_MILLIS);
     }
 
     private static byte[] ascii(long n) {
@@ -238,11 +243,15 @@ public final class RedisSessionStore implements SessionStore {
     public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch) {
         boolean nothingKept = cleanStart && expiryMillis == 0;
         CompletionStage<List<Object>> reply = inOrder(clientId, () -> eval(keys.session(clientId),
-                SessionScripts.OPEN, RScript.ReturnType.LIST, sessionKeys(clientId),
+                SessionScripts.OPEN, RScript.ReturnType.LIST, List.of(keys.session(clientId), keys.pending(clientId),
+                        keys.messages(clientId), keys.will(clientId)),
                 cleanStart ? ascii(1) : ascii(0), ascii(epoch), nothingKept ? ascii(0) : ascii(1)));
         return reply.whenComplete((r, error) -> {
             if (error != null) {
                 logFailure("opening the session", clientId, error);
+            } else if (r != null && r.size() > 4 && r.get(4) instanceof byte[] will) {
+                // a clean start ended a session whose will was waiting for its delay: it goes out now, from here
+                wills.sessionEnded(will);
             }
         }).thenApply(r -> nothingKept || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
     }
@@ -540,6 +549,21 @@ public final class RedisSessionStore implements SessionStore {
     }
 
     @Override
+    public Optional<DelayedWillStore> delayedWills() {
+        return Optional.of(wills);
+    }
+
+    /** Delayed wills this node claimed when due and published. */
+    public long willsClaimedCount() {
+        return wills.claimedCount();
+    }
+
+    /** Polls for due delayed wills that failed. */
+    public long willPollFailureCount() {
+        return wills.failedPollCount();
+    }
+
+    @Override
     public HealthStatus health() {
         if (!connector.connected()) {
             return HealthStatus.degraded("redis session store not connected yet: " + connector.lastError());
@@ -610,6 +634,8 @@ public final class RedisSessionStore implements SessionStore {
         if (rewrite != null) {
             rewrite.stop();
         }
+        // wills still armed stay in Redis: the other nodes publish them when due
+        wills.stop();
         long deadline = System.nanoTime() + closeTimeout.toNanos();
         Thread t = new Thread(() -> {
             try {

@@ -57,6 +57,13 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
                 .description("Persistent sessions of connected devices written again after Redis lost its data")
                 .register(context.meters());
         context.meters().gauge("mqttgw.sessions.redis.left", store, RedisSessionStore::sessionsLeft);
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.wills.redis.claimed", store,
+                        RedisSessionStore::willsClaimedCount)
+                .description("Delayed wills this node claimed in Redis when due and published")
+                .register(context.meters());
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.wills.redis.poll.failures", store,
+                        RedisSessionStore::willPollFailureCount)
+                .description("Polls for due delayed wills that failed; retried every tick").register(context.meters());
         return store;
     }
 }

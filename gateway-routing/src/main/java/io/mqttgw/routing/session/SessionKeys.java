@@ -9,6 +9,10 @@ package io.mqttgw.routing.session;
  *   <li>{@code P:session:{clientId}:pending}: list of message ids, oldest first</li>
  *   <li>{@code P:session:{clientId}:messages}: hash message id to encoded message ({@link MessageCodec})</li>
  *   <li>{@code P:retained}: hash topic to encoded retained message</li>
+ *   <li>{@code P:will:{clientId}}: hash {@code epoch} (of the connection whose will it is), {@code will} (see
+ *       {@link WillCodec}): an MQTT 5.0 will waiting for its delay, deleted when the session is opened again</li>
+ *   <li>{@code P:wills-due:{n}}: sorted set of the wills of the client ids of group {@code n}
+ *       ({@link #willGroup}), member {@code <epoch>:<clientId>}, score the time the will is due</li>
  *   <li>{@code P:sessions-left:{nodeId}}: sorted set of the persistent sessions whose device last disconnected from
  * that node, member {@code <epoch>:<clientId>}, score the disconnect time; trimmed to {@code session.max-sessions}
  *       by deleting the oldest sessions</li>
@@ -40,6 +44,22 @@ public record SessionKeys(String prefix) {
     /** The value this node's session store writes at every check, to notice that Redis lost (or replaced) it. */
     public String watch(String nodeId) {
         return prefix + ":sessions-watch:{" + nodeId + "}";
+    }
+
+    public String will(String clientId) {
+        return prefix + ":will:{" + clientId + "}";
+    }
+
+    /** Due wills are indexed in this many sorted sets, so that on Redis Cluster they spread over the masters. */
+    public static final int WILL_GROUPS = 16;
+
+    public static int willGroup(String clientId) {
+        // String.hashCode is specified, so every node computes the same group
+        return Math.floorMod(clientId.hashCode(), WILL_GROUPS);
+    }
+
+    public String willsDue(int group) {
+        return prefix + ":wills-due:{" + group + "}";
     }
 
     public String retained() {

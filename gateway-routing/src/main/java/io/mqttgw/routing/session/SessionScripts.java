@@ -14,17 +14,30 @@ final class SessionScripts {
     static final long APPEND_FULL = -2;
 
     /**
-     * KEYS session, pending, messages; ARGV clean (0/1), epoch, keep (0/1). Clean: deletes the session; without keep
-     * (nothing is to outlive the connection) answers nothing. Otherwise marks it opened by this epoch (created if
-     * absent), takes any expiry off, and answers {existed (0/1), subscriptions or false, {id...}, {message...}}.
+     * KEYS session, pending, messages, will; ARGV clean (0/1), epoch, keep (0/1). Clean: deletes the session, which
+     * ends it, so a will waiting for its delay is taken (deleted and answered as a fifth element, for this node to
+     * publish at once); without keep (nothing is to outlive the connection) answers {0, false, {}, {}, will} with the
+     * will, else nothing. Not clean: the session resumes, so a waiting will is deleted, whichever node armed it. Then
+     * marks the session opened by this epoch, and whether clean (created if absent), takes any expiry off, and answers
+     * {existed (0/1), subscriptions or false, {id...}, {message...}, will or false}.
      */
     static final String OPEN = """
+            local will = false
             if ARGV[1] == '1' then
+              if KEYS[4] then
+                will = redis.call('HGET', KEYS[4], 'will')
+                if will then redis.call('DEL', KEYS[4]) end
+              end
               redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
-              if ARGV[3] ~= '1' then return {} end
+              if ARGV[3] ~= '1' then
+                if will then return {0, false, {}, {}, will} end
+                return {}
+              end
+            elseif KEYS[4] then
+              redis.call('DEL', KEYS[4])
             end
             local existed = redis.call('EXISTS', KEYS[1])
-            redis.call('HSET', KEYS[1], 'epoch', ARGV[2])
+            redis.call('HSET', KEYS[1], 'epoch', ARGV[2], 'clean', ARGV[1])
             redis.call('PERSIST', KEYS[1])
             redis.call('PERSIST', KEYS[2])
             redis.call('PERSIST', KEYS[3])
@@ -44,7 +57,7 @@ final class SessionScripts {
                 end
               end
             end
-            return {existed, subs, kept, messages}
+            return {existed, subs, kept, messages, will}
             """;
 
     /**

@@ -3,10 +3,13 @@ package io.mqttgw.core.mqtt.session;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.connection.Mqtt5Session;
+import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
-import io.mqttgw.core.spi.UplinkRejectedException;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.EventLoop;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Opens and closes the books on a connection: counts it open, and when it goes inactive counts the disconnect
@@ -19,9 +22,11 @@ import io.netty.channel.ChannelHandlerContext;
  */
 public final class ConnectionLifecycleHandler {
     private final SessionServices services;
+    private final WillPublication publisher;
 
     public ConnectionLifecycleHandler(SessionServices services) {
         this.services = services;
+        this.publisher = new WillPublication(services.metrics(), services.sink());
     }
 
     /** The connection is open (active). */
@@ -61,37 +66,46 @@ public final class ConnectionLifecycleHandler {
     /**
      * The will of a connection that ended without a normal DISCONNECT: published now, or (MQTT 5.0 will delay) when
      * the delay has passed unless the session resumes first. A takeover that resumes the session is that resumption
-     * (the will waits for nothing); one with a clean start ended the session, so the will goes out now. A shutting
-     * down node cannot wait: it publishes.
+     * (the will waits for nothing); one with a clean start ended the session, so the will goes out now. With a store
+     * the fleet shares, the will waits there, also when this node shuts down: its device may resume on another node.
+     * Without one, a shutting down node cannot wait: it publishes.
      */
     private void willOnClose(ChannelHandlerContext ctx, ConnectionContext c, UplinkMessage will,
                              DisconnectReason reason) {
         Mqtt5Session mqtt5 = c.mqtt5();
         int delay = mqtt5 == null ? 0 : mqtt5.willDelaySeconds();
-        if (delay == 0 || reason == DisconnectReason.SHUTDOWN || reason == DisconnectReason.USE_ANOTHER_SERVER) {
-            publishWill(will);
+        Optional<DelayedWillStore> fleet = DelayedWillStore.of(services.sessions());
+        if (delay == 0) {
+            publisher.publish(will);
         } else if (reason == DisconnectReason.TAKEOVER) {
             if (!c.persistent()) {
                 // the newer connection's clean start discarded this session
-                publishWill(will);
+                publisher.publish(will);
             }
+        } else if (fleet.isPresent()) {
+            armInFleet(fleet.get(), ctx.channel().eventLoop(), c, delay, will);
+        } else if (reason == DisconnectReason.SHUTDOWN || reason == DisconnectReason.USE_ANOTHER_SERVER) {
+            publisher.publish(will);
         } else {
-            services.wills().schedule(c.sessionKey(), ctx.channel().eventLoop(), delay, () -> publishWill(will));
+            services.wills().schedule(c.sessionKey(), ctx.channel().eventLoop(), delay, () -> publisher.publish(will));
         }
     }
 
     /**
-     * The will goes out as the device's last PUBLISH, stamped with the time the session ended: its expiry interval
-     * runs from when it is published, not from CONNECT.
+     * Leaves the will to the fleet's store. When the store cannot take it (Redis failing), this node keeps it as it
+     * would without a shared store: a device resuming on another node then does not cancel it, and a write that took
+     * effect although its answer was lost lets the fleet publish it as well.
      */
-    private void publishWill(UplinkMessage will) {
-        services.metrics().publishReceived(will.qos());
-        UplinkMessage published = new UplinkMessage(will.clientId(), will.topic(), will.qos(), will.retain(),
-                will.payload(), System.currentTimeMillis(), will.properties(), will.expiryInterval());
-        services.sink().send(published).whenComplete((ignored, error) -> {
-            if (error != null) {
-                services.metrics().uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
-            }
-        });
+    private void armInFleet(DelayedWillStore fleet, EventLoop loop, ConnectionContext c, int delay,
+                            UplinkMessage will) {
+        String sessionKey = c.sessionKey();
+        SessionStoreCalls.call(services.metrics(), "will", () -> fleet.arm(sessionKey, c.route().epoch(),
+                TimeUnit.SECONDS.toMillis(delay), will)).whenComplete((armed, error) -> {
+                    if (error != null) {
+                        services.wills().schedule(sessionKey, loop, delay, () -> publisher.publish(will));
+                    } else if (armed == DelayedWillStore.Armed.ENDED) {
+                        publisher.publish(will);
+                    }
+                });
     }
 }

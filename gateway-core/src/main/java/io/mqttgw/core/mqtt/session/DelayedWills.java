@@ -28,6 +28,8 @@ public final class DelayedWills {
     private final ConcurrentHashMap<String, Waiting> waiting = new ConcurrentHashMap<>();
     private final int max;
     private final LongAdder overflow = new LongAdder();
+    /** Set by {@link #publishAll}: a will scheduled later (a store's failed answer at shutdown) goes out at once. */
+    private volatile boolean closed;
 
     public DelayedWills(int max) {
         this.max = max;
@@ -35,6 +37,10 @@ public final class DelayedWills {
 
     /** Publishes {@code publish} after {@code delaySeconds} unless the session of {@code sessionKey} resumes first. */
     public void schedule(String sessionKey, EventLoop loop, int delaySeconds, Runnable publish) {
+        if (closed) {
+            publish.run();
+            return;
+        }
         if (waiting.size() >= max) {
             overflow.increment();
             publish.run();
@@ -75,6 +81,7 @@ public final class DelayedWills {
 
     /** The node shuts down and can no longer see a device come back: every waiting will is published now. */
     public void publishAll() {
+        closed = true;
         for (String sessionKey : waiting.keySet()) {
             publishNow(sessionKey);
         }

@@ -59,4 +59,12 @@ class DelayedWillsTest {
         assertEquals(1, wills.overflowCount());
         assertEquals(2, wills.size());
     }
+
+    @Test
+    void aWillScheduledAfterTheNodeBeganShuttingDownIsPublishedAtOnce() {
+        wills.publishAll();
+        wills.schedule("late", loop.eventLoop(), 5, published::incrementAndGet);
+        assertEquals(1, published.get(), "no loop will be there to publish it after its delay");
+        assertEquals(0, wills.size());
+    }
 }
