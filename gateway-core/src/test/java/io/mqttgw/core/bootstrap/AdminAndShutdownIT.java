@@ -144,7 +144,13 @@ class AdminAndShutdownIT {
         closer.join(30_000);
         assertFalse(closer.isAlive(), "shutdown finished");
         assertFalse(canConnect(port), "the device port is closed once the grace is over");
+        // the shutdown closed both; Paho learns of it on its own reader thread, and close() refuses until then
         for (MqttClient c : List.of(before, during)) {
+            long until = System.currentTimeMillis() + 15_000;
+            while (c.isConnected() && System.currentTimeMillis() < until) {
+                Thread.sleep(10);
+            }
+            assertFalse(c.isConnected(), c.getClientId() + " was closed by the shutdown");
             c.close(true);
         }
     }

@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every {@code interval} this node replaces its own watch value ({@link SessionKeys#watch}, "runId sequence")
  * and reads the value it replaced: anything but what it wrote last time means Redis no longer has what it was
- * told. Then it takes a snapshot of the connected devices' sessions ({@link LiveSessions}, read on their event loops)
+ * told (on its first check, a missing value: Redis may have lost the sessions opened before it). Then it takes a snapshot of the connected devices' sessions ({@link LiveSessions}, read on their event loops)
  * and writes each one ({@link SessionScripts#REWRITE}, ordered with that session's other calls), in chunks of
  * {@link #CHUNK}; a failure leaves the rewrite owed, tried again at the next check. What the node does not hold is
  * not rewritten: the sessions of offline devices, and the pending messages of connected ones (delivered or given up
@@ -91,9 +91,13 @@ final class SessionRewrite {
             String old = client.getScript(StringCodec.INSTANCE).<String>evalAsync(watchKey, RScript.Mode.READ_WRITE,
                     SessionScripts.WATCH, RScript.ReturnType.VALUE, List.of(watchKey), value)
                     .toCompletableFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
-            if (written != null && !written.equals(old)) {
-                LOG.warn("session store: Redis lost data (watch key {} held {} instead of {}); writing the persistent "
-                        + "sessions of this node's connected devices again", watchKey, old, written);
+            if (written == null ? old == null : !written.equals(old)) {
+                // on the first answer a missing key is also what a fresh node sees; but sessions opened before that
+                // answer (devices connect as soon as Redis does) would be lost unnoticed if Redis lost them meanwhile
+                if (written != null) {
+                    LOG.warn("session store: Redis lost data (watch key {} held {} instead of {}); writing the "
+                            + "persistent sessions of this node's connected devices again", watchKey, old, written);
+                }
                 owed = true;
             }
             written = value;
@@ -122,6 +126,9 @@ final class SessionRewrite {
         }
         owed = false;
         rewrites += done;
+        if (live.isEmpty()) {
+            return;
+        }
         LOG.info("session store: wrote {} persistent sessions of connected devices again ({} connected with one)",
                 done, live.size());
     }
