@@ -41,6 +41,8 @@ public final class Device implements Runnable {
     long lostAtNanos;
     /** QoS 1 PUBLISHes sent on this connection and not yet acknowledged. */
     int unacked;
+    /** QoS 1 PUBLISHes not yet acknowledged, whichever connection sent them; resent after a reconnect. */
+    final Outbox outbox = new Outbox();
     /** When the unanswered PINGREQ was sent, or 0. */
     long pingSentNanos;
 
@@ -51,8 +53,11 @@ public final class Device implements Runnable {
         this.fleet = fleet;
     }
 
+    /** The next packet id not held by a PUBLISH still waiting for its PUBACK. */
     int nextPacketId() {
-        nextPacketId = nextPacketId >= 65_535 ? 1 : nextPacketId + 1;
+        do {
+            nextPacketId = nextPacketId >= 65_535 ? 1 : nextPacketId + 1;
+        } while (outbox.size() > 0 && outbox.holds(nextPacketId));
         return nextPacketId;
     }
 
