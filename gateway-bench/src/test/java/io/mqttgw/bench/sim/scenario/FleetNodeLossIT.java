@@ -90,7 +90,7 @@ class FleetNodeLossIT {
                     "--nodes", "127.0.0.1:" + survivor.tlsPort() + "/" + survivor.adminPort() + ",127.0.0.1:"
                             + leaving.tlsPort() + "/" + leaving.adminPort(),
                     "--health-interval", "30s", "--clean-session", "false",
-                    "--heartbeat-interval", "1s", "--heartbeat-qos", "1",
+                    "--profile", "field", "--heartbeat-interval", "1s", "--heartbeat-qos", "1",
                     "--ramp-rate", "200", "--backoff-base", "50ms", "--backoff-max", "2s",
                     "--pki-dir", dir.resolve("bench-pki").toString(),
                     "--server-ca", serverPki.caFile().toString(), "--out", dir.resolve("out").toString()));
