@@ -168,8 +168,10 @@ public final class DeviceFleet implements AutoCloseable {
 
     /**
      * The balancer's view per node ({@code node.<i>.connected}, {@code .open}, {@code .live}, {@code .refused},
-     * {@code .failed}, {@code .drops}, {@code .outs}) and the devices' returns after a lost connection; keys starting
-     * {@code max.} are maxima over workers, the others sums.
+     * {@code .failed}, {@code .drops}, {@code .outs}), the devices' returns after a lost connection and their QoS 1
+     * bookkeeping ({@code qos1Resent}, {@code qos1AckedAfterResend}, {@code qos1Abandoned}, {@code qos1WindowFull},
+     * the gauges {@code qos1Outstanding} and {@code qos1Overdue}); keys starting {@code max.} are maxima over
+     * workers, the others sums.
      */
     public java.util.Map<String, Long> fleetCounters() {
         java.util.Map<String, Long> m = new java.util.TreeMap<>();
