@@ -7,7 +7,8 @@ import java.util.concurrent.ScheduledFuture;
 /**
  * One simulated device: about a hundred bytes of state, and an {@link Outbox} of a few dozen more once it sends
  * QoS 1, confined to its event loop ({@link #loop}); the only cross-thread field is {@link #certificateRequested},
- * written by the TLS key manager before the handshake completes on that loop. Its single timer (traffic, PINGREQ or reconnect) runs {@link #run} on the loop.
+ * written by the TLS key manager before the handshake completes on that loop. Its single timer (traffic, PINGREQ or
+ * reconnect) runs {@link #run} on the loop.
  */
 public final class Device implements Runnable {
     enum State { IDLE, QUEUED, CONNECTING, CONNECTED, WAITING }
