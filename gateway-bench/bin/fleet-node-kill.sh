@@ -12,7 +12,9 @@
 #   --scenario rolling  restarts every node in turn: SIGTERM (the node drains: ready 503 for shutdown.ready-grace,
 #                       then closes its devices at shutdown.drain-rate), wait for its exit, start it again, wait for
 #                       /health/ready 200; failed attempts, QoS 1 PUBLISHes whose connection ended before their PUBACK
-#                       (qos1_unacked: the device never learnt they arrived), total time.
+#                       (qos1_unacked), total time.
+# In both, a device with a persistent session resends its unacknowledged QoS 1 PUBLISHes after it reconnects
+# (qos1_resent); qos1_lost counts those never acknowledged by the end of the run (target 0).
 #
 # Every round starts a fresh Redis and fresh nodes. Figures go to OUT/results.tsv (one line per round), their ranges
 # over the rounds to OUT/summary.tsv and OUT/index.html (which links each round's bench report: connections per node
@@ -173,7 +175,7 @@ dead_node_keys() {
 
 COLUMNS=(round scenario utc load1 devices nodes connected_before on_killed all_back seconds moved failed_attempts
   refused_redispatched failed_twice resumed_share session_present_share collateral ping_p50_ms ping_p99_ms
-  qos1_sent qos1_unacked routes_gone_s)
+  qos1_sent qos1_unacked qos1_resent qos1_lost routes_gone_s)
 (IFS=$'\t'; echo "${COLUMNS[*]}") > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   RUN_DIR="$OUT/r$round"
@@ -235,7 +237,7 @@ for round in $(seq 1 "$ROUNDS"); do
        r($f.secondsUntilAllBack // $f.totalSeconds), $f.devicesMoved, attempts($f.failedAttempts),
        $f.refusedRedispatched, $f.devicesFailedMoreThanOnce, r($f.resumedShare), r($f.sessionPresentShare),
        ($f.collateralDrops // ""), r($f.pingRespMs.p50), r($f.pingRespMs.p99), $f.qos1Sent, $f.qos1Unacknowledged,
-       $gone] | @tsv' "$s" >> "$OUT/results.tsv"
+       $f.qos1Resent, $f.qos1Lost, $gone] | @tsv' "$s" >> "$OUT/results.tsv"
   else
     printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$SCENARIO" "$utc" "$load" "$RUN_DIR/bench.out" \
       >> "$OUT/results.tsv"

@@ -54,6 +54,10 @@ public final class ConnectionContext {
     private boolean handshakeSlot;
     private TopicAcl acl;
     private DisconnectReason closeReason;
+    /** Set while a draining node waits for the PUBACKs it owes before it closes the connection. */
+    private boolean drainAfterAcks;
+    /** Where the drain sends an MQTT 5.0 device once those are written, or null. */
+    private String drainReference;
     private UplinkMessage will;
     /** Immutable; replaced on change and shared with the session store (no map per connection). */
     private Subscriptions subscriptions = Subscriptions.NONE;
@@ -331,6 +335,21 @@ public final class ConnectionContext {
         if (closeReason == null) {
             closeReason = reason;
         }
+    }
+
+    /** Whether a drain waits for this connection's owed PUBACKs before closing it. */
+    public boolean drainAfterAcks() {
+        return drainAfterAcks;
+    }
+
+    public String drainReference() {
+        return drainReference;
+    }
+
+    /** Marks the connection as drained once the PUBACKs it owes are written; {@code serverReference} may be null. */
+    public void drainAfterAcks(String serverReference) {
+        drainAfterAcks = true;
+        drainReference = serverReference;
     }
 
     /** Topic filter to what was granted, in subscription order. */

@@ -7,7 +7,9 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageBuilders;
 import io.netty.handler.codec.mqtt.MqttProperties;
+import io.mqttgw.core.mqtt.publish.UplinkAcks;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The one place connections are closed by the gateway. The first reason given wins, so an error that follows a
@@ -25,6 +27,11 @@ import java.nio.charset.StandardCharsets;
  * (MQTT-3.14.2-3).
  */
 public final class DeviceDisconnector {
+    /**
+     * How long a draining node keeps a device open for the PUBACKs it owes (its sink still takes their PUBLISHes):
+     * long enough for a batching sink's flush, short enough that a stuck sink does not hold the drain.
+     */
+    public static final long OWED_ACKS_WAIT_MILLIS = 2_000;
     /** The encoded DISCONNECT per reason (by ordinal), or null for a reason never told. */
     private static final ByteBuf[] TOLD = new ByteBuf[DisconnectReason.values().length];
 
@@ -69,9 +76,35 @@ public final class DeviceDisconnector {
      * the device's maximum packet size is below that DISCONNECT; a 3.1.1 device has no way to be told and is closed,
      * counted as {@link DisconnectReason#SHUTDOWN}.
      *
+     * <p>A connection that still waits for its sink to take QoS 1/2 PUBLISHes it read stops reading and is closed once
+     * their acknowledgements are written ({@link #owedAcksWritten}), or after {@link #OWED_ACKS_WAIT_MILLIS}: closed
+     * before, its device would send them again to the next node and the sink would get them twice.
+     *
      * @param serverReference where the device should go instead, or null
      */
     public static void drain(Channel channel, String serverReference) {
+        ConnectionContext c = ConnectionContext.of(channel);
+        UplinkAcks acks = c.acksOrNull();
+        if (acks != null && acks.size() > 0 && !c.drainAfterAcks() && c.closeReason() == null
+                && channel.isActive()) {
+            c.drainAfterAcks(serverReference);
+            channel.config().setAutoRead(false);
+            channel.eventLoop().schedule(() -> drainNow(channel, serverReference), OWED_ACKS_WAIT_MILLIS,
+                    TimeUnit.MILLISECONDS);
+            return;
+        }
+        drainNow(channel, serverReference);
+    }
+
+    /** Called once a connection owes no more acknowledgements: closes it if a drain waited for that. */
+    public static void owedAcksWritten(Channel channel) {
+        ConnectionContext c = ConnectionContext.of(channel);
+        if (c.drainAfterAcks() && channel.isActive()) {
+            drainNow(channel, c.drainReference());
+        }
+    }
+
+    private static void drainNow(Channel channel, String serverReference) {
         ConnectionContext c = ConnectionContext.of(channel);
         if (serverReference == null || !c.capabilities().reasonCodes()) {
             close(channel, DisconnectReason.SHUTDOWN);

@@ -46,7 +46,7 @@ public final class BenchCommand {
                     + "gateway memory and latency.",
             Scenario.FLEET, "Play the L4 balancer over --nodes: spread the devices, hold, then --action kill (SIGKILL "
                     + "one node) or rolling (--restart-command per node); time until every device is back, failed "
-                    + "attempts, resumed share, collateral drops, PINGRESP latency, QoS 1 left unacknowledged.");
+                    + "attempts, resumed share, collateral drops, PINGRESP latency, QoS 1 resent and lost.");
 
     private BenchCommand() {
     }

@@ -5,9 +5,10 @@ import io.netty.channel.EventLoop;
 import java.util.concurrent.ScheduledFuture;
 
 /**
- * One simulated device: about a hundred bytes of state, confined to its event loop ({@link #loop}); the only
- * cross-thread field is {@link #certificateRequested}, written by the TLS key manager before the handshake
- * completes on that loop. Its single timer (traffic, PINGREQ or reconnect) runs {@link #run} on the loop.
+ * One simulated device: about a hundred bytes of state, and an {@link Outbox} of a few dozen more once it sends
+ * QoS 1, confined to its event loop ({@link #loop}); the only cross-thread field is {@link #certificateRequested},
+ * written by the TLS key manager before the handshake completes on that loop. Its single timer (traffic, PINGREQ or
+ * reconnect) runs {@link #run} on the loop.
  */
 public final class Device implements Runnable {
     enum State { IDLE, QUEUED, CONNECTING, CONNECTED, WAITING }
@@ -41,6 +42,8 @@ public final class Device implements Runnable {
     long lostAtNanos;
     /** QoS 1 PUBLISHes sent on this connection and not yet acknowledged. */
     int unacked;
+    /** QoS 1 PUBLISHes not yet acknowledged, whichever connection sent them; resent after a reconnect. */
+    final Outbox outbox = new Outbox();
     /** When the unanswered PINGREQ was sent, or 0. */
     long pingSentNanos;
 
@@ -51,8 +54,11 @@ public final class Device implements Runnable {
         this.fleet = fleet;
     }
 
+    /** The next packet id not held by a PUBLISH still waiting for its PUBACK. */
     int nextPacketId() {
-        nextPacketId = nextPacketId >= 65_535 ? 1 : nextPacketId + 1;
+        do {
+            nextPacketId = nextPacketId >= 65_535 ? 1 : nextPacketId + 1;
+        } while (outbox.size() > 0 && outbox.holds(nextPacketId));
         return nextPacketId;
     }
 

@@ -50,6 +50,7 @@ import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The devices of one process: devices {@code first} to {@code first + count - 1} of the run, spread over a few
@@ -62,6 +63,11 @@ import java.util.concurrent.TimeUnit;
 public final class DeviceFleet implements AutoCloseable {
     static final AttributeKey<Device> DEVICE = AttributeKey.valueOf("bench.device");
     private static final int MAX_PACKET = 1024 * 1024;
+    /**
+     * A QoS 1 PUBLISH still unacknowledged this long after its first send is overdue; one still overdue at the end of
+     * a run (after a settle longer than this) was never acknowledged: lost.
+     */
+    public static final long OVERDUE_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     private final FleetOptions options;
     private final TrafficProfile profile;
@@ -84,6 +90,8 @@ public final class DeviceFleet implements AutoCloseable {
     private final ByteBuf payload;
     private final boolean epoll;
     private final List<ScheduledFuture<?>> publishTasks = new ArrayList<>();
+    /** Per event loop, its devices' overdue QoS 1 PUBLISHes, counted on that loop once a second. */
+    private final AtomicLongArray overdueByLoop;
     private volatile boolean stopping;
 
     /**
@@ -140,6 +148,7 @@ public final class DeviceFleet implements AutoCloseable {
             bootstraps[i] = b;
             devicesByLoop.add(new ArrayList<>());
         }
+        this.overdueByLoop = new AtomicLongArray(loops.length);
         this.devices = new Device[count];
         for (int i = 0; i < count; i++) {
             int loop = i % loops.length;
@@ -159,8 +168,10 @@ public final class DeviceFleet implements AutoCloseable {
 
     /**
      * The balancer's view per node ({@code node.<i>.connected}, {@code .open}, {@code .live}, {@code .refused},
-     * {@code .failed}, {@code .drops}, {@code .outs}) and the devices' returns after a lost connection; keys starting
-     * {@code max.} are maxima over workers, the others sums.
+     * {@code .failed}, {@code .drops}, {@code .outs}), the devices' returns after a lost connection and their QoS 1
+     * bookkeeping ({@code qos1Resent}, {@code qos1AckedAfterResend}, {@code qos1Abandoned}, {@code qos1WindowFull},
+     * the gauges {@code qos1Outstanding} and {@code qos1Overdue}); keys starting {@code max.} are maxima over
+     * workers, the others sums.
      */
     public java.util.Map<String, Long> fleetCounters() {
         java.util.Map<String, Long> m = new java.util.TreeMap<>();
@@ -182,6 +193,16 @@ public final class DeviceFleet implements AutoCloseable {
         m.put("max.returnMillis", stats.returnMillisMax.get());
         m.put("max.lastReturnEpochMillis", stats.lastReturnMillis.get());
         m.put("qos1Unacked", stats.qos1Unacked.sum());
+        m.put("qos1Resent", stats.qos1Resent.sum());
+        m.put("qos1AckedAfterResend", stats.qos1AckedAfterResend.sum());
+        m.put("qos1Abandoned", stats.qos1Abandoned.sum());
+        m.put("qos1WindowFull", stats.qos1WindowFull.sum());
+        m.put("qos1Outstanding", stats.qos1Outstanding.sum());
+        long overdue = 0;
+        for (int i = 0; i < overdueByLoop.length(); i++) {
+            overdue += overdueByLoop.get(i);
+        }
+        m.put("qos1Overdue", overdue);
         return m;
     }
 
@@ -196,6 +217,18 @@ public final class DeviceFleet implements AutoCloseable {
             connector.enqueue(d);
         }
         connector.startTicking(loops[0]);
+        for (int i = 0; i < loops.length; i++) {
+            int loop = i;
+            List<Device> mine = devicesByLoop.get(i);
+            loops[i].scheduleAtFixedRate(() -> {
+                long now = System.nanoTime();
+                long n = 0;
+                for (Device d : mine) {
+                    n += d.outbox.olderThan(OVERDUE_NANOS, now);
+                }
+                overdueByLoop.set(loop, n);
+            }, 1, 1, TimeUnit.SECONDS);
+        }
     }
 
     /** Marks the device whose TLS key manager was asked for a certificate (a full handshake, not a resumed one). */
@@ -319,6 +352,9 @@ public final class DeviceFleet implements AutoCloseable {
             d.lostAtNanos = 0;
         }
         Channel ch = d.channel;
+        if (!options.protocol().cleanSession()) {
+            traffic.resend(d, ch);
+        }
         ch.writeAndFlush(MqttMessageBuilders.subscribe().messageId(d.nextPacketId())
                 .addSubscription(MqttQoS.AT_LEAST_ONCE, "devices/" + d.clientId + "/commands").build(),
                 ch.voidPromise());
@@ -338,6 +374,13 @@ public final class DeviceFleet implements AutoCloseable {
         }
         if (d.unacked > 0) {
             d.unacked--;
+        }
+        Outbox.Ack found = d.outbox.ack(packetId);
+        if (found != Outbox.Ack.UNKNOWN) {
+            stats.qos1Outstanding.decrement();
+            if (found == Outbox.Ack.AFTER_RESEND && !refused) {
+                stats.qos1AckedAfterResend.increment();
+            }
         }
         if (packetId == d.pendingPacketId) {
             if (!refused) {
@@ -416,6 +459,12 @@ public final class DeviceFleet implements AutoCloseable {
             stats.qos1Unacked.add(d.unacked);
         }
         d.unacked = 0;
+        if (options.protocol().cleanSession() && !stopping) {
+            // a clean session ends the device's claim on them: MQTT has it discard what was not acknowledged
+            int abandoned = d.outbox.clear();
+            stats.qos1Abandoned.add(abandoned);
+            stats.qos1Outstanding.add(-abandoned);
+        }
         if (d.state == Device.State.CONNECTING) {
             balancer.closed(d.node);
             stats.connecting.decrementAndGet();
@@ -536,7 +585,7 @@ public final class DeviceFleet implements AutoCloseable {
                 Device d = mine.get(cursor);
                 cursor = cursor + 1 == size ? 0 : cursor + 1;
                 if (d.state == Device.State.CONNECTED && d.channel != null) {
-                    traffic.publish(d, d.channel, "/telemetry", bytes, qos, now);
+                    traffic.publish(d, d.channel, Traffic.TELEMETRY, bytes, qos, now);
                     d.channel.flush();
                     budget -= 1;
                 }

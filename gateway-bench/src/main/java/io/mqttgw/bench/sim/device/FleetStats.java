@@ -50,6 +50,15 @@ public final class FleetStats {
     final AtomicLong lastReturnMillis = new AtomicLong();
     /** QoS 1 PUBLISHes whose connection ended before their PUBACK: the device never learnt they arrived. */
     final LongAdder qos1Unacked = new LongAdder();
+    /** QoS 1 PUBLISHes sent again (DUP set, same packet id) after a reconnect, and of those the ones acknowledged. */
+    final LongAdder qos1Resent = new LongAdder();
+    final LongAdder qos1AckedAfterResend = new LongAdder();
+    /** Unacknowledged QoS 1 PUBLISHes a clean-session device gave up when its connection ended: never resent. */
+    final LongAdder qos1Abandoned = new LongAdder();
+    /** QoS 1 PUBLISHes not sent because the device's in-flight window was full. */
+    final LongAdder qos1WindowFull = new LongAdder();
+    /** QoS 1 PUBLISHes sent and not yet acknowledged (a gauge). */
+    final LongAdder qos1Outstanding = new LongAdder();
     private final Recorder pingLatency = new Recorder(3);
     private final Map<String, LongAdder> failures = new ConcurrentHashMap<>();
     private final Recorder ackLatency = new Recorder(3);

@@ -22,6 +22,12 @@ final class Traffic {
     private static final MqttMessage PINGREQ = new MqttMessage(
             new MqttFixedHeader(MqttMessageType.PINGREQ, false, MqttQoS.AT_MOST_ONCE, false, 0));
 
+    /** Topic suffixes by the kind an {@link Outbox} entry keeps. */
+    static final int HEARTBEAT = 0;
+    static final int STATUS = 1;
+    static final int TELEMETRY = 2;
+    private static final String[] SUFFIXES = {"/heartbeat", "/status", "/telemetry"};
+
     private final TrafficProfile profile;
     private final FleetStats stats;
     private final ByteBuf payload;
@@ -52,11 +58,11 @@ final class Traffic {
         Channel ch = d.channel;
         long now = System.nanoTime();
         if (profile.enabled() && now - d.nextHeartbeat >= 0) {
-            publish(d, ch, "/heartbeat", profile.heartbeatBytes(), profile.heartbeatQos(), now);
+            publish(d, ch, HEARTBEAT, profile.heartbeatBytes(), profile.heartbeatQos(), now);
             d.nextHeartbeat = next(d.nextHeartbeat, profile.heartbeatNanos(), now);
         }
         if (profile.enabled() && now - d.nextStatus >= 0) {
-            publish(d, ch, "/status", profile.statusBytes(), profile.statusQos(), now);
+            publish(d, ch, STATUS, profile.statusBytes(), profile.statusQos(), now);
             d.nextStatus = next(d.nextStatus, profile.statusNanos(), now);
         }
         if (now - d.nextPing >= 0) {
@@ -81,11 +87,19 @@ final class Traffic {
         d.timer = d.loop.schedule(d, Math.max(0, next - now), TimeUnit.NANOSECONDS);
     }
 
-    /** Writes (without flushing) one PUBLISH of {@code bytes} to {@code devices/<id><suffix>}. */
-    void publish(Device d, Channel ch, String suffix, int bytes, int qos, long now) {
+    /**
+     * Writes (without flushing) one PUBLISH of {@code bytes} to {@code devices/<id>} and the suffix of {@code kind};
+     * a QoS 1 one is kept in the device's outbox until its PUBACK, and not sent at all when the outbox is full.
+     */
+    void publish(Device d, Channel ch, int kind, int bytes, int qos, long now) {
         int id = 0;
         if (qos > 0) {
             id = d.nextPacketId();
+            if (!d.outbox.add(id, kind, bytes, now)) {
+                stats.qos1WindowFull.increment();
+                return;
+            }
+            stats.qos1Outstanding.increment();
             stats.publishedQos1.increment();
             d.unacked++;
             if (d.pendingPacketId == 0) {
@@ -93,11 +107,29 @@ final class Traffic {
                 d.pendingSentNanos = now;
             }
         }
-        MqttPublishMessage msg = new MqttPublishMessage(
-                new MqttFixedHeader(MqttMessageType.PUBLISH, false, MqttQoS.valueOf(qos), false, 0),
-                new MqttPublishVariableHeader("devices/" + d.clientId + suffix, id),
-                payload.retainedSlice(0, bytes));
-        ch.write(msg, ch.voidPromise());
+        ch.write(publishMessage(d, kind, bytes, qos, id, false), ch.voidPromise());
         stats.published.increment();
+    }
+
+    /**
+     * Writes (without flushing) every PUBLISH of the device's outbox again, in the order first sent, with DUP set
+     * and its packet id, as a device with a persistent session does after it reconnects and before new traffic.
+     */
+    void resend(Device d, Channel ch) {
+        Outbox o = d.outbox;
+        for (int i = 0; i < o.size(); i++) {
+            o.markResent(i);
+            ch.write(publishMessage(d, o.kind(i), o.bytes(i), 1, o.packetId(i), true), ch.voidPromise());
+            d.unacked++;
+            stats.qos1Resent.increment();
+            stats.published.increment();
+        }
+    }
+
+    private MqttPublishMessage publishMessage(Device d, int kind, int bytes, int qos, int id, boolean dup) {
+        return new MqttPublishMessage(
+                new MqttFixedHeader(MqttMessageType.PUBLISH, dup, MqttQoS.valueOf(qos), false, 0),
+                new MqttPublishVariableHeader("devices/" + d.clientId + SUFFIXES[kind], id),
+                payload.retainedSlice(0, bytes));
     }
 }

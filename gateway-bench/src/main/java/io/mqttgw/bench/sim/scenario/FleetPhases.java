@@ -3,6 +3,7 @@ package io.mqttgw.bench.sim.scenario;
 import io.mqttgw.bench.sim.config.BenchOptions;
 import io.mqttgw.bench.sim.config.GatewayNode;
 import io.mqttgw.bench.sim.config.NodeAction;
+import io.mqttgw.bench.sim.device.DeviceFleet;
 import io.mqttgw.bench.sim.device.FailureReasons;
 import java.io.IOException;
 import java.time.Duration;
@@ -79,7 +80,9 @@ final class FleetPhases {
             case ROLLING -> rolling(action, f, before, fleetBefore);
             default -> { }
         }
-        sleepTicking(Duration.ofSeconds(2));
+        // longer than a PUBACK may take before it counts as overdue, and a report interval more: a message still
+        // overdue after it was never acknowledged, whereas one sent meanwhile is not yet in question
+        sleepTicking(Duration.ofNanos(DeviceFleet.OVERDUE_NANOS).plusSeconds(3));
         Map<String, Long> fleetAfter = timeline.fleetTotals();
         Timeline.Totals after = timeline.totals();
         f.put("connectedAfter", after.connected());
@@ -89,6 +92,15 @@ final class FleetPhases {
         f.put("qos1Acked", after.acked() - before.acked());
         // sent on a connection that ended before its PUBACK: the device never learnt the message arrived
         f.put("qos1Unacknowledged", delta(fleetAfter, fleetBefore, "qos1Unacked"));
+        f.put("qos1Resent", delta(fleetAfter, fleetBefore, "qos1Resent"));
+        f.put("qos1AckedAfterResend", delta(fleetAfter, fleetBefore, "qos1AckedAfterResend"));
+        f.put("qos1WindowFull", delta(fleetAfter, fleetBefore, "qos1WindowFull"));
+        // sent and never acknowledged: still waiting at the end, or given up by a clean-session device
+        long lost = fleetAfter.getOrDefault("qos1Overdue", 0L) + delta(fleetAfter, fleetBefore, "qos1Abandoned");
+        f.put("qos1Lost", lost);
+        if (lost > 0) {
+            problems.add("fleet: " + lost + " QoS 1 messages were never acknowledged");
+        }
     }
 
     /** SIGKILL to one node; waits until every device it held has had a CONNACK from another node. */
@@ -174,6 +186,7 @@ final class FleetPhases {
             step.put("refusedRedispatched", sumNodes(now, fb, "refused"));
             step.put("devicesMoved", delta(now, fb, "returns"));
             step.put("qos1Unacknowledged", delta(now, fb, "qos1Unacked"));
+            step.put("qos1Resent", delta(now, fb, "qos1Resent"));
             steps.add(step);
             if (!back) {
                 problems.add("fleet: devices not all back " + options.run().recoverTimeout().toSeconds()

@@ -72,10 +72,62 @@ class FleetNodeLossIT {
         }
     }
 
+    /**
+     * The leaving node's sink never acknowledges, so every QoS 1 PUBLISH its devices send is still unacknowledged
+     * when it closes; with persistent sessions the devices resend them to the survivor, which acknowledges them all.
+     */
+    @Test
+    @Timeout(120)
+    void persistentDevicesResendWhatTheClosedNodeNeverAcknowledgedAndLoseNothing(@TempDir Path dir)
+            throws Exception {
+        TestPki serverPki = TestPki.create(dir.resolve("server-pki"));
+        BenchPki benchPki = BenchPki.open(dir.resolve("bench-pki"), KeyAlgorithm.EC);
+        Gateway survivor = node(serverPki, benchPki, dir.resolve("a"));
+        Gateway leaving = node(serverPki, benchPki, dir.resolve("b"), "controlled");
+        try {
+            BenchOptions options = BenchCommand.parseScenario(Scenario.FLEET, List.of("--workers", "0",
+                    "--devices", Integer.toString(DEVICES), "--admin", "none",
+                    "--nodes", "127.0.0.1:" + survivor.tlsPort() + "/" + survivor.adminPort() + ",127.0.0.1:"
+                            + leaving.tlsPort() + "/" + leaving.adminPort(),
+                    "--health-interval", "30s", "--clean-session", "false",
+                    "--profile", "field", "--heartbeat-interval", "1s", "--heartbeat-qos", "1",
+                    "--ramp-rate", "200", "--backoff-base", "50ms", "--backoff-max", "2s",
+                    "--pki-dir", dir.resolve("bench-pki").toString(),
+                    "--server-ca", serverPki.caFile().toString(), "--out", dir.resolve("out").toString()));
+            try (WorkerRuntime devices = new WorkerRuntime(options, 0, 1, n -> { })) {
+                devices.start();
+                await(devices, r -> r.connected() == DEVICES, "all connected");
+                await(devices, r -> r.fleet().get("qos1Outstanding") >= 2 * r.fleet().get("node.1.connected"),
+                        "two heartbeats of every device on the leaving node waiting for their PUBACK");
+
+                leaving.close();
+
+                WorkerReport after = await(devices, r -> r.fleet().get("node.0.connected") == DEVICES
+                        && r.fleet().get("qos1Resent") > 0
+                        && r.fleet().get("qos1AckedAfterResend").equals(r.fleet().get("qos1Resent")),
+                        "every resent PUBLISH acknowledged by the survivor");
+                Map<String, Long> f = after.fleet();
+                assertTrue(f.get("qos1Resent") >= 2 * f.get("returns"), "each moved device resent its own: " + f);
+                assertEquals(0L, f.get("qos1Abandoned"), f.toString());
+                assertEquals(0L, f.get("qos1WindowFull"), f.toString());
+                // the overdue count is refreshed once a second: after two refreshes nothing sent is still waiting
+                Thread.sleep(2_500);
+                assertEquals(0L, devices.report().fleet().get("qos1Overdue"), "nothing lost: " + f);
+            }
+        } finally {
+            leaving.close();
+            survivor.close();
+        }
+    }
+
     private static Gateway node(TestPki serverPki, BenchPki benchPki, Path dir) throws Exception {
+        return node(serverPki, benchPki, dir, "discard");
+    }
+
+    private static Gateway node(TestPki serverPki, BenchPki benchPki, Path dir, String sink) throws Exception {
         return TestGateway.tls(serverPki, dir)
                 .with("listener.tls.ca-file", benchPki.caFile().toString())
-                .with("uplink.sink", "discard")
+                .with("uplink.sink", sink)
                 .start();
     }
 

@@ -275,10 +275,13 @@ public final class UplinkPublishHandler {
         if (acks.readingPaused() && acks.drained()) {
             acks.readingPaused(false);
             metrics.readingPaused(false);
-            if (channel.isWritable()) {
+            if (channel.isWritable() && !ConnectionContext.of(channel).drainAfterAcks()) {
                 // an unwritable channel stays paused; the writability watch resumes it once it drains
                 channel.config().setAutoRead(true);
             }
+        }
+        if (acks.size() == 0) {
+            DeviceDisconnector.owedAcksWritten(channel);
         }
     }
 }
