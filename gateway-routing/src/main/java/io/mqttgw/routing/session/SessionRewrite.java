@@ -22,13 +22,14 @@ import org.slf4j.LoggerFactory;
  * without persistence or from an older snapshot): a connected device's session is otherwise only written at its
  * CONNECT, so after a FLUSHALL it would be gone for good, and the device's next reconnect would start empty.
  *
- * <p>Every {@code interval} this node replaces its own watch value ({@link SessionKeys#watch}, "runId sequence")
- * and reads the value it replaced: anything but what it wrote last time means Redis no longer has what it was
- * told (on its first check, a missing value: Redis may have lost the sessions opened before it). Then it takes a
- * snapshot of the connected devices' sessions ({@link LiveSessions}, read on their event loops) and writes each one
- * ({@link SessionScripts#REWRITE}, ordered with that session's other calls), in chunks of {@link #CHUNK}; a failure leaves the rewrite owed, tried again at the next check. What the node does not hold is
- * not rewritten: the sessions of offline devices, and the pending messages of connected ones (delivered or given up
- * by the node, which holds them in flight), are lost with the data.
+ * <p>Every {@code interval} this node replaces its own watch value ({@link SessionKeys#watch}, "runId sequence") and
+ * reads the value it replaced: anything but what it wrote last time means Redis no longer has what it was told (on its
+ * first check, a missing value: Redis may have lost the sessions opened before it). Then it takes a snapshot of the
+ * connected devices' sessions ({@link LiveSessions}, read on their event loops) and writes each one ({@link
+ * SessionScripts#REWRITE}, ordered with that session's other calls), in chunks of {@link #CHUNK}; a failure leaves the
+ * rewrite owed, tried again at the next check. What the node does not hold is not rewritten: the sessions of offline
+ * devices, and the pending messages of connected ones (delivered or given up by the node, which holds them in flight),
+ * are lost with the data.
  *
  * <p>One thread of its own, {@code redis-session-watch}; each call bounded by {@code timeout}.
  */
