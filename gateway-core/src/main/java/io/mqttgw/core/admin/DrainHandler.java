@@ -31,12 +31,12 @@ final class DrainHandler extends SinglePathOperationHandler {
             return;
         }
         Map<String, List<String>> parameters = call.query().parameters();
-        String bad = badQuery(parameters);
+        String bad = badFlagQuery(parameters, "exit");
         if (bad != null) {
             call.refuse(HttpResponseStatus.BAD_REQUEST, "invalid", bad);
             return;
         }
-        boolean exit = !"false".equals(first(parameters, "exit"));
+        boolean exit = flag(parameters, "exit", true);
         OperatorApi.DrainReport report = api.drain().start(call.operator(), exit);
         call.answer("ok", report.alreadyDraining() ? "already draining" : "draining",
                 OperatorJson.response(HttpResponseStatus.ACCEPTED, g -> {
@@ -51,22 +51,5 @@ final class DrainHandler extends SinglePathOperationHandler {
                     }
                     g.writeEndObject();
                 }));
-    }
-
-    private static String badQuery(Map<String, List<String>> parameters) {
-        for (Map.Entry<String, List<String>> p : parameters.entrySet()) {
-            if (!"exit".equals(p.getKey())) {
-                return "unknown parameter " + p.getKey() + "; " + DRAIN + " takes exit=true|false";
-            }
-            if (p.getValue().size() != 1 || !List.of("true", "false").contains(p.getValue().get(0))) {
-                return "exit takes true or false";
-            }
-        }
-        return null;
-    }
-
-    private static String first(Map<String, List<String>> parameters, String name) {
-        List<String> values = parameters.get(name);
-        return values == null || values.isEmpty() ? null : values.get(0);
     }
 }

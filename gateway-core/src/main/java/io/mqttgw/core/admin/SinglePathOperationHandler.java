@@ -10,6 +10,8 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
+import java.util.List;
+import java.util.Map;
 
 /**
  * An operation that owns one path and takes {@code POST}: requests for other paths pass on down the pipeline; for its
@@ -52,6 +54,27 @@ abstract class SinglePathOperationHandler extends ChannelInboundHandlerAdapter {
 
     /** Runs the operation for a POST to this handler's path; answers through {@code call}, now or later. */
     abstract void handle(Call call);
+
+    /**
+     * For an operation whose only parameter is the flag {@code name}: why {@code parameters} are refused, or null.
+     */
+    final String badFlagQuery(Map<String, List<String>> parameters, String name) {
+        for (Map.Entry<String, List<String>> p : parameters.entrySet()) {
+            if (!name.equals(p.getKey())) {
+                return "unknown parameter " + p.getKey() + "; " + path + " takes " + name + "=true|false";
+            }
+            if (p.getValue().size() != 1 || !List.of("true", "false").contains(p.getValue().get(0))) {
+                return name + " takes true or false";
+            }
+        }
+        return null;
+    }
+
+    /** The flag {@code name} of a query {@link #badFlagQuery} accepted, {@code absent} when not given. */
+    static boolean flag(Map<String, List<String>> parameters, String name, boolean absent) {
+        List<String> values = parameters.get(name);
+        return values == null || values.isEmpty() ? absent : "true".equals(values.get(0));
+    }
 
     /** One request to the operation, already released: who asked, from where, and how it is answered. */
     final class Call {

@@ -1,5 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
+import static io.mqttgw.core.testkit.AdminCalls.call;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -16,13 +18,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.paho.mqttv5.client.MqttClient;
@@ -37,20 +35,9 @@ import org.junit.jupiter.api.io.TempDir;
  * client) are closed; then the node exits, or stays up not ready.
  */
 class DrainIT {
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-
     @TempDir
     Path dir;
 
-    private static HttpResponse<String> call(String method, int port, String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(30)).method(method, HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     private static int ready(Gateway g) throws Exception {
         return call("GET", g.adminPort(), "/health/ready", null).statusCode();

@@ -1,5 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
+import static io.mqttgw.core.testkit.AdminCalls.call;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,12 +17,8 @@ import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -32,22 +30,11 @@ import org.junit.jupiter.api.io.TempDir;
  * ids, limits and cursors), then as an operator.
  */
 class OperatorApiIT {
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
 
-    static HttpResponse<String> call(String method, int port, String pathAndQuery, String token)
-            throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + pathAndQuery))
-                .timeout(Duration.ofSeconds(30)).method(method, HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     private static HttpResponse<String> get(int port, String pathAndQuery) throws IOException, InterruptedException {
         return call("GET", port, pathAndQuery, TestGateway.OPERATOR_TOKEN);

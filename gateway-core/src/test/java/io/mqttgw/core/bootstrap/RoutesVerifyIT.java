@@ -1,5 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
+import static io.mqttgw.core.testkit.AdminCalls.call;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,13 +12,9 @@ import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -27,20 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
  * table lost for a connected device.
  */
 class RoutesVerifyIT {
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).build();
-
     @TempDir
     Path dir;
 
-    private static HttpResponse<String> call(String method, int port, String path, String token) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
-                .timeout(Duration.ofSeconds(60)).method(method, HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        return HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    }
 
     private int cli(Gateway gateway, ByteArrayOutputStream out, ByteArrayOutputStream err, String... extra) {
         String[] args = new String[5 + extra.length];

@@ -13,54 +13,33 @@ import io.mqttgw.core.testkit.ControlledSink;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
-import io.mqttgw.routing.testkit.RedisTestServer;
-import io.mqttgw.routing.testkit.TestRouteStores;
+import io.mqttgw.routing.testkit.RedisServerTests;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.redisson.api.RedissonClient;
 
 /**
  * MQTT 5.0 delayed wills across two gateway nodes sharing a real Redis ({@code session.provider: redis}): a will armed
  * on one node is cancelled by the device resuming on the other, and published once by the fleet when its delay has
  * passed, also when the node that armed it is gone.
  */
-class FleetDelayedWillIT {
+class FleetDelayedWillIT extends RedisServerTests {
     static final int DELAY_SECONDS = 2;
 
-    @TempDir
-    static Path dir;
-    static RedisTestServer redis;
-    static RedissonClient check;
     static TestPki pki;
     Gateway a;
     Gateway b;
 
     @BeforeAll
-    static void startRedis() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
+    static void createPki() {
         pki = TestPki.create(dir.resolve("pki"));
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
     }
 
     @BeforeEach

@@ -7,10 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.DelayedWillStore.Armed;
 import io.mqttgw.core.spi.UplinkMessage;
-import io.mqttgw.routing.testkit.RedisTestServer;
+import io.mqttgw.routing.testkit.RedisServerTests;
 import io.mqttgw.routing.testkit.TestRouteStores;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,11 +19,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -34,30 +30,10 @@ import org.redisson.client.codec.StringCodec;
  * epoch, cancelling by the resuming session open, and claiming once, with stores standing for nodes (one of them
  * killed: its client stopped, the store never closed).
  */
-class RedisDelayedWillsIT {
+class RedisDelayedWillsIT extends RedisServerTests {
     static final String PREFIX = "wills-it";
 
-    @TempDir
-    static Path dir;
-    static RedisTestServer redis;
-    static RedissonClient check;
     final List<RedissonClient> clients = new ArrayList<>();
-
-    @BeforeAll
-    static void startRedis() {
-        redis = RedisTestServer.start(dir.resolve("redis"));
-        check = TestRouteStores.checker(redis);
-    }
-
-    @AfterAll
-    static void stopRedis() {
-        if (check != null) {
-            check.shutdown();
-        }
-        if (redis != null) {
-            redis.close();
-        }
-    }
 
     @AfterEach
     void stopClients() {
