@@ -24,7 +24,8 @@ import org.bouncycastle.math.ec.ECPoint;
  * SHA-256/384/512
  * on the curves BouncyCastle has custom arithmetic for (P-256, P-384, P-521 ...) takes that path; every other key or
  * algorithm (RSA, RSASSA-PSS, Ed25519) keeps the JDK's. A configured CA with a P-256 key, the common case, goes one
- * step further: {@link P256Key} checks without allocating and with tables for both points.
+ * step further: it may check a certificate read from its DER (BouncyCastle's {@code ECDSASigner} with the per-thread
+ * precomputed point, the same arithmetic as every other curve).
  *
  * <p>Threading: called by every event loop at once. BouncyCastle memoizes the precomputed table in the point object
  * under the point's monitor, so each thread gets its own copy of the point: no lock is shared between event loops.
@@ -40,17 +41,16 @@ final class IssuerKey {
     private final ECDomainParameters domain;
     private final byte[] encodedPoint;
     private final ThreadLocal<ECPublicKeyParameters> perThread;
-    /** A configured P-256 key's own tables: checks without allocating. Null for other keys and for sent ones. */
-    private final P256Key p256;
+    /** A configured P-256 key: the DER fast path may check with it. False for other keys and for sent ones. */
+    private final boolean p256;
 
     private IssuerKey(PublicKey key, ECDomainParameters domain, byte[] encodedPoint, boolean keepTables,
                       boolean p256) {
         this.key = key;
         this.domain = domain;
         this.encodedPoint = encodedPoint;
-        this.p256 = p256 && keepTables ? P256Key.of(decodePoint().getQ()) : null;
-        this.perThread = domain != null && keepTables && this.p256 == null
-                ? ThreadLocal.withInitial(this::decodePoint) : null;
+        this.p256 = p256 && keepTables;
+        this.perThread = domain != null && keepTables ? ThreadLocal.withInitial(this::decodePoint) : null;
     }
 
     /** A key whose per-thread tables are kept: for the configured CAs, which sign every device certificate. */
@@ -104,7 +104,7 @@ final class IssuerKey {
      * path through the JDK's parse. Never throws.
      */
     boolean verifies(CertificateDer.Signed certificate) {
-        if (p256 == null) {
+        if (!p256) {
             return false;
         }
         try {
@@ -125,9 +125,6 @@ final class IssuerKey {
         MessageDigest hasher = MessageDigest.getInstance(digest);
         hasher.update(data, offset, length);
         byte[] hash = hasher.digest();
-        if (p256 != null) {
-            return p256.verifies(hash, rs.r(), rs.s());
-        }
         ECDSASigner signer = new ECDSASigner();
         signer.init(false, perThread != null ? perThread.get() : decodePoint());
         return signer.verifySignature(hash, rs.r(), rs.s());

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * DER file for; vendored under {@code src/test/resources/wycheproof} with their licence) against every path the
  * verifier checks an ECDSA certificate signature on:
  * <ul>
- *   <li>a configured P-256 CA key: {@link P256Key}'s own arithmetic;</li>
+ *   <li>a configured P-256 CA key: BouncyCastle's {@code ECDSASigner} with a per-thread precomputed point;</li>
  *   <li>a configured P-384 or P-521 CA key: BouncyCastle's {@code ECDSASigner} with a per-thread precomputed
  *   point;</li>
  *   <li>a key the device sent (an intermediate), any of the three curves: BouncyCastle's signer, nothing kept.</li>
@@ -85,7 +85,7 @@ class WycheproofEcdsaTest {
         IssuerKey sent = IssuerKey.sent(key);
         assertTrue(configured.curveArithmetic() && sent.curveArithmetic(),
                 "keys on this curve never take the JDK provider's path");
-        String configuredPath = file.contains("secp256r1") ? "configured P-256 key (P256Key)"
+        String configuredPath = file.contains("secp256r1") ? "configured P-256 key (BouncyCastle, per-thread table)"
                 : "configured key (BouncyCastle, per-thread table)";
         return Map.of(configuredPath, configured::verifies, "sent key (BouncyCastle)", sent::verifies);
     }
