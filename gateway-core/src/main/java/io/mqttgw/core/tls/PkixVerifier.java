@@ -93,6 +93,9 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         for (int i = 0; i < path.size(); i++) {
             CertificatePolicy.requireWellFormed(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
             CertificatePolicy.requireStrongKey(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
+            if (i > 0) {
+                CertificatePolicy.requireCriticalPolicyConstraints(path.get(i), "sent certificate " + i);
+            }
         }
         X509Certificate top = path.get(path.size() - 1);
         List<X509Certificate> signers = signersOf(top);
@@ -119,6 +122,13 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         if (constrainedCa != null) {
             validated = new ArrayList<>(path);
             validated.add(constrainedCa);
+        }
+        // before the JDK's validator, whose matching is laxer and unbounded
+        for (int i = 1; i < validated.size(); i++) {
+            if (ConfiguredCas.nameConstrained(validated.get(i))) {
+                StrictNameConstraints.require(validated);
+                break;
+            }
         }
         try {
             CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(validated);
