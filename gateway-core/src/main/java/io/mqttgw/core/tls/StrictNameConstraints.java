@@ -48,6 +48,12 @@ final class StrictNameConstraints {
         try {
             NameConstraints constraints = of(ca);
             if (constraints != null) {
+                int subtrees = length(constraints.getPermittedSubtrees()) + length(constraints.getExcludedSubtrees());
+                if (subtrees >= MAX_COMPARISONS) {
+                    // even a device of one name (its subject) would be over the bound: it could vouch for none
+                    return subtrees + " subtrees, more than a chain may be compared against ("
+                            + MAX_COMPARISONS + " comparisons)";
+                }
                 requireWellFormed(constraints.getPermittedSubtrees());
                 requireWellFormed(constraints.getExcludedSubtrees());
             }

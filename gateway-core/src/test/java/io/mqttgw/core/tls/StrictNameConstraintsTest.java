@@ -135,10 +135,7 @@ class StrictNameConstraintsTest {
         DeviceCertificateVerifier verifier = verifier(kind, ROOT.certificate());
         // the device names itself twice (subject and one SAN): 512 subtrees are 1,024 comparisons, 513 one too many
         for (int count : new int[] {512, 513}) {
-            GeneralName[] permitted = new GeneralName[count];
-            for (int i = 0; i < count; i++) {
-                permitted[i] = dns("t" + i + ".fleet.example");
-            }
+            GeneralName[] permitted = manyNames(count);
             Issued ca = CertificateForge.intermediate("CN=Fleet CA", CertificateForge.keys("p256"), ROOT,
                     constraints(subtrees(permitted), null));
             Issued device = device(ca, dns("t7.fleet.example"));
@@ -172,6 +169,14 @@ class StrictNameConstraintsTest {
         }
     }
 
+    private static GeneralName[] manyNames(int count) {
+        GeneralName[] names = new GeneralName[count];
+        for (int i = 0; i < count; i++) {
+            names[i] = dns("t" + i + ".fleet.example");
+        }
+        return names;
+    }
+
     @org.junit.jupiter.api.Test
     void refusesMalformedConstraintsAndNonCriticalPolicyConstraintsInTheCaFile() {
         List<CertificateForge.Extensions> broken = List.of(
@@ -182,7 +187,9 @@ class StrictNameConstraintsTest {
             constraints(new GeneralSubtree[] {new GeneralSubtree(dns("fleet.example"), java.math.BigInteger.ONE,
                     null)}, null),
             b -> b.addExtension(Extension.policyConstraints, false, new PolicyConstraints(null,
-                    java.math.BigInteger.ONE)));
+                    java.math.BigInteger.ONE)),
+            // so many subtrees that no device could be checked within the work bound
+            constraints(subtrees(manyNames(StrictNameConstraints.MAX_COMPARISONS)), null));
         for (CertificateForge.Extensions extensions : broken) {
             Issued root = CertificateForge.ca("CN=Broken Root", CertificateForge.keys("p256"), b -> {
                 CertificateForge.caExtensions(b);
