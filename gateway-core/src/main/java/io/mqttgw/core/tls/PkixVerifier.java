@@ -36,8 +36,8 @@ import javax.security.auth.x500.X500Principal;
  * file only (nothing fetched over the network: a CRL distribution point or an OCSP responder must not stall
  * handshakes), soft-fail for an issuer without a current CRL. Its findings are rethrown as {@link CertificateRefusals}
  * so the alert is the same as with the lean verifier. A chain through a CA with name constraints is checked by
- * {@link StrictNameConstraints} first, whose answer wins where the JDK's matching is laxer than RFC 5280. Immutable; a validator is made per call (the JDK's are not
- * thread-safe).
+ * {@link StrictNameConstraints} first, whose answer wins where the JDK's matching is laxer than RFC 5280. Immutable;
+ * a validator is made per call (the JDK's are not thread-safe).
  */
 final class PkixVerifier implements DeviceCertificateVerifier {
     private final Set<TrustAnchor> anchors = new HashSet<>();
