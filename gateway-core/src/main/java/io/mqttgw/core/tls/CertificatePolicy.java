@@ -22,6 +22,7 @@ final class CertificatePolicy {
     private static final String EXTENDED_KEY_USAGE = "2.5.29.37";
     private static final String SUBJECT_ALT_NAME = "2.5.29.17";
     private static final String NAME_CONSTRAINTS = "2.5.29.30";
+    private static final String POLICY_CONSTRAINTS = "2.5.29.36";
     private static final int DIGITAL_SIGNATURE = 0;
     private static final int KEY_CERT_SIGN = 5;
     private static final int CRL_SIGN = 6;
@@ -113,6 +114,25 @@ final class CertificatePolicy {
             // a certificate read lazily (Netty's) parses now: a DER the JDK refuses surfaces as an unchecked exception
             throw CertificateRefusals.malformed("malformed " + position + ": " + e.getMessage());
         }
+    }
+
+    /**
+     * Refuses a CA whose policyConstraints is non-critical, which RFC 5280 4.2.1.11 forbids: neither verifier
+     * evaluates policies, and a CA that breaks the profile where it restricts its own path is not one to trust.
+     *
+     * @param position where the certificate is in what the device sent, for the message
+     */
+    static void requireCriticalPolicyConstraints(X509Certificate ca, String position) throws CertificateException {
+        if (nonCriticalPolicyConstraints(ca)) {
+            throw CertificateRefusals.malformed("malformed " + position + " " + ca.getSubjectX500Principal().getName()
+                    + ": its policyConstraints is not critical (RFC 5280 4.2.1.11)");
+        }
+    }
+
+    /** Whether the certificate carries a policyConstraints extension that is not marked critical. */
+    static boolean nonCriticalPolicyConstraints(X509Certificate certificate) {
+        Set<String> other = certificate.getNonCriticalExtensionOIDs();
+        return other != null && other.contains(POLICY_CONSTRAINTS);
     }
 
     /**

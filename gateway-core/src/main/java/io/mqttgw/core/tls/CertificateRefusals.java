@@ -71,6 +71,16 @@ public final class CertificateRefusals {
     }
 
     /**
+     * A name of the path outside the name constraints of a CA above it, or more of them than the verifier compares
+     * ({@link StrictNameConstraints#MAX_COMPARISONS}): refused as the JDK's validator refuses a name it finds outside
+     * them, counted as {@code certificate_rejected}.
+     */
+    public static CertificateException nameNotAllowed(String message) {
+        return refusal(message, PKIXReason.INVALID_NAME,
+                NATIVE ? CertificateVerifier.X509_V_ERR_PERMITTED_VIOLATION : 0);
+    }
+
+    /**
      * A critical extension the verifier does not process (RFC 5280 4.2: such a certificate must not be accepted):
      * {@code certificate_unknown}, the alert BoringSSL sends for this code, as its own verifier would.
      */

@@ -80,6 +80,15 @@ final class ConfiguredCas {
             return "marks its name constraints non-critical, which RFC 5280 4.2.1.10 forbids (a verifier that does not "
                     + "evaluate them would ignore them); reissue the CA with critical name constraints";
         }
+        if (CertificatePolicy.nonCriticalPolicyConstraints(ca)) {
+            return "marks its policyConstraints non-critical, which RFC 5280 4.2.1.11 forbids; reissue the CA with a "
+                    + "critical policyConstraints, or without one";
+        }
+        String constraints = StrictNameConstraints.problem(ca);
+        if (constraints != null) {
+            return "has name constraints that are malformed or cannot be evaluated (" + constraints + "), so the "
+                    + "gateway cannot honour them; reissue the CA with constraints of RFC 5280 4.2.1.10's syntax";
+        }
         if (nameConstrained(ca) && !selfSigned(ca)) {
             return NOT_A_ROOT;
         }

@@ -291,6 +291,7 @@ final class LeanVerifier implements DeviceCertificateVerifier {
                         ? "the device certificate" : "the intermediate " + current.getSubjectX500Principal().getName())
                         + " (issuer " + issuer.getName() + ")");
             }
+            CertificatePolicy.requireCriticalPolicyConstraints(sent, "sent certificate");
             if (ConfiguredCas.nameConstrained(sent)) {
                 return null;
             }

@@ -35,8 +35,9 @@ import javax.security.auth.x500.X500Principal;
  * {@code listener.tls.verifier: pkix}: the JDK's generic PKIX validation on every handshake, revocation from the CRL
  * file only (nothing fetched over the network: a CRL distribution point or an OCSP responder must not stall
  * handshakes), soft-fail for an issuer without a current CRL. Its findings are rethrown as {@link CertificateRefusals}
- * so the alert is the same as with the lean verifier. Immutable; a validator is made per call (the JDK's are not
- * thread-safe).
+ * so the alert is the same as with the lean verifier. A chain through a CA with name constraints is checked by
+ * {@link StrictNameConstraints} first, whose answer wins where the JDK's matching is laxer than RFC 5280. Immutable;
+ * a validator is made per call (the JDK's are not thread-safe).
  */
 final class PkixVerifier implements DeviceCertificateVerifier {
     private final Set<TrustAnchor> anchors = new HashSet<>();
@@ -93,6 +94,9 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         for (int i = 0; i < path.size(); i++) {
             CertificatePolicy.requireWellFormed(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
             CertificatePolicy.requireStrongKey(path.get(i), i == 0 ? "device certificate" : "sent certificate " + i);
+            if (i > 0) {
+                CertificatePolicy.requireCriticalPolicyConstraints(path.get(i), "sent certificate " + i);
+            }
         }
         X509Certificate top = path.get(path.size() - 1);
         List<X509Certificate> signers = signersOf(top);
@@ -119,6 +123,13 @@ final class PkixVerifier implements DeviceCertificateVerifier {
         if (constrainedCa != null) {
             validated = new ArrayList<>(path);
             validated.add(constrainedCa);
+        }
+        // before the JDK's validator, whose matching is laxer and unbounded
+        for (int i = 1; i < validated.size(); i++) {
+            if (ConfiguredCas.nameConstrained(validated.get(i))) {
+                StrictNameConstraints.require(validated);
+                break;
+            }
         }
         try {
             CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(validated);

@@ -33,7 +33,8 @@ public enum TlsFailureReason {
     MALFORMED_CERTIFICATE,
     /**
      * The client certificate did not verify for another reason: bad signature, SHA-1, key usage, a critical extension
-     * the verifier does not evaluate.
+     * the verifier does not evaluate, a name outside the name constraints of a CA above it (or more names times
+     * constraints than the verifier compares).
      */
     CERTIFICATE_REJECTED,
     /**

@@ -19,6 +19,7 @@ import javax.net.ssl.SSLContext;
 import org.bouncycastle.asn1.x500.X500Name;
 import org.bouncycastle.asn1.x509.Extension;
 import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
 import org.bouncycastle.asn1.x509.GeneralSubtree;
 import org.bouncycastle.asn1.x509.KeyUsage;
 import org.bouncycastle.asn1.x509.NameConstraints;
@@ -30,8 +31,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * What the gateway trusts, over real TLS sockets: a certificate of {@code listener.tls.ca-file} that may not vouch
  * for devices stops the node from starting (and a reload from taking it), the name constraints of a configured root
- * bind its devices, a device certificate outside RFC 5280's end-entity profile is refused and counted, and a device
- * key under the floor is refused and counted {@code weak_key}, on both verifiers.
+ * bind its devices (a wildcard or malformed name under them refused and counted), a device certificate outside RFC
+ * 5280's end-entity profile is refused and counted, and a device key under the floor is refused and counted
+ * {@code weak_key}, on both verifiers.
  */
 class TrustFloorIT {
     @TempDir
@@ -93,6 +95,35 @@ class TrustFloorIT {
             CertificateRevocationIT.connects(presenting(pki, inside, root), gateway.tlsPort(), "dev-in");
             CertificateRevocationIT.connects(presenting(pki, inside, root), gateway.tlsPort(), "dev-in");
         }
+    }
+
+    @ParameterizedTest(name = "verifier {0}")
+    @ValueSource(strings = {"lean", "pkix"})
+    void aWildcardOrMalformedNameUnderNameConstraintsIsRefusedAndCounted(String verifier) throws Exception {
+        // the JDK's matching took both: *.fleet.example also names the excluded bar.fleet.example
+        TestPki pki = TestPki.create(dir.resolve("pki"));
+        Issued root = CertificateForge.ca("CN=Fleet Root", CertificateForge.keys("p256"), b -> {
+            CertificateForge.caExtensions(b);
+            b.addExtension(Extension.nameConstraints, true, new NameConstraints(null, new GeneralSubtree[] {
+                new GeneralSubtree(new GeneralName(GeneralName.dNSName, "bar.fleet.example"))}));
+        });
+        Files.writeString(pki.caFile(), pki.ca().getCertificatePEM() + root.certificatePem());
+        Issued wildcard = device("CN=dev-wild", "*.fleet.example", root);
+        Issued malformed = device("CN=dev-dot", ".fleet.example", root);
+        Issued fine = device("CN=dev-foo", "foo.fleet.example", root);
+        try (Gateway gateway = TestGateway.tls(pki, dir).with("listener.tls.verifier", verifier).start()) {
+            CertificateRevocationIT.refused(presenting(pki, wildcard, root), gateway.tlsPort(), "dev-wild");
+            TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.CERTIFICATE_REJECTED, 1);
+            CertificateRevocationIT.refused(presenting(pki, malformed, root), gateway.tlsPort(), "dev-dot");
+            TlsFrontDoorIT.awaitCount(gateway, TlsFailureReason.MALFORMED_CERTIFICATE, 1);
+            CertificateRevocationIT.connects(presenting(pki, fine, root), gateway.tlsPort(), "dev-foo");
+        }
+    }
+
+    private static Issued device(String subject, String dns, Issued issuer) {
+        return CertificateForge.device(subject, CertificateForge.keys("p256"), issuer,
+                b -> b.addExtension(Extension.subjectAlternativeName, false,
+                        new GeneralNames(new GeneralName(GeneralName.dNSName, dns))));
     }
 
     @ParameterizedTest(name = "verifier {0}")

@@ -276,7 +276,7 @@ class VerifierDifferentialTest {
             extensions.add(extension(KU, true, keyUsage(r, m, true)));
             if (m.contains("nameConstraints")) {
                 features.add("nameConstraints");
-                extensions.add(extension(NC, false, seq(tlv(0xa0, seq(tlv(0x82, ascii("permitted.example")))))));
+                extensions.add(extension(NC, r.nextBoolean(), nameConstraints(r)));
             }
         } else {
             int ku = r.nextInt(3);
@@ -445,6 +445,21 @@ class VerifierDifferentialTest {
         };
     }
 
+    /**
+     * Name constraints of a CA, one subtree permitted or excluded, well-formed or not (the JDK takes some malformed
+     * ones; the strict checker must refuse those, and never throw).
+     */
+    private static byte[] nameConstraints(Random r) {
+        byte[][] bases = {tlv(0x82, ascii("permitted.example")), tlv(0x82, ascii("example")),
+            tlv(0x82, ascii(".permitted.example")), tlv(0x82, ascii("*.example")), tlv(0x82, new byte[0]),
+            tlv(0x81, ascii("example.com")), tlv(0x81, ascii(".example.com")), tlv(0x81, ascii("d@example.com")),
+            tlv(0x81, ascii("a@b@example.com")), tlv(0x87, new byte[] {10, 0, 0, 0, -1, 0, 0, 0}),
+            tlv(0x87, new byte[] {10, 0, 0, 1}), tlv(0x87, new byte[] {10, 0, 0, 0, 0, -1, 0, 0}),
+            tlv(0x88, new byte[] {0x2b, 0x06, 0x01}), tlv(0x86, ascii("example.com"))};
+        byte[] subtree = seq(bases[r.nextInt(bases.length)]);
+        return seq(tlv(r.nextBoolean() ? 0xa0 : 0xa1, subtree));
+    }
+
     private static byte[] subjectAltName(Random r, Set<String> m) {
         if (!m.contains("san")) {
             return r.nextBoolean() ? seq(tlv(0x82, ascii("device.example"))) : seq(tlv(0x81, ascii("d@example.com")));
@@ -453,7 +468,8 @@ class VerifierDifferentialTest {
             // names whose syntax the JDK's parse judges: the fast path must leave the odd ones to it
             String[] names = {"1dev.example", "-dev.example", "dev-.example", "a..example", "*.example",
                     "dev_1.example", ".example", "example.", "dev.exa mple", "xn--bcher-kva.example",
-                    "a".repeat(64) + ".example", "d@", "@example.com", "urn:uuid:1234", "http://[::1]/"};
+                    "a".repeat(64) + ".example", "d@", "@example.com", "urn:uuid:1234", "http://[::1]/",
+                    "a@b@example.com", "*.permitted.example", "d.permitted.example"};
             int tag = r.nextInt(3) == 0 ? 0x81 : r.nextInt(4) == 0 ? 0x86 : 0x82;
             return seq(tlv(tag, ascii(names[r.nextInt(names.length)])));
         }
