@@ -7,9 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.testkit.ControlledSink;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import io.netty.channel.Channel;
+import io.netty.channel.EventLoop;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.paho.mqttv5.client.IMqttToken;
 import org.eclipse.paho.mqttv5.client.MqttAsyncClient;
@@ -170,6 +173,38 @@ class Mqtt5PahoIT {
         try {
             c.setCallback(toldBy(told));
             c.connect(options("paho-down", true, 0));
+            own.close();
+            assertEquals(0x8B, told.get(15, TimeUnit.SECONDS));
+        } finally {
+            own.close();
+            c.close(true);
+        }
+    }
+
+    /**
+     * The drain hands each close to the device's event loop; a loop still busy when the node shuts its loops down must
+     * still tell the device before its socket closes. The loop spins (a blocking call, even Thread.onSpinWait, fails
+     * the test there) until its shutdown has begun, or for a second when the shutdown waits for the drained devices.
+     */
+    @Test
+    void pahoIsToldTheServerIsShuttingDownWhenItsEventLoopIsBusy() throws Exception {
+        Gateway own = TestGateway.tls(pki, dir.resolve("own-busy")).start();
+        CompletableFuture<Integer> told = new CompletableFuture<>();
+        MqttClient c = paho(own, "paho-busy");
+        try {
+            c.setCallback(toldBy(told));
+            c.connect(options("paho-busy", true, 0));
+            Channel ch = own.registry().find("paho-busy");
+            EventLoop loop = ch.eventLoop();
+            CountDownLatch held = new CountDownLatch(1);
+            loop.execute(() -> {
+                held.countDown();
+                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                while (!loop.isShuttingDown() && System.nanoTime() < until) {
+                    // busy, as a loaded loop is
+                }
+            });
+            assertTrue(held.await(15, TimeUnit.SECONDS));
             own.close();
             assertEquals(0x8B, told.get(15, TimeUnit.SECONDS));
         } finally {
