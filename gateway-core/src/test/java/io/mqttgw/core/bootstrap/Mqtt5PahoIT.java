@@ -8,6 +8,8 @@ import io.mqttgw.core.testkit.ControlledSink;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.EventLoop;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -182,9 +184,10 @@ class Mqtt5PahoIT {
     }
 
     /**
-     * The drain hands each close to the device's event loop; a loop still busy when the node shuts its loops down must
-     * still tell the device before its socket closes. The loop spins (a blocking call, even Thread.onSpinWait, fails
-     * the test there) until its shutdown has begun, or for a second when the shutdown waits for the drained devices.
+     * The drain hands each close to the device's event loop. A loop busy with I/O when the node shuts its loops down
+     * closes its channels before it runs its queued tasks, so the device must still have been told by then. The
+     * loop is held reading the device's PUBLISH (spinning: a blocking call fails the test there) until its shutdown
+     * has begun, or for a second when the shutdown waits for the drained devices.
      */
     @Test
     void pahoIsToldTheServerIsShuttingDownWhenItsEventLoopIsBusy() throws Exception {
@@ -196,15 +199,20 @@ class Mqtt5PahoIT {
             c.connect(options("paho-busy", true, 0));
             Channel ch = own.registry().find("paho-busy");
             EventLoop loop = ch.eventLoop();
-            CountDownLatch held = new CountDownLatch(1);
-            loop.execute(() -> {
-                held.countDown();
-                long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-                while (!loop.isShuttingDown() && System.nanoTime() < until) {
-                    // busy, as a loaded loop is
+            CountDownLatch reading = new CountDownLatch(1);
+            loop.submit(() -> ch.pipeline().addFirst("busy-read", new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    reading.countDown();
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                    while (!loop.isShuttingDown() && System.nanoTime() < until) {
+                        // busy, as a loaded loop is
+                    }
+                    ctx.fireChannelRead(msg);
                 }
-            });
-            assertTrue(held.await(15, TimeUnit.SECONDS));
+            })).get(15, TimeUnit.SECONDS);
+            c.publish("devices/paho-busy/telemetry", "x".getBytes(StandardCharsets.UTF_8), 0, false);
+            assertTrue(reading.await(15, TimeUnit.SECONDS));
             own.close();
             assertEquals(0x8B, told.get(15, TimeUnit.SECONDS));
         } finally {
