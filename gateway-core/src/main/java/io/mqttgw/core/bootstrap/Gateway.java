@@ -9,6 +9,7 @@ import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
+import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.config.ConfigLoader;
 import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.LiveConfig;
@@ -408,6 +409,12 @@ public final class Gateway implements AutoCloseable {
         // perhaps long ago) the flush below gets the whole timeout
         long deadline = drain != null && drain.run() ? drain.deadline()
                 : System.nanoTime() + config.shutdown().timeout().toNanos();
+        // the drain only handed each close to its channel's loop: shutting the loops down closes what is left
+        // untold, so they get the time a device that owes acknowledgements may take (and the timeout's rest)
+        if (drain != null && !drain.awaitClosed(Math.max(deadline, System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(DeviceDisconnector.OWED_ACKS_WAIT_MILLIS + 1_000)))) {
+            LOG.warn("node {}: drained devices not all closed before the shutdown went on", config.nodeId());
+        }
         LOG.info("shutting down node {}", config.nodeId());
         if (overload != null) {
             overload.close();

@@ -48,6 +48,8 @@ final class GracefulDrain {
     private volatile boolean exitWhenDrained;
     /** When the paced close gives up pacing ({@link System#nanoTime}); set when the grace ends. */
     private volatile long deadline;
+    /** The connections {@link #closeSessions} handed to their loops to close; empty before. */
+    private volatile List<Channel> drained = List.of();
 
     GracefulDrain(String nodeId, GatewayConfig.Shutdown config, ChannelRegistry registry, DeviceListeners listeners) {
         this(nodeId, config, registry, listeners, System::nanoTime, TimeUnit.NANOSECONDS::sleep);
@@ -161,6 +163,7 @@ final class GracefulDrain {
     void closeSessions(long until) {
         List<Channel> open = new ArrayList<>((int) Math.min(Integer.MAX_VALUE, registry.size()));
         registry.forEach(open::add);
+        drained = open;
         LOG.info("node {}: {} sessions to close at {}/s{}", nodeId, open.size(), config.drainRatePerSecond(),
                 config.serverReference() == null ? "" : ", MQTT 5.0 devices sent to " + config.serverReference());
         int perSlice = Math.max(1, config.drainRatePerSecond() / 100);
@@ -183,6 +186,23 @@ final class GracefulDrain {
         for (; i < open.size(); i++) {
             close(open.get(i));
         }
+    }
+
+    /**
+     * Waits until the connections the drain closed are closed, or until {@code until} ({@link System#nanoTime}). A
+     * close is only handed to the channel's loop, and it writes the DISCONNECT and TLS close_notify there; an event
+     * loop shut down before would close the socket without them (the device would see a lost connection, not why).
+     *
+     * @return whether all of them are closed
+     */
+    boolean awaitClosed(long until) {
+        for (Channel ch : drained) {
+            long left = until - nanoTime.getAsLong();
+            if (left <= 0 || !ch.closeFuture().awaitUninterruptibly(left, TimeUnit.NANOSECONDS)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private void close(Channel ch) {

@@ -7,9 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.mqttgw.core.testkit.ControlledSink;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.EventLoop;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.eclipse.paho.mqttv5.client.IMqttToken;
 import org.eclipse.paho.mqttv5.client.MqttAsyncClient;
@@ -170,6 +175,44 @@ class Mqtt5PahoIT {
         try {
             c.setCallback(toldBy(told));
             c.connect(options("paho-down", true, 0));
+            own.close();
+            assertEquals(0x8B, told.get(15, TimeUnit.SECONDS));
+        } finally {
+            own.close();
+            c.close(true);
+        }
+    }
+
+    /**
+     * The drain hands each close to the device's event loop. A loop busy with I/O when the node shuts its loops down
+     * closes its channels before it runs its queued tasks, so the device must still have been told by then. The
+     * loop is held reading the device's PUBLISH (spinning: a blocking call fails the test there) until its shutdown
+     * has begun, or for a second when the shutdown waits for the drained devices.
+     */
+    @Test
+    void pahoIsToldTheServerIsShuttingDownWhenItsEventLoopIsBusy() throws Exception {
+        Gateway own = TestGateway.tls(pki, dir.resolve("own-busy")).start();
+        CompletableFuture<Integer> told = new CompletableFuture<>();
+        MqttClient c = paho(own, "paho-busy");
+        try {
+            c.setCallback(toldBy(told));
+            c.connect(options("paho-busy", true, 0));
+            Channel ch = own.registry().find("paho-busy");
+            EventLoop loop = ch.eventLoop();
+            CountDownLatch reading = new CountDownLatch(1);
+            loop.submit(() -> ch.pipeline().addFirst("busy-read", new ChannelInboundHandlerAdapter() {
+                @Override
+                public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                    reading.countDown();
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+                    while (!loop.isShuttingDown() && System.nanoTime() < until) {
+                        // busy, as a loaded loop is
+                    }
+                    ctx.fireChannelRead(msg);
+                }
+            })).get(15, TimeUnit.SECONDS);
+            c.publish("devices/paho-busy/telemetry", "x".getBytes(StandardCharsets.UTF_8), 0, false);
+            assertTrue(reading.await(15, TimeUnit.SECONDS));
             own.close();
             assertEquals(0x8B, told.get(15, TimeUnit.SECONDS));
         } finally {
