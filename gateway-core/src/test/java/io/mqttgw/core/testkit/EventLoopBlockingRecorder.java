@@ -77,6 +77,11 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
         // on a loaded machine, on a Redis client's event loop.
         builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup",
                 "tryExpandMagazines");
+        // Handing a task to a JDK thread pool offers it to the pool's queue without a timeout: it never waits for
+        // room (a full pool rejects), and parks only while a worker holds the queue's lock for its own take. Seen on
+        // a Redis client's event loop handing a new connection to its executor (RedisClusterIT, CI on a loaded
+        // machine).
+        builder.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute");
     }
 
     /** BlockHound asks this on the thread itself, once per thread. */

@@ -173,12 +173,19 @@ public final class RedisRouteStore implements RouteStore {
                 ? settings.heartbeatInterval() : settings.flushInterval().multipliedBy(2);
         CompletableFuture<RouteCheck> result = new CompletableFuture<>();
         Thread t = new Thread(() -> {
+            RouteCheck check = null;
+            Throwable failure = null;
             try {
-                result.complete(new RouteVerifier(settings, nodeId, client, node, settle, VERIFY_BOUND).run(repair));
+                check = new RouteVerifier(settings, nodeId, client, node, settle, VERIFY_BOUND).run(repair);
             } catch (Throwable e) {
-                result.completeExceptionally(e);
-            } finally {
-                verifying.set(false);
+                failure = e;
+            }
+            // free before answering: whoever was answered may ask again at once
+            verifying.set(false);
+            if (failure == null) {
+                result.complete(check);
+            } else {
+                result.completeExceptionally(failure);
             }
         }, "redis-route-verify");
         t.setDaemon(true);
