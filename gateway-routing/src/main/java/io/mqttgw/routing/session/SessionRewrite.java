@@ -50,6 +50,8 @@ final class SessionRewrite {
     private long sequence;
     /** What this node wrote last, null until its first check answered. */
     private String written;
+    /** The sequence of {@link #written}, 0 before the first answer. */
+    private long writtenSequence;
     private boolean owed;
     private volatile long rewrites;
 
@@ -92,7 +94,7 @@ final class SessionRewrite {
             String old = client.getScript(StringCodec.INSTANCE).<String>evalAsync(watchKey, RScript.Mode.READ_WRITE,
                     SessionScripts.WATCH, RScript.ReturnType.VALUE, List.of(watchKey), value)
                     .toCompletableFuture().get(timeoutMillis, TimeUnit.MILLISECONDS);
-            if (written == null ? old == null : !written.equals(old)) {
+            if (written == null ? old == null : !written.equals(old) && !unansweredWriteOfOurs(old)) {
                 // on the first answer a missing key is also what a fresh node sees; but sessions opened before that
                 // answer (devices connect as soon as Redis does) would be lost unnoticed if Redis lost them meanwhile
                 if (written != null) {
@@ -102,6 +104,7 @@ final class SessionRewrite {
                 owed = true;
             }
             written = value;
+            writtenSequence = sequence;
             if (owed) {
                 rewriteAll();
             }
@@ -110,6 +113,24 @@ final class SessionRewrite {
         } catch (Exception e) {
             // Redis failing: the next check tells whether it came back with its data
             LOG.debug("session watch failed: {}", e.toString());
+        }
+    }
+
+    /**
+     * A write whose answer never came (Redis answered after our timeout) may still have landed; its value is then
+     * what the next check reads back, and that is no loss. A value of ours older than the last answered one, or
+     * another run's, still is.
+     */
+    private boolean unansweredWriteOfOurs(String old) {
+        String prefix = runId + " ";
+        if (old == null || !old.startsWith(prefix)) {
+            return false;
+        }
+        try {
+            long seq = Long.parseLong(old.substring(prefix.length()));
+            return seq > writtenSequence && seq < sequence;
+        } catch (NumberFormatException e) {
+            return false;
         }
     }
 

@@ -129,9 +129,18 @@ final class SessionScripts {
             return 1
             """;
 
-    /** KEYS watch; ARGV value. Sets it and answers the value it replaced (nil when it was missing). */
+    /**
+     * KEYS watch; ARGV value ("runId sequence"). Sets it and answers the value it replaced (nil when it was missing).
+     * A value of the same run with a higher sequence stays: writes sent over several connections may land out of
+     * order, and an older one landing late must not look like data going back in time.
+     */
     static final String WATCH = """
             local old = redis.call('GET', KEYS[1])
+            if old then
+              local run, seq = string.match(old, '^(.*) (%d+)$')
+              local newRun, newSeq = string.match(ARGV[1], '^(.*) (%d+)$')
+              if run and run == newRun and tonumber(seq) > tonumber(newSeq) then return old end
+            end
             redis.call('SET', KEYS[1], ARGV[1])
             return old
             """;

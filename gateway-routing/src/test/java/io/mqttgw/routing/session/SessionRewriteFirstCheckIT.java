@@ -19,10 +19,14 @@ import org.junit.jupiter.api.io.TempDir;
 import org.redisson.api.RedissonClient;
 
 /**
- * The watch's first answer already counts: a device may connect, and its session be written, before the node's first
- * watch value is; a Redis emptied in between must still have that session written again.
+ * When the watch decides Redis lost data. The first answer already counts: a device may connect, and its session be
+ * written, before the node's first watch value is; a Redis emptied in between must still have that session written
+ * again. A late answer does not: a watch write that timed out here but landed in Redis is no loss.
  */
 class SessionRewriteFirstCheckIT {
+    private static final LiveSessions NODE = () -> CompletableFuture.completedFuture(List.of(new LiveSession(
+            "dev-early", 7, Map.of())));
+
     @TempDir
     Path dir;
 
@@ -31,16 +35,10 @@ class SessionRewriteFirstCheckIT {
         try (RedisTestServer redis = RedisTestServer.start(dir.resolve("redis"))) {
             RedissonClient client = TestRouteStores.checker(redis);
             List<String> written = new CopyOnWriteArrayList<>();
-            LiveSessions node = () -> CompletableFuture.completedFuture(List.of(new LiveSession("dev-early", 7,
-                    Map.of())));
-            // the session of dev-early was written, then Redis emptied, all before the watch's first check
-            SessionRewrite rewrite = new SessionRewrite(client, RedisConnector.connected(client),
-                    "mqttgw:sessions-watch:{first}", "run-1", Duration.ofMillis(100), Duration.ofSeconds(2), s -> {
-                        written.add(s.sessionKey());
-                        return CompletableFuture.completedFuture(1L);
-                    });
+            SessionRewrite rewrite = rewrite(client, "first", written);
             try {
-                rewrite.start(node);
+                // the session of dev-early was written, then Redis emptied, all before the watch's first check
+                rewrite.start(NODE);
                 await("the session connected before the first check written again", () -> !written.isEmpty(), 20);
                 Thread.sleep(500);
                 assertEquals(List.of("dev-early"), written, "written once, not at every check");
@@ -49,5 +47,34 @@ class SessionRewriteFirstCheckIT {
                 client.shutdown();
             }
         }
+    }
+
+    @Test
+    void takesNoLossForAWatchWriteThatTimedOutButLanded() throws Exception {
+        try (RedisTestServer redis = RedisTestServer.start(dir.resolve("redis"))) {
+            RedissonClient client = TestRouteStores.checker(redis);
+            List<String> written = new CopyOnWriteArrayList<>();
+            SessionRewrite rewrite = rewrite(client, "late", written);
+            try {
+                rewrite.start(NODE);
+                await("the first check's rewrite", () -> !written.isEmpty(), 20);
+                // the watch's timeout is 1.2 s here: a write held 2.5 s fails for the watch, then lands in Redis
+                redis.pauseWrites(Duration.ofMillis(2500));
+                Thread.sleep(5000);
+                assertEquals(List.of("dev-early"), written, "no rewrite after a late answer");
+            } finally {
+                rewrite.stop();
+                client.shutdown();
+            }
+        }
+    }
+
+    /** A watch checking every 100 ms, waiting 1.2 s per answer, recording the sessions it writes again. */
+    private static SessionRewrite rewrite(RedissonClient client, String node, List<String> written) {
+        return new SessionRewrite(client, RedisConnector.connected(client), "mqttgw:sessions-watch:{" + node + "}",
+                "run-1", Duration.ofMillis(100), Duration.ofMillis(100), s -> {
+                    written.add(s.sessionKey());
+                    return CompletableFuture.completedFuture(1L);
+                });
     }
 }

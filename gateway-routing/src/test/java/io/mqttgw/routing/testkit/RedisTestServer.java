@@ -10,6 +10,7 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -202,16 +203,28 @@ public final class RedisTestServer implements AutoCloseable {
      * dropping the keys whose time to live ran out meanwhile, until {@link #deleteSnapshot()}.
      */
     public void saveSnapshot() {
+        expectOk("SAVE");
+    }
+
+    /**
+     * Holds every write (scripts included) for {@code pause} and runs it afterwards (CLIENT PAUSE ... WRITE): a client
+     * whose timeout is shorter sees its write fail although Redis applies it later.
+     */
+    public void pauseWrites(Duration pause) {
+        expectOk("CLIENT PAUSE " + pause.toMillis() + " WRITE");
+    }
+
+    private void expectOk(String command) {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(10_000);
-            s.getOutputStream().write("SAVE\r\n".getBytes(StandardCharsets.US_ASCII));
+            s.getOutputStream().write((command + "\r\n").getBytes(StandardCharsets.US_ASCII));
             String answer = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII))
                     .readLine();
             if (!"+OK".equals(answer)) {
-                throw new IllegalStateException("SAVE answered " + answer);
+                throw new IllegalStateException(command + " answered " + answer);
             }
         } catch (IOException e) {
-            throw new IllegalStateException("cannot save a snapshot on port " + port, e);
+            throw new IllegalStateException("cannot send " + command + " to port " + port, e);
         }
     }
 
