@@ -13,14 +13,20 @@
 #                       then closes its devices at shutdown.drain-rate), wait for its exit, start it again, wait for
 #                       /health/ready 200; failed attempts, QoS 1 PUBLISHes whose connection ended before their PUBACK
 #                       (qos1_unacked), total time.
-# In both, a device with a persistent session resends its unacknowledged QoS 1 PUBLISHes after it reconnects
+#   --scenario redis-kill  as kill, and at the same moment `kill -9` of the Redis master, so the wave's route and session
+#                       writes meet the failover (REDIS_MODE sentinel or cluster). Each node's /metrics is sampled
+#                       every 0.5 s: redis_write_outage_s is the longest a node had route work pending with none
+#                       written, from the master kill (the worst node); resynced counts the routes the nodes wrote
+#                       again after the failover (what the old master had acknowledged and the new one lacked);
+#                       verify_found is what `POST /routes/verify` then finds on all live nodes (target 0).
+# In all, a device with a persistent session resends its unacknowledged QoS 1 PUBLISHes after it reconnects
 # (qos1_resent); qos1_lost counts those never acknowledged by the end of the run (target 0).
 #
 # Every round starts a fresh Redis and fresh nodes. Figures go to OUT/results.tsv (one line per round), their ranges
 # over the rounds to OUT/summary.tsv and OUT/index.html (which links each round's bench report: connections per node
 # over time, reconnects per second, failures by reason). Each round's nodes, logs and bench output are in OUT/rN/.
 #
-#   gateway-bench/bin/fleet-node-kill.sh [--nodes 3] [--devices 1800] [--rounds 3] [--scenario kill|rolling]
+#   gateway-bench/bin/fleet-node-kill.sh [--nodes 3] [--devices 1800] [--rounds 3] [--scenario kill|rolling|redis-kill]
 #                                        [--out DIR] [--pki-dir DIR] [--dist DIR]
 #
 # Environment (defaults in brackets): BASE_PORT [18831] (node i listens on BASE_PORT + i), BASE_ADMIN [19091],
@@ -31,7 +37,8 @@
 # (routes.redis.heartbeat-interval and node-ttl), READY_GRACE [3s] (shutdown.ready-grace: above the bench's 1 s
 # health interval), DRAIN_RATE [2000] (shutdown.drain-rate), MQTT_VERSION [3.1.1], GATEWAY_OPTS (JVM options of the
 # nodes, e.g. -Xmx2g), GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
-# WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s].
+# WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s], REDIS_MODE [standalone] (or sentinel: a master, a
+# replica and 3 sentinels on REDIS_PORT, +1 and +10..12; or cluster: 3 masters and 3 replicas on REDIS_PORT..+5).
 # Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
 # (apt-get install -y redis-server redis-tools), jq, curl.
 set -euo pipefail
@@ -60,7 +67,7 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ "$SCENARIO" == kill || "$SCENARIO" == rolling ]] || { echo "--scenario is kill or rolling" >&2; exit 2; }
+[[ "$SCENARIO" =~ ^(kill|rolling|redis-kill)$ ]] || { echo "--scenario is kill, rolling or redis-kill" >&2; exit 2; }
 [[ "$NODES" =~ ^[0-9]+$ ]] && ((NODES >= 2)) || { echo "--nodes needs at least 2" >&2; exit 2; }
 BASE_PORT="${BASE_PORT:-18831}"
 BASE_ADMIN="${BASE_ADMIN:-19091}"
@@ -80,6 +87,10 @@ READY_GRACE="${READY_GRACE:-3s}"
 DRAIN_RATE="${DRAIN_RATE:-2000}"
 MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 RECOVER_TIMEOUT="${RECOVER_TIMEOUT:-180s}"
+REDIS_MODE="${REDIS_MODE:-standalone}"
+[[ "$REDIS_MODE" =~ ^(standalone|sentinel|cluster)$ ]] || { echo "REDIS_MODE is standalone, sentinel or cluster" >&2; exit 2; }
+[[ "$SCENARIO" != redis-kill || "$REDIS_MODE" != standalone ]] \
+  || { echo "--scenario redis-kill needs REDIS_MODE sentinel or cluster (a replica to fail over to)" >&2; exit 2; }
 WORKER_ARGS=()
 [[ -n "${WORKER_JVM:-}" ]] && WORKER_ARGS=(--worker-jvm "$WORKER_JVM")
 
@@ -93,7 +104,7 @@ mkdir -p "$OUT"
 OUT="$(cd "$OUT" && pwd)"
 [[ -f "$PKI/server.pem" ]] || "$BENCH" pki --pki-dir "$PKI"
 
-REDIS_PID=""
+REDIS_PIDS=()
 RUN_DIR=""
 stop_all() { # every node of the current round (their pids are in files: a rolling restart replaces them), then Redis
   if [[ -n "$RUN_DIR" ]]; then
@@ -101,19 +112,108 @@ stop_all() { # every node of the current round (their pids are in files: a rolli
       [[ -f "$f" ]] && stop_pid "$(cat "$f")" 60
     done
   fi
-  stop_pid "$REDIS_PID" 10
-  REDIS_PID=""
+  for pid in "${REDIS_PIDS[@]}"; do
+    stop_pid "$pid" 10
+  done
+  REDIS_PIDS=()
 }
 trap stop_all EXIT
 
-redis() { redis-cli -p "$REDIS_PORT" "$@"; }
-
-start_redis() { # DIR: no persistence (a fresh, empty Redis every round)
-  "$REDIS_SERVER" --port "$REDIS_PORT" --bind 127.0.0.1 --save '' --appendonly no --dir "$1" \
-    --logfile "$1/redis.log" --daemonize no > "$1/redis.out" 2>&1 &
-  REDIS_PID=$!
-  wait_port "$REDIS_PORT"
+# redis ARGS: a command to the master (the sentinels' current one; in cluster mode any node, following redirects)
+redis() {
+  if [[ "$REDIS_MODE" == cluster ]]; then
+    redis-cli -c -p "$REDIS_PORT" "$@"
+  else
+    redis-cli -p "$(redis_master_port)" "$@"
+  fi
 }
+
+redis_master_port() {
+  if [[ "$REDIS_MODE" == sentinel ]]; then
+    redis-cli -p $((REDIS_PORT + 10)) SENTINEL get-master-addr-by-name mqttgw | sed -n 2p
+  else
+    echo "$REDIS_PORT"
+  fi
+}
+
+# redis_server DIR PORT ARGS...: one redis-server without persistence (a fresh, empty Redis every round); its pid is
+# REDIS_PIDS[PORT - REDIS_PORT]
+redis_server() {
+  local dir="$1" port="$2"
+  shift 2
+  mkdir -p "$dir"
+  "$REDIS_SERVER" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
+    --logfile "$dir/redis.log" --daemonize no "$@" > "$dir/redis.out" 2>&1 &
+  REDIS_PIDS[$((port - REDIS_PORT))]=$!
+  wait_port "$port"
+}
+
+start_redis() { # DIR
+  case "$REDIS_MODE" in
+    standalone)
+      redis_server "$1" "$REDIS_PORT" ;;
+    sentinel)
+      redis_server "$1/redis-master" "$REDIS_PORT"
+      redis_server "$1/redis-replica" $((REDIS_PORT + 1)) --replicaof 127.0.0.1 "$REDIS_PORT"
+      for k in 0 1 2; do
+        local d="$1/sentinel-$k"
+        mkdir -p "$d"
+        printf '%s\n' "port $((REDIS_PORT + 10 + k))" "bind 127.0.0.1" "dir $d" \
+          "sentinel monitor mqttgw 127.0.0.1 $REDIS_PORT 2" "sentinel down-after-milliseconds mqttgw 2000" \
+          "sentinel failover-timeout mqttgw 10000" "sentinel parallel-syncs mqttgw 1" > "$d/sentinel.conf"
+        "$REDIS_SERVER" "$d/sentinel.conf" --sentinel > "$d/sentinel.out" 2>&1 &
+        REDIS_PIDS[$((10 + k))]=$!
+        wait_port $((REDIS_PORT + 10 + k))
+      done
+      # a failover needs every sentinel to know the replica and the two others (hello messages every 2 s)
+      for _ in $(seq 1 60); do
+        local ready=0
+        for k in 0 1 2; do
+          [[ "$(redis-cli -p $((REDIS_PORT + 10 + k)) SENTINEL master mqttgw | paste - - | awk -F'\t' \
+            '$1 == "num-slaves" || $1 == "num-other-sentinels" { printf "%s/", $2 }')" == 1/2/ ]] && ready=$((ready + 1))
+        done
+        ((ready == 3)) && break
+        sleep 1
+      done ;;
+    cluster)
+      local seeds=()
+      for k in 0 1 2 3 4 5; do
+        redis_server "$1/redis-$k" $((REDIS_PORT + k)) --cluster-enabled yes \
+          --cluster-config-file "$1/redis-$k/nodes.conf" --cluster-node-timeout 2000
+        seeds+=("127.0.0.1:$((REDIS_PORT + k))")
+      done
+      redis-cli --cluster create "${seeds[@]}" --cluster-replicas 1 --cluster-yes > "$1/cluster-create.out" 2>&1
+      for _ in $(seq 1 60); do
+        redis-cli -p "$REDIS_PORT" CLUSTER INFO | grep -q 'cluster_state:ok' && break
+        sleep 1
+      done ;;
+  esac
+}
+
+# kill_redis_master: kill -9 of the master the nodes write to (cluster: the master of slot 0); prints its port
+kill_redis_master() {
+  local port
+  if [[ "$REDIS_MODE" == cluster ]]; then
+    port="$(redis-cli -p "$REDIS_PORT" CLUSTER NODES \
+      | awk '$3 ~ /master/ && $3 !~ /fail/ && $9 ~ /^0-/ { split($2, a, "[:@]"); print a[2] }')"
+  else
+    port="$(redis_master_port)"
+  fi
+  kill -9 "${REDIS_PIDS[$((port - REDIS_PORT))]}"
+  echo "$port"
+}
+
+redis_address() {
+  case "$REDIS_MODE" in
+    standalone) echo "redis://127.0.0.1:$REDIS_PORT" ;;
+    sentinel) echo "redis://127.0.0.1:$((REDIS_PORT + 10)),redis://127.0.0.1:$((REDIS_PORT + 11)),redis://127.0.0.1:$((REDIS_PORT + 12))" ;;
+    cluster) echo "redis://127.0.0.1:$REDIS_PORT,redis://127.0.0.1:$((REDIS_PORT + 1)),redis://127.0.0.1:$((REDIS_PORT + 2))" ;;
+  esac
+}
+
+# the operator token of every node (POST /routes/verify)
+TOKEN="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+echo "fleet:$TOKEN" > "$OUT/operator-tokens"
 
 # write_node DIR I: node I's configuration and its start script (the rolling restart runs it again)
 write_node() {
@@ -130,7 +230,10 @@ uplink.sink: discard
 admin.bind: 127.0.0.1
 admin.port: $((BASE_ADMIN + i))
 routes.provider: redis
-routes.redis.address: redis://127.0.0.1:$REDIS_PORT
+routes.redis.mode: $REDIS_MODE
+routes.redis.address: $(redis_address)
+$([[ "$REDIS_MODE" == sentinel ]] && echo "routes.redis.sentinel-master: mqttgw")
+admin.operations.token-file: $OUT/operator-tokens
 routes.redis.heartbeat-interval: $HEARTBEAT
 routes.redis.node-ttl: $NODE_TTL
 session.provider: redis
@@ -169,13 +272,50 @@ SH
 
 # dead_node_keys NODE-ID: members of its route index, whether its heartbeat key exists, and route hashes naming it
 dead_node_keys() {
-  printf '%s %s %s' "$(redis ZCARD "mqttgw:node:{$1}:routes")" "$(redis EXISTS "mqttgw:node:{$1}:alive")" \
-    "$(redis EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do if redis.call('HGET', k, 'node') == ARGV[2] then n = n + 1 end end return n" 0 'mqttgw:route:*' "$1")"
+  local named=0 port
+  # route hashes naming it, counted on every master (a cluster spreads them over its shards)
+  for port in $(redis_master_ports); do
+    named=$((named + $(redis-cli -p "$port" EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do if redis.call('HGET', k, 'node') == ARGV[2] then n = n + 1 end end return n" 0 'mqttgw:route:*' "$1")))
+  done
+  printf '%s %s %s' "$(redis ZCARD "mqttgw:node:{$1}:routes")" "$(redis EXISTS "mqttgw:node:{$1}:alive")" "$named"
+}
+
+redis_master_ports() {
+  if [[ "$REDIS_MODE" == cluster ]]; then
+    redis-cli -p "$REDIS_PORT" CLUSTER NODES | awk '$3 ~ /master/ && $3 !~ /fail/ { split($2, a, "[:@]"); print a[2] }'
+  else
+    redis_master_port
+  fi
+}
+
+# sample_metrics FILE: every 0.5 s, per node "epoch_ms node written pending" until killed
+sample_metrics() {
+  while :; do
+    local now i m
+    now="$(date +%s%3N)"
+    for i in $(seq 0 $((NODES - 1))); do
+      m="$(curl -s -m 1 "http://127.0.0.1:$((BASE_ADMIN + i))/metrics" || true)"
+      [[ -n "$m" ]] || continue
+      printf '%s %s %s %s\n' "$now" "$i" \
+        "$(metric mqttgw_routes_redis_ops_total 'result="written"' <(echo "$m"))" \
+        "$(metric mqttgw_routes_redis_pending_operations mqttgw <(echo "$m"))"
+    done >> "$1"
+    sleep 0.5
+  done
+}
+
+# write_outage FILE KILL_MS: the longest stretch after KILL_MS in which a node had route work pending and wrote none
+write_outage() {
+  awk -v k="$2" '$1 >= k {
+      n = $2; if (n in last && $4 > 0 && $3 == last[n]) { if (!(n in since)) since[n] = prev[n]; d = ($1 - since[n]) / 1000; if (d > worst) worst = d }
+      else delete since[n]
+      last[n] = $3; prev[n] = $1 }
+    END { printf "%.1f", worst }' "$1"
 }
 
 COLUMNS=(round scenario utc load1 devices nodes connected_before on_killed all_back seconds moved failed_attempts
   refused_redispatched failed_twice resumed_share session_present_share collateral ping_p50_ms ping_p99_ms
-  qos1_sent qos1_unacked qos1_resent qos1_lost routes_gone_s)
+  qos1_sent qos1_unacked qos1_resent qos1_lost routes_gone_s redis_write_outage_s resynced verify_found)
 (IFS=$'\t'; echo "${COLUMNS[*]}") > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   RUN_DIR="$OUT/r$round"
@@ -189,24 +329,37 @@ for round in $(seq 1 "$ROUNDS"); do
     pids_arg+="${pids_arg:+,}$(cat "$RUN_DIR/node-$i/pid")"
   done
   victim=$((NODES - 1))
-  if [[ "$SCENARIO" == kill ]]; then
+  if [[ "$SCENARIO" != rolling ]]; then
     action=(--action kill --kill-node "$victim" --node-pids "$pids_arg")
   else
     action=(--action rolling --restart-command "$RUN_DIR/node-{node}/restart.sh")
   fi
   load="$(uptime | sed 's/.*load average: \([0-9.]*\),.*/\1/')"
   utc="$(date -u +%H:%M:%SZ)"
-  echo "== round $round ($SCENARIO, $NODES nodes, $DEVICES devices) at $utc, load $load"
+  echo "== round $round ($SCENARIO, $NODES nodes, $DEVICES devices, Redis $REDIS_MODE) at $utc, load $load"
   "$BENCH" fleet --devices "$DEVICES" --per-worker "$PER_WORKER" --pki-dir "$PKI" --source "$SOURCE" \
     --nodes "$nodes_arg" --admin none --balance "$BALANCE" --health-interval 1s \
     --profile field --time-scale "$TIME_SCALE" --heartbeat-qos 1 --status-qos 1 \
     --clean-session "$CLEAN_SESSION" --resume "$RESUME" --mqtt-version "$MQTT_VERSION" \
     --ramp-rate "$RAMP_RATE" --max-handshakes "$MAX_HANDSHAKES" --hold "$HOLD" --settle 2s \
     --backoff-base 1s --backoff-max 30s --recover-timeout "$RECOVER_TIMEOUT" "${action[@]}" "${WORKER_ARGS[@]}" \
-    --out "$RUN_DIR/bench" > "$RUN_DIR/bench.out" 2>&1 || echo "bench exited $? (see $RUN_DIR/bench.out)"
+    --out "$RUN_DIR/bench" > "$RUN_DIR/bench.out" 2>&1 &
+  bench_pid=$!
+  redis_kill_ms=""; sampler=""
+  if [[ "$SCENARIO" == redis-kill ]]; then
+    # the Redis master goes when the bench kills the node: the wave's writes meet the failover
+    until grep -q '\] kill ' "$RUN_DIR/bench.out" 2>/dev/null || ! kill -0 "$bench_pid" 2>/dev/null; do sleep 0.2; done
+    if kill -0 "$bench_pid" 2>/dev/null; then
+      sample_metrics "$RUN_DIR/route-metrics.txt" &
+      sampler=$!
+      redis_kill_ms="$(date +%s%3N)"
+      echo "$(date -u +%T.%3N) kill -9 of the Redis master on port $(kill_redis_master)"
+    fi
+  fi
+  wait "$bench_pid" || echo "bench exited $? (see $RUN_DIR/bench.out)"
   s="$RUN_DIR/bench/summary.json"
   routes_gone=""
-  if [[ "$SCENARIO" == kill && -f "$s" ]]; then
+  if [[ "$SCENARIO" != rolling && -f "$s" ]]; then
     # the dead node's route index and heartbeat must go once its heartbeat has expired (node-ttl) and a survivor
     # has seen it stop advancing; give it node-ttl + 60 s from the kill
     kill_ms="$(jq -r '.fleet.killEpochMillis' "$s")"
@@ -226,9 +379,23 @@ for round in $(seq 1 "$ROUNDS"); do
       sleep 1
     done
   fi
+  outage=""; resynced=""; found=""
+  if [[ -n "$redis_kill_ms" ]]; then
+    kill "$sampler" 2>/dev/null || true
+    outage="$(write_outage "$RUN_DIR/route-metrics.txt" "$redis_kill_ms")"
+    resynced=0; found=0
+    for i in $(seq 0 $((NODES - 2))); do
+      curl -s "http://127.0.0.1:$((BASE_ADMIN + i))/metrics" > "$RUN_DIR/node-$i/metrics.txt" || true
+      resynced=$((resynced + $(metric mqttgw_routes_redis_resync_routes_total mqttgw "$RUN_DIR/node-$i/metrics.txt")))
+      curl -s -X POST -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$((BASE_ADMIN + i))/routes/verify" \
+        > "$RUN_DIR/node-$i/routes-verify.json" || true
+      found=$((found + $(jq -r '.found // 0' "$RUN_DIR/node-$i/routes-verify.json" 2>/dev/null || echo 0)))
+    done
+  fi
   stop_all
   if [[ -f "$s" ]]; then
-    jq -r --arg round "$round" --arg sc "$SCENARIO" --arg utc "$utc" --arg load "$load" --arg gone "$routes_gone" '
+    jq -r --arg round "$round" --arg sc "$SCENARIO" --arg utc "$utc" --arg load "$load" --arg gone "$routes_gone" \
+      --arg outage "$outage" --arg resynced "$resynced" --arg found "$found" '
       def attempts(m): [m | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
       def r(x): if x == null or (x | type) != "number" then "" else (x * 1000 | round / 1000) end;
       .fleet as $f |
@@ -237,7 +404,7 @@ for round in $(seq 1 "$ROUNDS"); do
        r($f.secondsUntilAllBack // $f.totalSeconds), $f.devicesMoved, attempts($f.failedAttempts),
        $f.refusedRedispatched, $f.devicesFailedMoreThanOnce, r($f.resumedShare), r($f.sessionPresentShare),
        ($f.collateralDrops // ""), r($f.pingRespMs.p50), r($f.pingRespMs.p99), $f.qos1Sent, $f.qos1Unacknowledged,
-       $f.qos1Resent, $f.qos1Lost, $gone] | @tsv' "$s" >> "$OUT/results.tsv"
+       $f.qos1Resent, $f.qos1Lost, $gone, $outage, $resynced, $found] | @tsv' "$s" >> "$OUT/results.tsv"
   else
     printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$SCENARIO" "$utc" "$load" "$RUN_DIR/bench.out" \
       >> "$OUT/results.tsv"
