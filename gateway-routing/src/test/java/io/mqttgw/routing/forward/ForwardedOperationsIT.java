@@ -10,6 +10,8 @@ import com.hivemq.client.mqtt.MqttClientState;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.mqttgw.core.bootstrap.Gateway;
+import io.mqttgw.core.testkit.MqttBytes;
+import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.routing.testkit.RedisNodes;
@@ -33,7 +35,7 @@ import org.redisson.client.codec.StringCodec;
  * Operator operations sent to a node that does not hold the device, on two nodes sharing a real redis-server: the
  * downlink and the kick reach the device on the node that holds it and are answered with that node's outcome and id;
  * the asking node authenticates the operator as before; a holder that never answers costs a 504 within the bound,
- * and the asking node's bound on waiting requests answers 503 at once.
+ * and the bounds on requests waiting (asking node) and running (holder) answer 503.
  */
 class ForwardedOperationsIT extends RedisNodes {
     private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
@@ -197,6 +199,32 @@ class ForwardedOperationsIT extends RedisNodes {
             Thread.sleep(10);
         }
         assertEquals(count, received.size());
+    }
+
+    @Test
+    void holderRefusesBusyPastItsBoundOfForwardedRequestsRunning() throws Exception {
+        // the holder's bound is 1; the asking node's bound is 4 s, the holder's own retries take longer
+        try (Gateway a = node("node-a").with("routes.redis.forward-max-in-flight", "1")
+                .with("downlink.retry-interval", "10s").start();
+             Gateway b = node("node-b").with("downlink.retry-interval", "2s").with("downlink.max-retries", "1")
+                     .start();
+             RawMqttConnection device = RawMqttConnection.tls(pki.clientContext(pki.device("dev-slow")),
+                     a.tlsPort())) {
+            assertEquals(0, device.connect("dev-slow", 60));
+            device.send(new MqttBytes().u16(1).string("devices/dev-slow/cmd").u8(1).packet(0x82));
+            assertEquals(0x90, device.readPacket()[0] & 0xF0, "SUBACK");
+            awaitRoute(b, "dev-slow", "node-a");
+            String downlink = "/downlink?client=dev-slow&topic=devices/dev-slow/cmd&qos=1";
+
+            CompletableFuture<HttpResponse<String>> first = sendAsync(b, downlink);
+            // the device gets the first message and never acknowledges it: the holder's one slot stays taken
+            assertEquals(0x30, device.readPacket()[0] & 0xF0, "PUBLISH");
+            HttpResponse<String> second = send(b, "POST", downlink, new byte[] {2}, TestGateway.OPERATOR_TOKEN);
+            assertEquals(503, second.statusCode(), second.body());
+            assertEquals("node-a", JSON.readTree(second.body()).get("node").asText(), second.body());
+            assertTrue(second.body().contains("forward-max-in-flight"), second.body());
+            assertEquals(504, first.get().statusCode(), first.get().body());
+        }
     }
 
     private static void plantRoute(String clientId, String nodeId) {
