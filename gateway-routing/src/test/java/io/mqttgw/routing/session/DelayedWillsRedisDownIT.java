@@ -84,6 +84,8 @@ class DelayedWillsRedisDownIT extends RedisServerTests {
         assertTrue(store().willPollFailureCount() > failuresBefore, "the failing polls are counted");
 
         redis.start();
+        // later starts begin empty again
+        redis.deleteSnapshot();
         ControlledSink.Pending will = sink().next(20);
         will.done().complete(null);
         assertEquals("gone dev-kept", new String(will.message().payload(), StandardCharsets.UTF_8));
