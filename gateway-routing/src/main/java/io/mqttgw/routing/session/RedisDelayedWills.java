@@ -20,8 +20,9 @@ import org.slf4j.LoggerFactory;
  * session's slot, due indexes in {@link SessionKeys#WILL_GROUPS} slots of their own). Arming writes the index entry,
  * then the will, fenced by the session's epoch; the session open of a resuming device deletes the will in the same
  * script, wherever it connects. Every node polls the indexes on a thread of its own, at most a batch of due
- * entries a tick ({@link #BATCH} unless {@link #polling} set another), and claims each will with a script that deletes and returns it: only the node that got it
- * publishes, so a will is published at most once, also when its arming node died. A clean start's session open takes
+ * entries a tick ({@link #BATCH} unless {@link #polling} set another), and claims each will with a script that
+ * deletes and returns it: only the node that got it publishes, so a will is published at most once, also when its
+ * arming node died. A clean start's session open takes
  * the will of the session it ends in the same script ({@link #sessionEnded}). A claimer that dies between the
  * claim and the sink loses that will. Calls go through the session store's {@code eval}, so they are counted with its
  * calls and the store's close waits for them. Thread-safe.
