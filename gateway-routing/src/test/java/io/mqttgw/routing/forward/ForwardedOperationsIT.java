@@ -19,6 +19,8 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -155,11 +157,16 @@ class ForwardedOperationsIT extends RedisNodes {
             assertTrue(tookMillis >= 1_900, "waited the bound, not less: " + tookMillis + " ms");
             assertTrue(tookMillis < 2_000 + PATIENCE_MILLIS, "answered within the bound: " + tookMillis + " ms");
             assertEquals(1, heard.size(), "the request reached the holder's channel once");
-            ForwardCodec.Request request = ForwardCodec.request(heard.get(0));
-            assertEquals("dev-orphan", request.clientId());
-            assertEquals("node-b", request.replyTo());
-            assertEquals(2_000, request.timeoutMillis());
-            assertArrayEquals(new byte[] {7}, request.message().payload());
+            // read as the README describes it: version, kind, correlation id, timeout, asking node, message
+            ByteBuffer request = ByteBuffer.wrap(heard.get(0));
+            assertEquals(1, request.get(), "version");
+            assertEquals('D', request.get(), "a downlink");
+            request.getLong();
+            assertEquals(2_000, request.getInt(), "the holder gives up when the asking node does");
+            byte[] replyTo = new byte[request.getShort()];
+            request.get(replyTo);
+            assertEquals("node-b", new String(replyTo, StandardCharsets.UTF_8));
+            assertEquals(7, heard.get(0)[heard.get(0).length - 1], "the payload last");
         } finally {
             gone.removeListener(listener);
             check.getKeys().delete("mqttgw:route:{dev-orphan}");
