@@ -8,7 +8,8 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@code live}, {@code ready}, {@code downlink}, {@code broadcast}, {@code clients} (the list), {@code client} (show
  * or kick one), {@code sessions}, {@code reload}, {@code other}) and result ({@code ok},
  * {@code not_ready}, {@code unauthorized}, {@code invalid}, {@code too_large}, {@code not_found},
- * {@code method_not_allowed}, {@code failed}). Called on the admin thread; Micrometer finds an existing counter.
+ * {@code method_not_allowed}, {@code failed}, and for an operation forwarded to the node that holds the device
+ * {@code timeout} and {@code busy}). Called on the admin thread; Micrometer finds an existing counter.
  */
 final class AdminMetrics {
     private final MeterRegistry registry;

@@ -5,6 +5,7 @@ import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.identity.IdentityRules;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.registry.ChannelRegistry;
+import io.mqttgw.core.spi.OperationForwarding;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.SessionStore;
 import io.netty.channel.Channel;
@@ -19,6 +20,7 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
@@ -33,7 +35,8 @@ import java.util.concurrent.TimeoutException;
  * The operator API on clients and sessions, for an authenticated operator ({@link OperatorAuthHandler} ran before):
  * {@code GET /clients?prefix=&limit=&cursor=} pages through this node's sessions in client-id order;
  * {@code GET /clients/{id}} shows one (read on its event loop; from the route table when another node holds it);
- * {@code DELETE /clients/{id}[?discard-session=true]} kicks it (reason {@code administrative}); {@code GET
+ * {@code DELETE /clients/{id}[?discard-session=true]} kicks it (reason {@code administrative}; on the node that holds
+ * it, forwarded there where the route store can carry it, else refused with 409 naming that node); {@code GET
  * /sessions/{id}} shows a stored persistent session. Other requests go on to {@link OperationsHandler}. Every
  * request, answered or refused, is written to the event log with its operator and counted.
  *
@@ -270,8 +273,12 @@ final class ClientOperationsHandler extends ChannelInboundHandlerAdapter {
         if (channel == null) {
             lookup(id).whenComplete((route, error) -> {
                 if (error == null && route.isPresent() && !route.get().nodeId().equals(api.nodeId())) {
-                    refuse(call, HttpResponseStatus.CONFLICT, "not_found", "client connected to node "
-                            + route.get().nodeId() + "; send the request to that node", route.get().nodeId());
+                    if (api.forwarding() != null) {
+                        forwardKick(call, id, discardSession, route.get().nodeId());
+                    } else {
+                        refuse(call, HttpResponseStatus.CONFLICT, "not_found", "client connected to node "
+                                + route.get().nodeId() + "; send the request to that node", route.get().nodeId());
+                    }
                 } else {
                     refuse(call, HttpResponseStatus.NOT_FOUND, "not_found", "client not connected to this node");
                 }
@@ -290,6 +297,36 @@ final class ClientOperationsHandler extends ChannelInboundHandlerAdapter {
                                 OperatorJson.kicked(id, api.nodeId(), outcome.sessionDiscarded()));
                     }
                 });
+    }
+
+    /** The kick run by the node that holds the device, answered with what it did there; bounded like a local one. */
+    private void forwardKick(Call call, String id, boolean discardSession, String holder) {
+        CompletionStage<OperationForwarding.Forwarded<OperationForwarding.Kick>> stage;
+        try {
+            stage = api.forwarding().kick(holder, id, discardSession, Duration.ofSeconds(ANSWER_TIMEOUT_SECONDS));
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((f, error) -> {
+            Throwable cause = error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                    ? error.getCause() : error;
+            if (cause instanceof TimeoutException) {
+                refuse(call, HttpResponseStatus.GATEWAY_TIMEOUT, "timeout", "no answer from node " + holder
+                        + " within " + ANSWER_TIMEOUT_SECONDS + " s", holder);
+            } else if (cause instanceof OperationForwarding.Busy) {
+                refuse(call, HttpResponseStatus.SERVICE_UNAVAILABLE, "busy", cause.getMessage(), holder);
+            } else if (cause != null) {
+                refuse(call, HttpResponseStatus.SERVICE_UNAVAILABLE, "failed", "cannot forward to node " + holder
+                        + ": " + cause, holder);
+            } else if (f.outcome() == null || !f.outcome().closed()) {
+                refuse(call, HttpResponseStatus.NOT_FOUND, "not_found", "client not connected to node " + holder,
+                        holder);
+            } else {
+                done(call, HttpResponseStatus.OK, "ok", "kicked on node " + f.nodeId()
+                                + (f.outcome().sessionDiscarded() ? ", session discarded" : ""),
+                        OperatorJson.kicked(id, f.nodeId(), f.outcome().sessionDiscarded()));
+            }
+        });
     }
 
     private void session(Call call, String id) {

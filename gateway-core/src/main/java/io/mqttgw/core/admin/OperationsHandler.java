@@ -5,6 +5,7 @@ import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.topic.TopicLimits;
 import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.DownlinkTarget;
+import io.mqttgw.core.spi.OperationForwarding;
 import io.mqttgw.core.spi.Route;
 import io.netty.channel.ChannelHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -19,14 +20,18 @@ import java.io.IOException;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The operations of an authenticated operator ({@link OperatorAuthHandler} ran before):
  * {@code POST /downlink?client=ID&topic=T&qos=1[&retain=true]} sends the body to one device and answers with the
- * outcome once known (for QoS 1/2 after the device's PUBACK), or 409 naming the node that holds the device when
- * another one does (it would only be queued here); {@code POST /downlink/broadcast?topic=T&qos=1} sends
+ * outcome once known (for QoS 1/2 after the device's PUBACK). When another node holds the device (it would only be
+ * queued here) the request is forwarded to that node where the route store can carry it, and answered with that
+ * node's outcome and id (504 when it does not answer in time, 503 when it is busy), else refused with 409 naming
+ * that node; {@code POST /downlink/broadcast?topic=T&qos=1} sends
  * it to every device of this node subscribed to the topic and answers with how many. Both take the MQTT 5.0
  * message expiry and PUBLISH properties. Input is checked by {@link DownlinkRequest} (an unknown parameter is
  * refused by name); each operation, done or refused, is written to the event log with its operator.
@@ -117,9 +122,13 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
                     refuse(ctx, keepAlive, HttpResponseStatus.SERVICE_UNAVAILABLE, endpoint, "failed", operator,
                             remote, what, "cannot tell which node holds the client: " + error, null);
                 } else if (route.isPresent() && !route.get().nodeId().equals(api.nodeId())) {
-                    refuse(ctx, keepAlive, HttpResponseStatus.CONFLICT, endpoint, "not_found", operator, remote, what,
-                            "client connected to node " + route.get().nodeId() + "; send the request to that node",
-                            route.get().nodeId());
+                    if (api.forwarding() != null) {
+                        forward(ctx, keepAlive, endpoint, operator, remote, what, m, route.get().nodeId());
+                    } else {
+                        refuse(ctx, keepAlive, HttpResponseStatus.CONFLICT, endpoint, "not_found", operator, remote,
+                                what, "client connected to node " + route.get().nodeId()
+                                        + "; send the request to that node", route.get().nodeId());
+                    }
                 } else {
                     deliver(ctx, keepAlive, endpoint, operator, remote, what, m);
                 }
@@ -153,6 +162,51 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
                         writeRetained(g, retained);
                         g.writeEndObject();
                     });
+        });
+    }
+
+    /**
+     * Sends the downlink to the node that holds the device and answers with that node's outcome and id. No answer
+     * within the holder's own bound is a 504 naming the holder: the message may or may not have reached the device,
+     * and it is not kept here, since the device is online elsewhere.
+     */
+    private void forward(ChannelHandlerContext ctx, boolean keepAlive, String endpoint, String operator,
+                         Object remote, String what, DownlinkMessage m, String holder) {
+        String forwarded = what + " via node " + holder;
+        CompletionStage<OperationForwarding.Forwarded<DownlinkTarget.Report>> stage;
+        try {
+            stage = api.forwarding().downlink(holder, m, api.downlinkTimeout());
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((f, e) -> {
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            if (cause instanceof TimeoutException) {
+                refuse(ctx, keepAlive, HttpResponseStatus.GATEWAY_TIMEOUT, endpoint, "timeout", operator, remote,
+                        forwarded, "no answer from node " + holder + " within " + api.downlinkTimeout().toMillis()
+                                + " ms; the device may or may not have the message", holder);
+            } else if (cause instanceof OperationForwarding.Busy) {
+                refuse(ctx, keepAlive, HttpResponseStatus.SERVICE_UNAVAILABLE, endpoint, "busy", operator, remote,
+                        forwarded, cause.getMessage(), holder);
+            } else if (cause != null) {
+                refuse(ctx, keepAlive, HttpResponseStatus.SERVICE_UNAVAILABLE, endpoint, "failed", operator, remote,
+                        forwarded, "cannot forward to node " + holder + ": " + cause, holder);
+            } else if (f.outcome() == null) {
+                refuse(ctx, keepAlive, HttpResponseStatus.CONFLICT, endpoint, "not_found", operator, remote,
+                        forwarded, "client no longer on node " + holder + " when the request came; send it again",
+                        holder);
+            } else {
+                String outcome = name(f.outcome().outcome());
+                String retained = name(f.outcome().retained());
+                done(ctx, keepAlive, endpoint, operator, remote, forwarded,
+                        retained == null ? outcome : outcome + " retained=" + retained, g -> {
+                            g.writeStartObject();
+                            g.writeStringField("outcome", outcome);
+                            writeRetained(g, retained);
+                            g.writeStringField("node", f.nodeId());
+                            g.writeEndObject();
+                        });
+            }
         });
     }
 

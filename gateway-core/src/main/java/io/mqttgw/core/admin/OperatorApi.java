@@ -2,8 +2,10 @@ package io.mqttgw.core.admin;
 
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.registry.ChannelRegistry;
+import io.mqttgw.core.spi.OperationForwarding;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.SessionStore;
+import java.time.Duration;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
 
@@ -15,10 +17,23 @@ import java.util.function.Function;
  * @param maxClientIdLength longest id a request may name ({@code mqtt.max-client-id-length})
  * @param reload            re-reads the config file for the named operator, or null when there is no file to re-read
  * @param drain             starts the node's drain, or null where the node cannot drain
+ * @param forwarding        sends a downlink or kick to the node that holds the device, or null where the route
+ *                          store cannot (the operator is then told which node to call)
+ * @param downlinkTimeout   longest a forwarded downlink waits for the holder's answer: as long as the holder itself
+ *                          may take for a QoS 1 message ({@code downlink.retry-interval} times one more than
+ *                          {@code downlink.max-retries})
  */
 public record OperatorApi(String nodeId, ChannelRegistry registry, RouteStore routes, SessionStore sessions,
                           GatewayMetrics metrics, int maxClientIdLength,
-                          Function<String, CompletionStage<ReloadReport>> reload, Drain drain) {
+                          Function<String, CompletionStage<ReloadReport>> reload, Drain drain,
+                          OperationForwarding forwarding, Duration downlinkTimeout) {
+
+    /** Without forwarding. */
+    public OperatorApi(String nodeId, ChannelRegistry registry, RouteStore routes, SessionStore sessions,
+                       GatewayMetrics metrics, int maxClientIdLength,
+                       Function<String, CompletionStage<ReloadReport>> reload, Drain drain) {
+        this(nodeId, registry, routes, sessions, metrics, maxClientIdLength, reload, drain, null, Duration.ZERO);
+    }
 
     /** Starts the node's drain; returns at once (the drain runs on a thread of its own). Any thread. */
     public interface Drain {

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
+import io.mqttgw.core.admin.HolderOperations;
 import io.mqttgw.core.admin.OperatorApi;
 import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
@@ -34,6 +35,7 @@ import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.OperationForwarding;
 import io.mqttgw.core.spi.OverloadListener;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
@@ -206,6 +208,11 @@ public final class Gateway implements AutoCloseable {
                 listeners.bindTcp(new DeviceChannelInitializer("tcp", services, null, null,
                         config.tcp().proxyProtocol()));
             }
+            // answers other nodes' forwarded operations whether or not this node has an operations listener itself
+            OperationForwarding forwarding = routes.forwarding().orElse(null);
+            if (forwarding != null) {
+                forwarding.serve(new HolderOperations(registry, downlinkTarget, sessions, metrics));
+            }
             if (config.admin().enabled()) {
                 admin = new AdminServer(config.admin(), meters, this::notReadyReason,
                         List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
@@ -216,7 +223,8 @@ public final class Gateway implements AutoCloseable {
                         downlinkTarget, operators, events, config.mqtt().topicLimits(),
                         new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
                                 config.mqtt().maxClientIdLength(), reloads == null ? null : this::reload,
-                                this::drain));
+                                this::drain, forwarding, config.downlink().retryInterval()
+                                        .multipliedBy(config.downlink().maxRetries() + 1L)));
             }
             downlink.start(downlinkTarget);
             if (config.overload().enabled()) {

@@ -31,6 +31,14 @@ public interface RouteStore {
                 getClass().getSimpleName() + " cannot verify the route table"));
     }
 
+    /**
+     * Sending operator operations to the node that holds a device, where the table is shared and the store can carry
+     * them; empty otherwise (the operator is told which node to call).
+     */
+    default Optional<OperationForwarding> forwarding() {
+        return Optional.empty();
+    }
+
     default HealthStatus health() {
         return HealthStatus.UP;
     }

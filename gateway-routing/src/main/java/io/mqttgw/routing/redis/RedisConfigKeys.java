@@ -92,9 +92,24 @@ public final class RedisConfigKeys {
             "1 to 64", "Event-loop threads of the Redis client (its own group, apart from the device event loops).",
             intRange(1, 64));
 
+    public static final ConfigKey<Integer> FORWARD_MAX_IN_FLIGHT = new ConfigKey<>(
+            "routes.redis.forward-max-in-flight", "1000", "1 to 100000",
+            "Operator operations (downlink, kick) forwarded through Redis to the node that holds the device: most "
+                    + "this node waits for, and most it runs for other nodes; past either, the request is answered "
+                    + "503 busy.", intRange(1, 100_000));
+
+    public static final ConfigKey<Duration> WILL_POLL_INTERVAL = new ConfigKey<>("routes.redis.will-poll-interval",
+            "1s", "10ms to 1m", "(session.provider: redis) How often each node looks for delayed wills that fell due "
+            + "and claims them: the most a will is published late.",
+            duration(Duration.ofMillis(10), Duration.ofMinutes(1)));
+    public static final ConfigKey<Integer> WILL_POLL_BATCH = new ConfigKey<>("routes.redis.will-poll-batch", "256",
+            "1 to 100000", "(session.provider: redis) Due delayed wills one poll claims at most; the rest wait for "
+            + "the next poll.", intRange(1, 100_000));
+
     public static final List<ConfigKey<?>> ALL = List.of(MODE, ADDRESS, SENTINEL_MASTER, DATABASE, USERNAME,
             PASSWORD, CONFIG_FILE, KEY_PREFIX, QUEUE_CAPACITY, BATCH_SIZE, FLUSH_INTERVAL, TIMEOUT, CONNECT_TIMEOUT,
-            RETRY_MIN_DELAY, RETRY_MAX_DELAY, HEARTBEAT_INTERVAL, NODE_TTL, DEAD_NODE_CLEANUP, IO_THREADS);
+            RETRY_MIN_DELAY, RETRY_MAX_DELAY, HEARTBEAT_INTERVAL, NODE_TTL, DEAD_NODE_CLEANUP, IO_THREADS,
+            FORWARD_MAX_IN_FLIGHT, WILL_POLL_INTERVAL, WILL_POLL_BATCH);
 
     private static String withScheme(String address) {
         if (address.startsWith("redis://") || address.startsWith("rediss://")) {

@@ -25,7 +25,8 @@ public record RedisRouteSettings(String mode, List<String> addresses, String sen
                                  int queueCapacity, int batchSize, Duration flushInterval, Duration timeout,
                                  Duration connectTimeout, Duration retryMinDelay, Duration retryMaxDelay,
                                  Duration heartbeatInterval, Duration nodeTtl, boolean deadNodeCleanup,
-                                 int ioThreads) {
+                                 int ioThreads, int forwardMaxInFlight, Duration willPollInterval,
+                                 int willPollBatch) {
 
     public static RedisRouteSettings from(ConfigValues v) {
         String mode = v.get(MODE);
@@ -62,7 +63,8 @@ public record RedisRouteSettings(String mode, List<String> addresses, String sen
         return new RedisRouteSettings(mode, v.get(ADDRESS), v.get(SENTINEL_MASTER), v.get(DATABASE),
                 v.get(USERNAME), v.get(PASSWORD), configFile, v.get(KEY_PREFIX), capacity, batch,
                 v.get(FLUSH_INTERVAL), v.get(TIMEOUT), v.get(CONNECT_TIMEOUT), min, max, heartbeat, ttl,
-                v.get(DEAD_NODE_CLEANUP), v.get(IO_THREADS));
+                v.get(DEAD_NODE_CLEANUP), v.get(IO_THREADS), v.get(FORWARD_MAX_IN_FLIGHT), v.get(WILL_POLL_INTERVAL),
+                v.get(WILL_POLL_BATCH));
     }
 
     /**

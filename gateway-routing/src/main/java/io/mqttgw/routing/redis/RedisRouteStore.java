@@ -3,10 +3,12 @@ package io.mqttgw.routing.redis;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.identity.IdentityProof;
 import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.OperationForwarding;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteCheck;
 import io.mqttgw.core.spi.RouteEvents;
 import io.mqttgw.core.spi.RouteStore;
+import io.mqttgw.routing.forward.RedisOperationForwarding;
 import io.mqttgw.routing.route.RouteOp;
 import io.mqttgw.routing.route.RouteQueue;
 import io.mqttgw.routing.takeover.TakeoverSubscription;
@@ -48,6 +50,7 @@ public final class RedisRouteStore implements RouteStore {
     private final RouteQueue queue;
     private final RouteTableMetrics metrics;
     private final RouteFlusher flusher;
+    private final RedisOperationForwarding forwarding;
     private final AtomicLong lastDropLogged = new AtomicLong();
     private final AtomicLong unloggedDrops = new AtomicLong();
     private final AtomicBoolean verifying = new AtomicBoolean();
@@ -66,6 +69,17 @@ public final class RedisRouteStore implements RouteStore {
         this.metrics = new RouteTableMetrics(meters, queue::size, this::pendingOperations);
         String runId = nodeId + "/" + ProcessHandle.current().pid() + "/" + System.currentTimeMillis();
         this.flusher = new RouteFlusher(settings, nodeId, runId, client, queue, metrics);
+        this.forwarding = new RedisOperationForwarding(client, nodeId, new RedisOperationForwarding.Channels() {
+            @Override
+            public String request(String node) {
+                return keys.operationsChannel(node);
+            }
+
+            @Override
+            public String reply(String node) {
+                return keys.operationRepliesChannel(node);
+            }
+        }, settings.forwardMaxInFlight(), flusher::connected, meters);
     }
 
     /**
@@ -86,7 +100,10 @@ public final class RedisRouteStore implements RouteStore {
         subscription = new TakeoverSubscription(client, keys.takeoverChannel(nodeId), events,
                 metrics.takeoversReceived);
         // subscribed from the flusher once Redis answered: the client connects lazily, and its first call blocks
-        flusher.start(events, subscription::ensure);
+        flusher.start(events, () -> {
+            subscription.ensure();
+            forwarding.ensure();
+        });
     }
 
     @Override
@@ -193,6 +210,12 @@ public final class RedisRouteStore implements RouteStore {
         return result;
     }
 
+    /** Downlinks and kicks for devices of other nodes go to those nodes through Redis pub/sub. */
+    @Override
+    public Optional<OperationForwarding> forwarding() {
+        return Optional.of(forwarding);
+    }
+
     @Override
     public HealthStatus health() {
         long since = flusher.failingSinceNanos();
@@ -203,6 +226,10 @@ public final class RedisRouteStore implements RouteStore {
         }
         if (flusher.connected() && subscription != null && !subscription.subscribed()) {
             return HealthStatus.degraded("takeover channel " + keys.takeoverChannel(nodeId) + " not subscribed");
+        }
+        if (flusher.connected() && !forwarding.subscribed()) {
+            return HealthStatus.degraded("operation channels " + keys.operationsChannel(nodeId) + " and "
+                    + keys.operationRepliesChannel(nodeId) + " not subscribed");
         }
         if (flusher.overflowPending()) {
             return HealthStatus.degraded("route queue was full: " + flusher.droppedSinceResync()
@@ -221,6 +248,8 @@ public final class RedisRouteStore implements RouteStore {
         if (closed != null) {
             return closed;
         }
+        // operations forwarded to or from this node end now: the devices are being closed anyway
+        forwarding.close();
         CompletableFuture<Void> flushed;
         if (flusher.started()) {
             flusher.close(System.nanoTime() + shutdownTimeout.toNanos());

@@ -12,6 +12,8 @@ package io.mqttgw.routing.redis;
  *   <li>{@code P:node:{nodeId}:cleanup}: claim of the node that removes a dead node's routes, left to expire</li>
  *   <li>{@code P:nodes}: set of node ids that ever wrote routes</li>
  *   <li>channel {@code P:takeover:{nodeId}}: "epoch clientId" when another node took the device over</li>
+ *   <li>channels {@code P:ops:{nodeId}} and {@code P:ops-reply:{nodeId}}: operator operations forwarded to the node
+ *       that holds the device, and their answers (binary, see {@code ForwardCodec})</li>
  * </ul>
  */
 public record RouteKeys(String prefix) {
@@ -43,5 +45,15 @@ public record RouteKeys(String prefix) {
 
     public String takeoverChannel(String nodeId) {
         return takeoverChannelPrefix() + "{" + nodeId + "}";
+    }
+
+    /** Where other nodes send the operator operations on devices {@code nodeId} holds. */
+    public String operationsChannel(String nodeId) {
+        return prefix + ":ops:{" + nodeId + "}";
+    }
+
+    /** Where the nodes holding devices answer the operations {@code nodeId} forwarded. */
+    public String operationRepliesChannel(String nodeId) {
+        return prefix + ":ops-reply:{" + nodeId + "}";
     }
 }

@@ -19,16 +19,17 @@ import org.slf4j.LoggerFactory;
  * MQTT 5.0 wills waiting for their delay in Redis, published once by the fleet ({@link SessionKeys}: a will key in its
  * session's slot, due indexes in {@link SessionKeys#WILL_GROUPS} slots of their own). Arming writes the index entry,
  * then the will, fenced by the session's epoch; the session open of a resuming device deletes the will in the same
- * script, wherever it connects. Every node polls the indexes on a thread of its own, at most {@link #BATCH} due
- * entries a tick, and claims each will with a script that deletes and returns it: only the node that got it
- * publishes, so a will is published at most once, also when its arming node died. A clean start's session open takes
+ * script, wherever it connects. Every node polls the indexes on a thread of its own, at most a batch of due
+ * entries a tick ({@link #BATCH} unless {@link #polling} set another), and claims each will with a script that
+ * deletes and returns it: only the node that got it publishes, so a will is published at most once, also when its
+ * arming node died. A clean start's session open takes
  * the will of the session it ends in the same script ({@link #sessionEnded}). A claimer that dies between the
  * claim and the sink loses that will. Calls go through the session store's {@code eval}, so they are counted with its
  * calls and the store's close waits for them. Thread-safe.
  */
 final class RedisDelayedWills implements DelayedWillStore {
     private static final Logger LOG = LoggerFactory.getLogger(RedisDelayedWills.class);
-    /** Due entries one poll claims at most, over all indexes; the rest wait for the next tick. */
+    /** Due entries one poll claims at most, over all indexes, by default; the rest wait for the next tick. */
     static final int BATCH = 256;
     /** A will key outlives its due time by this much, so one whose index entry was lost does not stay for ever. */
     static final long KEEP_AFTER_DUE_MILLIS = TimeUnit.DAYS.toMillis(1);
@@ -41,7 +42,8 @@ final class RedisDelayedWills implements DelayedWillStore {
 
     private final Calls calls;
     private final SessionKeys keys;
-    private final long tickMillis;
+    private long tickMillis;
+    private volatile int batch = BATCH;
     private final AtomicLong claimed = new AtomicLong();
     private final AtomicLong failedPolls = new AtomicLong();
     private volatile long lastFailureLoggedNanos;
@@ -94,6 +96,18 @@ final class RedisDelayedWills implements DelayedWillStore {
         }
         claimed.incrementAndGet();
         p.publish(WillCodec.decode(will));
+    }
+
+    /**
+     * How often to poll and how many due wills one poll claims at most; before {@link #start}. A longer interval
+     * publishes wills later; a smaller batch spreads a burst of due wills over more ticks.
+     */
+    synchronized void polling(long tickMillis, int batch) {
+        if (poller != null) {
+            throw new IllegalStateException("delayed wills already polled");
+        }
+        this.tickMillis = tickMillis;
+        this.batch = batch;
     }
 
     @Override
@@ -153,7 +167,7 @@ final class RedisDelayedWills implements DelayedWillStore {
             return;
         }
         long now = System.currentTimeMillis();
-        int budget = BATCH;
+        int budget = batch;
         int start = nextGroup;
         nextGroup = (nextGroup + 1) % SessionKeys.WILL_GROUPS;
         for (int i = 0; i < SessionKeys.WILL_GROUPS && budget > 0; i++) {

@@ -149,6 +149,11 @@ public final class RedisSessionStore implements SessionStore {
         this.wills = new RedisDelayedWills(this::eval, connector::connected, keys, WILL_POLL_MILLIS);
     }
 
+    /** {@code routes.redis.will-poll-interval} and {@code routes.redis.will-poll-batch}; before the store starts. */
+    public void willPolling(Duration interval, int batch) {
+        wills.polling(interval.toMillis(), batch);
+    }
+
     private static byte[] ascii(long n) {
         return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
     }

@@ -48,6 +48,27 @@ class RedisRouteSettingsTest {
     }
 
     @Test
+    void delayedWillPollingAndForwardingBoundsAreReadAndValidated() {
+        RedisRouteSettings defaults = RedisRouteSettings.from(TestRouteStores.values(null));
+        assertEquals(java.time.Duration.ofSeconds(1), defaults.willPollInterval());
+        assertEquals(256, defaults.willPollBatch());
+        assertEquals(1000, defaults.forwardMaxInFlight());
+        RedisRouteSettings set = RedisRouteSettings.from(TestRouteStores.values(null,
+                "routes.redis.will-poll-interval", "250ms", "routes.redis.will-poll-batch", "10",
+                "routes.redis.forward-max-in-flight", "5"));
+        assertEquals(java.time.Duration.ofMillis(250), set.willPollInterval());
+        assertEquals(10, set.willPollBatch());
+        assertEquals(5, set.forwardMaxInFlight());
+        for (String[] bad : new String[][] {{"routes.redis.will-poll-interval", "5ms"},
+            {"routes.redis.will-poll-interval", "2m"}, {"routes.redis.will-poll-batch", "0"},
+            {"routes.redis.forward-max-in-flight", "0"}}) {
+            ConfigException e = assertThrows(ConfigException.class, () -> RedisRouteSettings.from(
+                    TestRouteStores.values(null, bad[0], bad[1])), bad[0] + "=" + bad[1]);
+            assertTrue(e.getMessage().startsWith(bad[0] + " = '" + bad[1] + "'"), e.getMessage());
+        }
+    }
+
+    @Test
     void batchLargerThanTheQueueIsRefusedWithKeyValueAndWhatIsAllowed() {
         ConfigException e = assertThrows(ConfigException.class, () -> RedisRouteSettings.from(
                 TestRouteStores.values(null, "routes.redis.queue-capacity", "2048", "routes.redis.batch-size",

@@ -181,6 +181,31 @@ class RedisDelayedWillsIT extends RedisServerTests {
     }
 
     @Test
+    void aPollClaimsNoMoreThanTheConfiguredBatch() throws Exception {
+        RedisSessionStore a = store(client("a"));
+        int count = 5;
+        for (int i = 0; i < count; i++) {
+            String id = "k-batch-" + i;
+            long epoch = 2000 + i;
+            assertEquals(Armed.ARMED, a.open(id, false, 60_000, epoch)
+                    .thenCompose(s -> a.disconnected(id, epoch, 60_000))
+                    .thenCompose(v -> wills(a).arm(id, epoch, 1, will(id))).toCompletableFuture()
+                    .get(30, TimeUnit.SECONDS));
+        }
+        RedisSessionStore b = store(client("b"));
+        b.willPolling(java.time.Duration.ofMillis(2000), 2);
+        ConcurrentLinkedQueue<UplinkMessage> published = new ConcurrentLinkedQueue<>();
+        wills(b).start(published::add);
+        await("the first poll", () -> !published.isEmpty(), 30);
+        // well before the next poll, 2 s after the first
+        Thread.sleep(300);
+        assertEquals(2, published.size(), "one poll claims at most its batch");
+        await("the rest, two a poll", () -> published.size() == count, 30);
+        assertEquals(0, indexed("k-batch-"));
+        b.close();
+    }
+
+    @Test
     void twoPollingNodesPublishEachOfManyDueWillsOnce() throws Exception {
         RedisSessionStore a = store(client("a"));
         int count = 3 * RedisDelayedWills.BATCH;
