@@ -13,10 +13,10 @@
 #                       then closes its devices at shutdown.drain-rate), wait for its exit, start it again, wait for
 #                       /health/ready 200; failed attempts, QoS 1 PUBLISHes whose connection ended before their PUBACK
 #                       (qos1_unacked), total time.
-#   --scenario redis-kill  as kill, and at the same moment `kill -9` of the Redis master, so the wave's route and session
-#                       writes meet the failover (REDIS_MODE sentinel or cluster). Each node's /metrics is sampled
-#                       every 0.5 s: redis_write_outage_s is the longest a node had route work pending with none
-#                       written, from the master kill (the worst node); resynced counts the routes the nodes wrote
+#   --scenario redis-kill  as kill, and 1 s before it `kill -9` of the Redis master, so the wave's route and session
+#                       writes meet the failover under way (REDIS_MODE sentinel or cluster; HOLD in seconds). Each node's /metrics is sampled
+#                       every 0.5 s: redis_write_outage_s is the longest a node had route work pending and Redis
+#                       answered none of it, from the master kill (the worst node); resynced counts the routes the nodes wrote
 #                       again after the failover (what the old master had acknowledged and the new one lacked);
 #                       verify_found is what `POST /routes/verify` then finds on all live nodes (target 0).
 # In all, a device with a persistent session resends its unacknowledged QoS 1 PUBLISHes after it reconnects
@@ -122,10 +122,18 @@ trap stop_all EXIT
 # redis ARGS: a command to the master (the sentinels' current one; in cluster mode any node, following redirects)
 redis() {
   if [[ "$REDIS_MODE" == cluster ]]; then
-    redis-cli -c -p "$REDIS_PORT" "$@"
+    redis-cli -c -p "$(cluster_entry)" "$@"
   else
     redis-cli -p "$(redis_master_port)" "$@"
   fi
+}
+
+cluster_entry() { # a cluster node that answers (the first one may be the master this scenario killed)
+  local k
+  for k in 0 1 2 3 4 5; do
+    redis-cli -p $((REDIS_PORT + k)) PING > /dev/null 2>&1 && { echo $((REDIS_PORT + k)); return; }
+  done
+  echo "$REDIS_PORT"
 }
 
 redis_master_port() {
@@ -145,6 +153,7 @@ redis_server() {
   "$REDIS_SERVER" --port "$port" --bind 127.0.0.1 --save '' --appendonly no --dir "$dir" \
     --logfile "$dir/redis.log" --daemonize no "$@" > "$dir/redis.out" 2>&1 &
   REDIS_PIDS[$((port - REDIS_PORT))]=$!
+  disown  # stop_pid polls; the shell need not report the master this scenario kills
   wait_port "$port"
 }
 
@@ -163,6 +172,7 @@ start_redis() { # DIR
           "sentinel failover-timeout mqttgw 10000" "sentinel parallel-syncs mqttgw 1" > "$d/sentinel.conf"
         "$REDIS_SERVER" "$d/sentinel.conf" --sentinel > "$d/sentinel.out" 2>&1 &
         REDIS_PIDS[$((10 + k))]=$!
+        disown
         wait_port $((REDIS_PORT + 10 + k))
       done
       # a failover needs every sentinel to know the replica and the two others (hello messages every 2 s)
@@ -282,13 +292,13 @@ dead_node_keys() {
 
 redis_master_ports() {
   if [[ "$REDIS_MODE" == cluster ]]; then
-    redis-cli -p "$REDIS_PORT" CLUSTER NODES | awk '$3 ~ /master/ && $3 !~ /fail/ { split($2, a, "[:@]"); print a[2] }'
+    redis-cli -p "$(cluster_entry)" CLUSTER NODES | awk '$3 ~ /master/ && $3 !~ /fail/ { split($2, a, "[:@]"); print a[2] }'
   else
     redis_master_port
   fi
 }
 
-# sample_metrics FILE: every 0.5 s, per node "epoch_ms node written pending" until killed
+# sample_metrics FILE: every 0.5 s, per node "epoch_ms node answered pending" until killed
 sample_metrics() {
   while :; do
     local now i m
@@ -296,15 +306,21 @@ sample_metrics() {
     for i in $(seq 0 $((NODES - 1))); do
       m="$(curl -s -m 1 "http://127.0.0.1:$((BASE_ADMIN + i))/metrics" || true)"
       [[ -n "$m" ]] || continue
+      # route operations Redis answered (written, takeover, deleted, fenced, ...): all but dropped, abandoned and
+      # coalesced, which never reached it
       printf '%s %s %s %s\n' "$now" "$i" \
-        "$(metric mqttgw_routes_redis_ops_total 'result="written"' <(echo "$m"))" \
+        "$(($(metric mqttgw_routes_redis_ops_total mqttgw <(echo "$m")) \
+            - $(metric mqttgw_routes_redis_ops_total 'result="dropped"' <(echo "$m")) \
+            - $(metric mqttgw_routes_redis_ops_total 'result="abandoned"' <(echo "$m")) \
+            - $(metric mqttgw_routes_redis_ops_total 'result="coalesced"' <(echo "$m"))))" \
         "$(metric mqttgw_routes_redis_pending_operations mqttgw <(echo "$m"))"
     done >> "$1"
     sleep 0.5
   done
 }
 
-# write_outage FILE KILL_MS: the longest stretch after KILL_MS in which a node had route work pending and wrote none
+# write_outage FILE KILL_MS: the longest stretch after KILL_MS in which a node had route work pending and Redis answered
+# none of it
 write_outage() {
   awk -v k="$2" '$1 >= k {
       n = $2; if (n in last && $4 > 0 && $3 == last[n]) { if (!(n in since)) since[n] = prev[n]; d = ($1 - since[n]) / 1000; if (d > worst) worst = d }
@@ -347,8 +363,12 @@ for round in $(seq 1 "$ROUNDS"); do
   bench_pid=$!
   redis_kill_ms=""; sampler=""
   if [[ "$SCENARIO" == redis-kill ]]; then
-    # the Redis master goes when the bench kills the node: the wave's writes meet the failover
-    until grep -q '\] kill ' "$RUN_DIR/bench.out" 2>/dev/null || ! kill -0 "$bench_pid" 2>/dev/null; do sleep 0.2; done
+    # the Redis master goes 1 s before the bench kills the node (the end of --hold after the first steady line), so
+    # the wave's writes meet the failover while it is under way
+    until grep -q '\] steady ' "$RUN_DIR/bench.out" 2>/dev/null || ! kill -0 "$bench_pid" 2>/dev/null; do
+      sleep 0.05
+    done
+    sleep "$(awk -v h="${HOLD%s}" 'BEGIN { print (h > 2 ? h - 1 : 1) }')"
     if kill -0 "$bench_pid" 2>/dev/null; then
       sample_metrics "$RUN_DIR/route-metrics.txt" &
       sampler=$!
