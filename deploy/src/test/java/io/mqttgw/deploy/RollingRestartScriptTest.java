@@ -25,6 +25,12 @@ import org.junit.jupiter.api.Test;
 class RollingRestartScriptTest {
     private static final Path SCRIPT = Path.of("scripts/rolling-restart.sh");
 
+    /**
+     * How long a restarted node answers 503: under the script's one-second poll, so its first poll after a restart
+     * sees the node not ready and the next one sees it back (one poll per node instead of two).
+     */
+    private static final long NOT_READY_MILLIS = 900;
+
     private HttpServer fleet;
     /** Until when (System.nanoTime) a node answers 503; Long.MAX_VALUE: never again 200. */
     private final Map<String, Long> notReadyUntil = new ConcurrentHashMap<>();
@@ -43,7 +49,7 @@ class RollingRestartScriptTest {
                         .allMatch(e -> e.getKey().equals(node) || !notReady(e.getKey()));
                 restarts.add(node + (othersReady ? "" : " while another node was not ready"));
                 notReadyUntil.put(node, node.startsWith("broken") ? Long.MAX_VALUE
-                        : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(1500));
+                        : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(NOT_READY_MILLIS));
                 status = 200;
             } else {
                 notReadyUntil.putIfAbsent(node, 0L);
@@ -66,18 +72,18 @@ class RollingRestartScriptTest {
         return System.nanoTime() < notReadyUntil.getOrDefault(node, 0L);
     }
 
-    private Process run(String... nodes) throws IOException {
+    private Process run(int readyTimeoutSeconds, String... nodes) throws IOException {
         String base = "http://127.0.0.1:" + fleet.getAddress().getPort() + "/{node}";
         List<String> command = new java.util.ArrayList<>(List.of("bash", SCRIPT.toString(),
                 "--ready-url", base + "/ready", "--restart", "curl -sf -o /dev/null " + base + "/restart",
-                "--settle", "0", "--ready-timeout", "5"));
+                "--settle", "0", "--ready-timeout", Integer.toString(readyTimeoutSeconds)));
         command.addAll(List.of(nodes));
         return new ProcessBuilder(command).redirectErrorStream(true).start();
     }
 
     @Test
     void restartsOneNodeAtATimeEachOnlyOnceTheOthersAreReady() throws Exception {
-        Process p = run("gw1", "gw2", "gw3");
+        Process p = run(5, "gw1", "gw2", "gw3");
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(0, p.exitValue(), output);
@@ -90,11 +96,11 @@ class RollingRestartScriptTest {
 
     @Test
     void stopsAtTheFirstNodeThatDoesNotComeBackAndLeavesTheRestAlone() throws Exception {
-        Process p = run("gw1", "broken-gw2", "gw3");
+        Process p = run(2, "gw1", "broken-gw2", "gw3");
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(p.waitFor(60, TimeUnit.SECONDS));
         assertEquals(1, p.exitValue(), output);
         assertEquals(List.of("gw1", "broken-gw2"), restarts, output);
-        assertTrue(output.contains("broken-gw2 not ready after 5s"), output);
+        assertTrue(output.contains("broken-gw2 not ready after 2s"), output);
     }
 }

@@ -15,6 +15,7 @@ import io.mqttgw.kafka.downlink.client.DownlinkClient;
 import io.mqttgw.kafka.downlink.client.OfflinePolicy;
 import io.mqttgw.kafka.downlink.client.SendResult;
 import io.mqttgw.kafka.testkit.KafkaBroker;
+import io.mqttgw.kafka.testkit.SharedKafkaBroker;
 import io.mqttgw.kafka.testkit.Records;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -38,12 +39,12 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Commands produced with DownlinkClient into a real Kafka broker, read by real gateways, received by real devices. */
@@ -51,22 +52,17 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaDownlinkIT {
     @TempDir
     static Path dir;
+    @RegisterExtension
+    static final SharedKafkaBroker KAFKA = new SharedKafkaBroker();
     static KafkaBroker broker;
     static TestPki pki;
 
     @BeforeAll
     static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
+        broker = KAFKA.broker();
         broker.createTopics("device.downlink.dl-one", "device.downlink.dl-fleet", "device.downlink.dl-a",
                 "device.downlink.dl-b", "device.downlink.dl-bad", "device.downlink.dl-down", "device.downlink.offline");
         pki = TestPki.create(dir.resolve("pki"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     static TestGateway gatewayConfig(String node) {

@@ -17,6 +17,7 @@ import io.mqttgw.kafka.downlink.client.DownlinkClient;
 import io.mqttgw.kafka.downlink.client.OfflinePolicy;
 import io.mqttgw.kafka.downlink.client.SendResult;
 import io.mqttgw.kafka.testkit.KafkaBroker;
+import io.mqttgw.kafka.testkit.SharedKafkaBroker;
 import io.mqttgw.routing.redis.RedisDeviceDirectory;
 import io.mqttgw.routing.testkit.RedisTestServer;
 import io.mqttgw.routing.testkit.TestRouteStores;
@@ -30,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
@@ -42,6 +44,8 @@ import org.redisson.client.codec.StringCodec;
 class KafkaDownlinkPersistentSessionIT {
     @TempDir
     static Path dir;
+    @RegisterExtension
+    static final SharedKafkaBroker KAFKA = new SharedKafkaBroker();
     static KafkaBroker broker;
     static RedisTestServer redis;
     static RedissonClient service;
@@ -49,7 +53,7 @@ class KafkaDownlinkPersistentSessionIT {
 
     @BeforeAll
     static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
+        broker = KAFKA.broker();
         broker.createTopics("device.downlink.ps-a", "device.downlink.ps-b");
         redis = RedisTestServer.start(dir.resolve("redis"));
         service = TestRouteStores.checker(redis);
@@ -63,9 +67,6 @@ class KafkaDownlinkPersistentSessionIT {
         }
         if (redis != null) {
             redis.close();
-        }
-        if (broker != null) {
-            broker.close();
         }
     }
 

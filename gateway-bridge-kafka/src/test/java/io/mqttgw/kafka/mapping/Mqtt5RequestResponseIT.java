@@ -14,6 +14,7 @@ import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
 import io.mqttgw.core.testkit.TestPki;
 import io.mqttgw.kafka.testkit.KafkaBroker;
+import io.mqttgw.kafka.testkit.SharedKafkaBroker;
 import io.mqttgw.kafka.testkit.Records;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -27,9 +28,9 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -41,21 +42,16 @@ import org.junit.jupiter.api.io.TempDir;
 class Mqtt5RequestResponseIT {
     @TempDir
     static Path dir;
+    @RegisterExtension
+    static final SharedKafkaBroker KAFKA = new SharedKafkaBroker();
     static KafkaBroker broker;
     static TestPki pki;
 
     @BeforeAll
     static void start() throws Exception {
-        broker = KafkaBroker.start(dir.resolve("kafka"));
+        broker = KAFKA.broker();
         broker.createTopics("device.downlink.rr-node", "device.replies", "device.uplink");
         pki = TestPki.create(dir.resolve("pki"));
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        if (broker != null) {
-            broker.close();
-        }
     }
 
     @Test

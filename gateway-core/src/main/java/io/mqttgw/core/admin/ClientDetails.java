@@ -66,7 +66,7 @@ public record ClientDetails(String clientId, String nodeId, String listener, Str
         UplinkAcks acks = c.acksOrNull();
         DownlinkSession downlink = c.downlinkOrNull();
         byte[] sha = c.certificateSha256();
-        Map<String, Subscription> subscriptions = c.subscriptionsOrEmpty();
+        Map<String, Subscription> subscriptions = c.subscriptions();
         return new ClientDetails(c.clientId(), route.nodeId(), c.listener(),
                 c.remoteAddress() == null ? route.remoteAddress() : String.valueOf(c.remoteAddress()),
                 route.connectedAtMillis(), route.epoch(), route.proof().name().toLowerCase(Locale.ROOT),

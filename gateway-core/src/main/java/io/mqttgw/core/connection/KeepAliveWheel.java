@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
  * Keepalive of the sessions of one event loop (MQTT-3.1.2-24): a session that sent no packet for one and a half
  * keepalive periods is closed, counted as {@code keepalive_timeout}. One timer wheel per event loop instead of a
  * handler and a scheduled task per connection (about 240 B of heap per idle connection): a session costs
- * the fields of its {@link ConnectionContext} (time of its last packet, its timeout, two links) and nothing else; a
+ * the fields of its {@link KeepAliveEntry} (time of its last packet, its timeout, two links) and nothing else; a
  * packet only writes the time. The wheel is a ring of slots, one per tick; a session sits in the slot of its
  * deadline as it was when last placed, and when that slot comes up the real deadline (last packet + timeout) is
  * checked: passed means close, else the session moves to the slot of the later deadline. While the gateway itself has
@@ -25,7 +25,7 @@ public final class KeepAliveWheel {
     private static final int SLOTS = 1024;
     private static final FastThreadLocal<KeepAliveWheel> WHEELS = new FastThreadLocal<>();
 
-    private final ConnectionContext[] heads = new ConnectionContext[SLOTS];
+    private final KeepAliveEntry[] heads = new KeepAliveEntry[SLOTS];
     private final EventExecutor loop;
     private final long origin;
     private final Runnable advance = this::advance;
@@ -62,23 +62,23 @@ public final class KeepAliveWheel {
     /** Ends the keepalive check of a closed channel's session, if it had one; on its event loop. */
     public static void unwatch(Channel channel) {
         ConnectionContext context = ConnectionContext.of(channel);
-        if (context != null && context.wheelSlot >= 0) {
+        if (context != null && context.inWheel()) {
             of(channel.eventLoop()).remove(context);
         }
     }
 
     /** Whether the channel's session is in a wheel (for tests). */
     public static boolean watched(Channel channel) {
-        return ConnectionContext.of(channel).wheelSlot >= 0;
+        return ConnectionContext.of(channel).inWheel();
     }
 
     private long now() {
         return loop.ticker().nanoTime();
     }
 
-    private void add(Channel channel, ConnectionContext context, long timeoutMillis) {
-        if (context.wheelSlot >= 0) {
-            remove(context);
+    private void add(Channel channel, KeepAliveEntry entry, long timeoutMillis) {
+        if (entry.inWheel()) {
+            remove(entry);
         }
         long now = now();
         boolean start = !ticking;
@@ -87,50 +87,30 @@ public final class KeepAliveWheel {
             processed = (now - origin) / TICK_NANOS;
             ticking = true;
         }
-        context.watchedChannel = channel;
-        context.keepAliveTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        context.lastPacketNanos = now;
+        entry.watch(channel, TimeUnit.MILLISECONDS.toNanos(timeoutMillis), now);
         sessions++;
-        place(context, now + context.keepAliveTimeoutNanos);
+        place(entry, entry.deadline());
         if (start) {
             scheduleNextTick(now);
         }
     }
 
-    private void remove(ConnectionContext context) {
-        unlink(context);
-        context.watchedChannel = null;
+    private void remove(KeepAliveEntry entry) {
+        int slot = entry.slot();
+        KeepAliveEntry next = entry.next();
+        if (entry.unlink()) {
+            heads[slot] = next;
+        }
+        entry.unwatch();
         sessions--;
     }
 
-    /** Links {@code context} into the slot of the first tick at or after {@code deadline} (at least the next one). */
-    private void place(ConnectionContext context, long deadline) {
+    /** Links {@code entry} into the slot of the first tick at or after {@code deadline} (at least the next one). */
+    private void place(KeepAliveEntry entry, long deadline) {
         long tick = Math.max(processed + 1, (deadline - origin + TICK_NANOS - 1) / TICK_NANOS);
         int slot = (int) (tick % SLOTS);
-        ConnectionContext head = heads[slot];
-        context.wheelPrev = null;
-        context.wheelNext = head;
-        if (head != null) {
-            head.wheelPrev = context;
-        }
-        heads[slot] = context;
-        context.wheelSlot = slot;
-    }
-
-    private void unlink(ConnectionContext context) {
-        ConnectionContext prev = context.wheelPrev;
-        ConnectionContext next = context.wheelNext;
-        if (prev == null) {
-            heads[context.wheelSlot] = next;
-        } else {
-            prev.wheelNext = next;
-        }
-        if (next != null) {
-            next.wheelPrev = prev;
-        }
-        context.wheelPrev = null;
-        context.wheelNext = null;
-        context.wheelSlot = -1;
+        entry.linkBefore(heads[slot], slot);
+        heads[slot] = entry;
     }
 
     private void advance() {
@@ -141,15 +121,13 @@ public final class KeepAliveWheel {
         for (long tick = from; tick <= due; tick++) {
             processed = tick;
             int slot = (int) (tick % SLOTS);
-            ConnectionContext context = heads[slot];
+            KeepAliveEntry entry = heads[slot];
             heads[slot] = null;
-            while (context != null) {
-                ConnectionContext next = context.wheelNext;
-                context.wheelPrev = null;
-                context.wheelNext = null;
-                context.wheelSlot = -1;
-                check(context, now);
-                context = next;
+            while (entry != null) {
+                KeepAliveEntry next = entry.next();
+                entry.detach();
+                check(entry, now);
+                entry = next;
             }
         }
         processed = due;
@@ -160,21 +138,21 @@ public final class KeepAliveWheel {
         }
     }
 
-    private void check(ConnectionContext context, long now) {
-        Channel channel = context.watchedChannel;
+    private void check(KeepAliveEntry entry, long now) {
+        Channel channel = entry.watchedChannel();
         if (!channel.isActive()) {
-            context.watchedChannel = null;
+            entry.unwatch();
             sessions--;
             return;
         }
-        long deadline = context.lastPacketNanos + context.keepAliveTimeoutNanos;
+        long deadline = entry.deadline();
         if (now - deadline < 0) {
-            place(context, deadline);
+            place(entry, deadline);
         } else if (!channel.config().isAutoRead()) {
             // reading paused by the gateway: the device's packets wait unread; look again a whole timeout later
-            place(context, now + context.keepAliveTimeoutNanos);
+            place(entry, now + entry.keepAliveTimeoutNanos());
         } else {
-            context.watchedChannel = null;
+            entry.unwatch();
             sessions--;
             DeviceDisconnector.close(channel, DisconnectReason.KEEPALIVE_TIMEOUT);
         }

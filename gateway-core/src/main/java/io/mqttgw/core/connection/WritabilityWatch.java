@@ -42,14 +42,14 @@ public final class WritabilityWatch {
     public void changed(Channel channel) {
         ConnectionContext context = ConnectionContext.of(channel);
         if (!channel.isWritable()) {
-            if (context.writeStall == null && channel.isActive()) {
+            if (context.writeStall() == null && channel.isActive()) {
                 metrics.unwritable(true);
                 channel.config().setAutoRead(false);
-                context.writeStall = channel.eventLoop().schedule(
+                context.writeStall(channel.eventLoop().schedule(
                         () -> DeviceDisconnector.close(channel, DisconnectReason.SLOW_CONSUMER),
-                        stallMillis, TimeUnit.MILLISECONDS);
+                        stallMillis, TimeUnit.MILLISECONDS));
             }
-        } else if (context.writeStall != null) {
+        } else if (context.writeStall() != null) {
             endStall(context);
             if (context.sessionOpen()) {
                 DownlinkSession downlink = context.downlinkOrNull();
@@ -66,14 +66,14 @@ public final class WritabilityWatch {
     /** The channel closed: a stall it was in ends (its timer with it). */
     public void closed(Channel channel) {
         ConnectionContext context = ConnectionContext.of(channel);
-        if (context != null && context.writeStall != null) {
+        if (context != null && context.writeStall() != null) {
             endStall(context);
         }
     }
 
     private void endStall(ConnectionContext context) {
-        context.writeStall.cancel(false);
-        context.writeStall = null;
+        context.writeStall().cancel(false);
+        context.writeStall(null);
         metrics.unwritable(false);
     }
 

@@ -2,6 +2,8 @@ package io.mqttgw.core.identity;
 
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.cert.CertificateEncodingException;
+import java.security.cert.X509Certificate;
 
 /**
  * SHA-256 of a certificate's DER encoding, the fingerprint the verifier's cache, the connection's context and the
@@ -36,6 +38,16 @@ public final class CertificateSha256 {
         digest.computed++;
         // digest() resets the digest for the next use on this thread
         return digest.sha256.digest(der);
+    }
+
+    /** The SHA-256 of {@code certificate}'s DER encoding; a new array. */
+    public static byte[] of(X509Certificate certificate) {
+        try {
+            return of(certificate.getEncoded());
+        } catch (CertificateEncodingException e) {
+            // a verified certificate has an encoding
+            throw new IllegalStateException("cannot fingerprint the client certificate", e);
+        }
     }
 
     /**

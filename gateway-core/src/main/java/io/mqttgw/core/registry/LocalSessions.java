@@ -56,7 +56,7 @@ public final class LocalSessions implements LiveSessions {
             // a session still being read from the store is written there by its own open
             if (route != null && channel.isActive() && context.sessionOpen() && context.persistent()
                     && !context.restoring()) {
-                out.add(new LiveSession(context.sessionKey(), route.epoch(), context.subscriptionsOrEmpty()));
+                out.add(new LiveSession(context.sessionKey(), route.epoch(), context.subscriptions()));
             }
         }
         return out;

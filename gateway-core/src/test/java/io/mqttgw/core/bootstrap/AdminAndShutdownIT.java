@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mqttgw.core.connection.DisconnectReason;
+import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestGateway;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -42,6 +43,13 @@ class AdminAndShutdownIT {
         return client;
     }
 
+    /** A device as bytes on a socket: twenty connect in the time a few Paho clients take. */
+    private static RawMqttConnection raw(Gateway gateway, String clientId) throws Exception {
+        RawMqttConnection device = RawMqttConnection.tcp(gateway.tcpPort());
+        assertEquals(0, device.connect(clientId, 30), "CONNACK return code of " + clientId);
+        return device;
+    }
+
     @Test
     void servesMetricsAndHealthOfAPublishingNode() throws Exception {
         try (Gateway gateway = TestGateway.tcp(dir).start()) {
@@ -76,11 +84,13 @@ class AdminAndShutdownIT {
     @Test
     void shutsDownGracefullyClosingSessionsAndFlushingTheSink() throws Exception {
         Gateway gateway = TestGateway.tcp(dir).with("shutdown.drain-rate", "200").start();
-        List<MqttClient> clients = new ArrayList<>();
+        List<RawMqttConnection> devices = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            MqttClient c = paho(gateway, "paho-" + i);
-            c.publish("devices/paho-" + i + "/telemetry", ("m" + i).getBytes(StandardCharsets.UTF_8), 1, false);
-            clients.add(c);
+            RawMqttConnection device = raw(gateway, "raw-" + i);
+            device.send(RawMqttConnection.publishPacket(0x32, RawMqttConnection.utf8("devices/raw-" + i + "/telemetry"),
+                    1, ("m" + i).getBytes(StandardCharsets.UTF_8)));
+            assertEquals(0x40, device.readPacket()[0] & 0xF0, "PUBACK for raw-" + i);
+            devices.add(device);
         }
         int admin = gateway.adminPort();
         long start = System.nanoTime();
@@ -91,9 +101,9 @@ class AdminAndShutdownIT {
         assertEquals(0, gateway.registry().size());
         String lines = Files.readString(dir.resolve("uplink").resolve("uplink.jsonl"));
         assertEquals(20, lines.lines().count());
-        for (MqttClient c : clients) {
-            assertFalse(c.isConnected());
-            c.close(true);
+        for (RawMqttConnection device : devices) {
+            assertTrue(device.closedWithin(5_000), "closed by the shutdown");
+            device.close();
         }
         assertFalse(canConnect(admin), "the admin port is closed after shutdown");
     }
@@ -102,15 +112,15 @@ class AdminAndShutdownIT {
     void answersNotReadyButLiveWhileDraining() throws Exception {
         Gateway gateway = TestGateway.tcp(dir).with("shutdown.drain-rate", "10").with("shutdown.timeout", "10s")
                 .start();
-        List<MqttClient> clients = new ArrayList<>();
+        List<RawMqttConnection> devices = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            clients.add(paho(gateway, "drain-" + i));
+            devices.add(raw(gateway, "drain-" + i));
         }
         int admin = gateway.adminPort();
         assertEquals(200, get(admin, "/health/ready").statusCode());
         Thread closer = new Thread(gateway::close, "closer");
         closer.start();
-        // 20 sessions at 10/s: about two seconds of draining with the admin listener still up
+        // 20 sessions, one per 10 ms slice (the drain's finest step at this rate), with the admin listener still up
         long deadline = System.currentTimeMillis() + 30_000;
         int ready = 200;
         while (ready != 503 && System.currentTimeMillis() < deadline) {
@@ -120,8 +130,8 @@ class AdminAndShutdownIT {
         HttpResponse<String> live = get(admin, "/health/live");
         assertEquals(200, live.statusCode(), "draining is not dead");
         closer.join(30_000);
-        for (MqttClient c : clients) {
-            c.close(true);
+        for (RawMqttConnection device : devices) {
+            device.close();
         }
     }
 

@@ -55,6 +55,29 @@ class ConnectionContextTest {
     }
 
     @Test
+    void handsOutTheFingerprintAsACopyNeitherSideCanChangeLater() {
+        ConnectionContext context = new ConnectionContext("tls");
+        byte[] sha256 = new byte[32];
+        sha256[0] = 7;
+        sha256[31] = 9;
+        context.verifiedCertificate(null, "dev-1", 0L, sha256);
+        sha256[0] = 1;
+        context.certificateSha256()[31] = 0;
+
+        byte[] read = context.certificateSha256();
+        assertEquals(7, read[0], "changing the array handed in changes nothing");
+        assertEquals(9, read[31], "changing an array handed out changes nothing");
+    }
+
+    @Test
+    void refusesAFingerprintThatIsNotSha256() {
+        ConnectionContext context = new ConnectionContext("tls");
+        assertThrows(IllegalArgumentException.class,
+                () -> context.verifiedCertificate(null, "dev-1", 0L, new byte[20]));
+        assertFalse(context.hasVerifiedCertificate());
+    }
+
+    @Test
     void refusesAListenerOtherThanTcpOrTls() {
         // the listener is kept as a flag, so a third name would be read back as tcp
         assertThrows(IllegalArgumentException.class, () -> new ConnectionContext("udp"));

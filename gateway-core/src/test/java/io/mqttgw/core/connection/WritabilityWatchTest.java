@@ -98,7 +98,7 @@ class WritabilityWatchTest {
         ch.write(Unpooled.wrappedBuffer(new byte[20]));
         assertFalse(ch.config().isAutoRead());
         assertTrue(other.config().isAutoRead(), "the other channel's reading is its own");
-        assertNull(ConnectionContext.of(other).writeStall, "no stall timer for a writable channel");
+        assertNull(ConnectionContext.of(other).writeStall(), "no stall timer for a writable channel");
 
         ch.advanceTimeBy(1500, TimeUnit.MILLISECONDS);
         other.write(Unpooled.wrappedBuffer(new byte[20]));
@@ -108,7 +108,7 @@ class WritabilityWatchTest {
         ch.flush();
         ch.releaseOutbound();
         assertTrue(ch.config().isAutoRead());
-        assertNull(ConnectionContext.of(ch).writeStall);
+        assertNull(ConnectionContext.of(ch).writeStall());
         assertFalse(other.config().isAutoRead());
         assertEquals(1, metrics.unwritableChannels());
 
@@ -133,7 +133,7 @@ class WritabilityWatchTest {
         assertEquals(1, metrics.unwritableChannels());
         DeviceDisconnector.close(ch, DisconnectReason.KEEPALIVE_TIMEOUT);
         assertEquals(0, metrics.unwritableChannels());
-        assertNull(ConnectionContext.of(ch).writeStall, "the timer goes with the stall");
+        assertNull(ConnectionContext.of(ch).writeStall(), "the timer goes with the stall");
         ch.advanceTimeBy(5, TimeUnit.SECONDS);
         ch.runScheduledPendingTasks();
         assertEquals(DisconnectReason.KEEPALIVE_TIMEOUT, ConnectionContext.of(ch).closeReason());

@@ -20,36 +20,30 @@ public final class TestGateway {
 
     /** A TLS listener with {@code pki}'s server files and device CA, plus the admin endpoint. */
     public static TestGateway tls(TestPki pki, Path dir) {
-        return new TestGateway()
-                .with("node.id", "test-node")
-                .with("server.io-threads", "2")
+        return common(dir)
                 .with("listener.tls.bind", "127.0.0.1")
                 .with("listener.tls.port", "0")
                 .with("listener.tls.cert-file", pki.certFile().toString())
                 .with("listener.tls.key-file", pki.keyFile().toString())
                 .with("listener.tls.ca-file", pki.caFile().toString())
-                .with("listener.tls.reload-interval", "0s")
-                .with("listener.tcp.bind", "127.0.0.1")
-                .with("listener.tcp.port", "0")
-                .with("admin.bind", "127.0.0.1")
-                .with("admin.port", "0")
-                .with("uplink.file.dir", dir.resolve("uplink").toString())
-                .with("shutdown.timeout", "2s")
-                // no balancer in front of a test gateway: nothing to wait for
-                .with("shutdown.ready-grace", "0s")
-                .with("overload.event-loop-lag", "5s");
+                .with("listener.tls.reload-interval", "0s");
     }
 
     /** Only the plain TCP listener; devices need no certificate. */
     public static TestGateway tcp(Path dir) {
+        return common(dir)
+                .with("listener.tls.enabled", "false")
+                .with("listener.tcp.enabled", "true")
+                .with("auth.certificate.allow-without-certificate", "true");
+    }
+
+    /** What every test gateway shares: loopback listeners on ephemeral ports, the admin endpoint, quick shutdown. */
+    private static TestGateway common(Path dir) {
         return new TestGateway()
                 .with("node.id", "test-node")
                 .with("server.io-threads", "2")
-                .with("listener.tls.enabled", "false")
-                .with("listener.tcp.enabled", "true")
                 .with("listener.tcp.bind", "127.0.0.1")
                 .with("listener.tcp.port", "0")
-                .with("auth.certificate.allow-without-certificate", "true")
                 .with("admin.bind", "127.0.0.1")
                 .with("admin.port", "0")
                 .with("uplink.file.dir", dir.resolve("uplink").toString())

@@ -192,7 +192,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     /** The route write of a connection without a certificate answered, or the wait for it ended. */
     private void onRouted(ChannelHandlerContext ctx, CompletionStage<StoredSession> stored, Throwable error) {
         if (RouteWrite.isConflict(error)) {
-            ConnectionContext.of(ctx.channel()).forgetWill();
+            ConnectionContext.of(ctx.channel()).discardWill();
             services.metrics().identityRejected(GatewayMetrics.PROOF_CONFLICT);
             refuse(ctx, identityConflict());
             return;

@@ -6,19 +6,19 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A timer wheel per event loop for downlink retransmissions: a session with messages in flight puts itself in the
- * wheel of its own loop, at most once, and is called back there when due. Entries are never cancelled: a session
- * whose messages were all acknowledged just finds nothing to do, which spares the cross-thread cancellations that
- * came too late in the field. The wheel ticks (one scheduled task on the loop) only while it holds entries.
+ * A timer wheel per event loop for downlink retransmissions: a connection's window with messages in flight puts itself
+ * in the wheel of its own loop, at most once, and is called back there when due. Entries are never cancelled: a
+ * window whose messages were all acknowledged just finds nothing to do, which spares the cross-thread cancellations
+ * that came too late in the field. The wheel ticks (one scheduled task on the loop) only while it holds entries.
  * Event loop only: each loop thread has its own wheel.
  */
-// Kept hand-written: ticks on the session's own loop, no cancels; a HashedWheelTimer has its own thread.
+// Kept hand-written: ticks on the connection's own loop, no cancels; a HashedWheelTimer has its own thread.
 public final class RetryWheel {
     private static final long TICK_MILLIS = 100;
     private static final int SLOTS = 128;
     private static final FastThreadLocal<RetryWheel> WHEELS = new FastThreadLocal<>();
 
-    private record Entry(DownlinkSession session, long dueTick) {
+    private record Entry(InflightWindow window, long dueTick) {
     }
 
     @SuppressWarnings("unchecked")
@@ -45,14 +45,14 @@ public final class RetryWheel {
         return wheel;
     }
 
-    public void schedule(DownlinkSession session, long delayMillis) {
+    void schedule(InflightWindow window, long delayMillis) {
         long ticks = Math.max(1, (delayMillis + TICK_MILLIS - 1) / TICK_MILLIS);
         long due = tick + ticks;
         int slot = (int) (due % SLOTS);
         if (slots[slot] == null) {
             slots[slot] = new ArrayDeque<>(4);
         }
-        slots[slot].add(new Entry(session, due));
+        slots[slot].add(new Entry(window, due));
         entries++;
         if (!ticking) {
             ticking = true;
@@ -68,7 +68,7 @@ public final class RetryWheel {
                 Entry e = slot.poll();
                 if (e.dueTick() <= tick) {
                     entries--;
-                    e.session().retryDue();
+                    e.window().retryDue();
                 } else {
                     // a later round of the wheel
                     slot.add(e);

@@ -17,9 +17,9 @@ import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
 import io.mqttgw.core.spi.AuthResult;
-import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.Subscription;
+import io.mqttgw.core.testkit.ForwardingSessionStore;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.mqtt.MqttConnAckMessage;
@@ -59,49 +59,18 @@ class ConnectLateAnswerTest {
     }
 
     /** The in-memory store, whose opens the test answers. */
-    private static final class SlowSessions implements SessionStore {
-        private final SessionStore delegate;
+    private static final class SlowSessions extends ForwardingSessionStore {
         final CompletableFuture<StoredSession> opened = new CompletableFuture<>();
 
         SlowSessions(SessionStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis,
                                                    long epoch) {
-            delegate.open(clientId, cleanStart, expiryMillis, epoch);
+            delegate().open(clientId, cleanStart, expiryMillis, epoch);
             return opened;
-        }
-
-        @Override
-        public CompletionStage<Void> disconnected(String clientId, long epoch, long expiryMillis) {
-            return delegate.disconnected(clientId, epoch, expiryMillis);
-        }
-
-        @Override
-        public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Subscription> subscriptions) {
-            return delegate.saveSubscriptions(clientId, subscriptions);
-        }
-
-        @Override
-        public CompletionStage<Append> append(DownlinkMessage message) {
-            return delegate.append(message);
-        }
-
-        @Override
-        public CompletionStage<Void> remove(String clientId, String messageId) {
-            return delegate.remove(clientId, messageId);
-        }
-
-        @Override
-        public CompletionStage<Void> retain(DownlinkMessage message) {
-            return delegate.retain(message);
-        }
-
-        @Override
-        public CompletionStage<List<DownlinkMessage>> retained(String topicFilter) {
-            return delegate.retained(topicFilter);
         }
     }
 

@@ -12,11 +12,11 @@ import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.pipeline.DeviceChannelInitializer;
 import io.mqttgw.core.spi.AuthResult;
-import io.mqttgw.core.spi.DownlinkMessage;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.SessionStore;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.testkit.ForwardingSessionStore;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.bootstrap.ServerBootstrap;
@@ -204,18 +204,16 @@ class TakeoverRaceTest {
     }
 
     /** The in-memory session store, with the order of its opens and the expiries it was asked for recorded. */
-    private final class RecordingSessions implements SessionStore {
-        private final SessionStore delegate;
-
+    private final class RecordingSessions extends ForwardingSessionStore {
         RecordingSessions(SessionStore delegate) {
-            this.delegate = delegate;
+            super(delegate);
         }
 
         @Override
         public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis,
                                                    long epoch) {
             lastSessionOpen.put(clientId, epoch);
-            return delegate.open(clientId, cleanStart, expiryMillis, epoch);
+            return super.open(clientId, cleanStart, expiryMillis, epoch);
         }
 
         @Override
@@ -223,33 +221,7 @@ class TakeoverRaceTest {
             if (lastSessionOpen.get(clientId) == epoch) {
                 sessionExpiries.computeIfAbsent(clientId, k -> new CopyOnWriteArrayList<>()).add(epoch);
             }
-            return delegate.disconnected(clientId, epoch, expiryMillis);
-        }
-
-        @Override
-        public CompletionStage<Void> saveSubscriptions(String clientId, Map<String,
-                io.mqttgw.core.spi.Subscription> subscriptions) {
-            return delegate.saveSubscriptions(clientId, subscriptions);
-        }
-
-        @Override
-        public CompletionStage<Append> append(DownlinkMessage message) {
-            return delegate.append(message);
-        }
-
-        @Override
-        public CompletionStage<Void> remove(String clientId, String messageId) {
-            return delegate.remove(clientId, messageId);
-        }
-
-        @Override
-        public CompletionStage<Void> retain(DownlinkMessage message) {
-            return delegate.retain(message);
-        }
-
-        @Override
-        public CompletionStage<List<DownlinkMessage>> retained(String topicFilter) {
-            return delegate.retained(topicFilter);
+            return super.disconnected(clientId, epoch, expiryMillis);
         }
     }
 }

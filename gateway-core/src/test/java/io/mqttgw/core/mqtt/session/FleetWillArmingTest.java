@@ -11,16 +11,13 @@ import io.mqttgw.core.connection.Mqtt5Session;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.pipeline.DeviceSocketHandler;
 import io.mqttgw.core.spi.DelayedWillStore;
-import io.mqttgw.core.spi.DownlinkMessage;
-import io.mqttgw.core.spi.SessionStore;
-import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.core.spi.UplinkMessage;
+import io.mqttgw.core.testkit.ForwardingSessionStore;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -62,41 +59,9 @@ class FleetWillArmingTest {
     }
 
     /** The fixture's memory store, offering the fleet's wills. */
-    private final class SharedStore implements SessionStore {
-        @Override
-        public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis,
-                                                   long epoch) {
-            return f.sessions.open(clientId, cleanStart, expiryMillis, epoch);
-        }
-
-        @Override
-        public CompletionStage<Void> disconnected(String clientId, long epoch, long expiryMillis) {
-            return f.sessions.disconnected(clientId, epoch, expiryMillis);
-        }
-
-        @Override
-        public CompletionStage<Void> saveSubscriptions(String clientId, Map<String, Subscription> subscriptions) {
-            return f.sessions.saveSubscriptions(clientId, subscriptions);
-        }
-
-        @Override
-        public CompletionStage<Append> append(DownlinkMessage message) {
-            return f.sessions.append(message);
-        }
-
-        @Override
-        public CompletionStage<Void> remove(String clientId, String messageId) {
-            return f.sessions.remove(clientId, messageId);
-        }
-
-        @Override
-        public CompletionStage<Void> retain(DownlinkMessage message) {
-            return f.sessions.retain(message);
-        }
-
-        @Override
-        public CompletionStage<List<DownlinkMessage>> retained(String topicFilter) {
-            return f.sessions.retained(topicFilter);
+    private final class SharedStore extends ForwardingSessionStore {
+        SharedStore() {
+            super(f.sessions);
         }
 
         @Override
