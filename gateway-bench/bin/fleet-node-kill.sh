@@ -38,7 +38,8 @@
 # health interval), DRAIN_RATE [2000] (shutdown.drain-rate), MQTT_VERSION [3.1.1], GATEWAY_OPTS (JVM options of the
 # nodes, e.g. -Xmx2g), GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s], REDIS_MODE [standalone] (or sentinel: a master, a
-# replica and 3 sentinels on REDIS_PORT, +1 and +10..12; or cluster: 3 masters and 3 replicas on REDIS_PORT..+5).
+# replica and 3 sentinels on REDIS_PORT, +1 and +10..12; or cluster: 3 masters and 3 replicas on REDIS_PORT..+5,
+# with cluster-require-full-coverage no, as the README recommends).
 # Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
 # (apt-get install -y redis-server redis-tools), jq, curl.
 set -euo pipefail
@@ -189,7 +190,8 @@ start_redis() { # DIR
       local seeds=()
       for k in 0 1 2 3 4 5; do
         redis_server "$1/redis-$k" $((REDIS_PORT + k)) --cluster-enabled yes \
-          --cluster-config-file "$1/redis-$k/nodes.conf" --cluster-node-timeout 2000
+          --cluster-config-file "$1/redis-$k/nodes.conf" --cluster-node-timeout 2000 \
+          --cluster-require-full-coverage no --cluster-replica-validity-factor 0
         seeds+=("127.0.0.1:$((REDIS_PORT + k))")
       done
       redis-cli --cluster create "${seeds[@]}" --cluster-replicas 1 --cluster-yes > "$1/cluster-create.out" 2>&1

@@ -15,12 +15,15 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
+import org.redisson.client.RedisException;
 import org.redisson.client.codec.ByteArrayCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -107,6 +110,11 @@ public final class RedisSessionStore implements SessionStore {
     private SessionRewrite rewrite;
     private CompletableFuture<Void> closed;
     private final RedisDelayedWills wills;
+    /** How long a session open keeps asking while Redis does not answer ({@code session.open-timeout}); 0: once. */
+    private volatile long openPatienceNanos;
+    private static final long FIRST_RETRY_MILLIS = 100;
+    /** A try starts only with this long left after its backoff: its answer must come before the wait ends. */
+    private static final long RETRY_MARGIN_MILLIS = 200;
 
     /**
      * @param client        the Redis client
@@ -147,6 +155,15 @@ public final class RedisSessionStore implements SessionStore {
         this.maxRetained = ascii(maxRetained);
         this.retainedLimit = maxRetained;
         this.wills = new RedisDelayedWills(this::eval, connector::connected, keys, WILL_POLL_MILLIS);
+    }
+
+    /**
+     * {@code session.open-timeout}: a device reconnecting during a failover or a restart of Redis waits that long for
+     * its stored session, the open asked again with backoff, rather than being told at the first failed call that it
+     * has none (session present 0, its subscriptions and queued messages left behind).
+     */
+    public void openPatience(Duration openTimeout) {
+        this.openPatienceNanos = openTimeout.toNanos();
     }
 
     /** {@code routes.redis.will-poll-interval} and {@code routes.redis.will-poll-batch}; before the store starts. */
@@ -247,10 +264,14 @@ public final class RedisSessionStore implements SessionStore {
     @Override
     public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch) {
         boolean nothingKept = cleanStart && expiryMillis == 0;
-        CompletionStage<List<Object>> reply = inOrder(clientId, () -> eval(keys.session(clientId),
+        long deadline = System.nanoTime() + openPatienceNanos;
+        // the script is the same on every try (same epoch, same flags), so one that ran but whose answer was lost
+        // changes nothing when it runs again
+        CompletionStage<List<Object>> reply = inOrder(clientId, () -> untilAnswered(() -> eval(keys.session(clientId),
                 SessionScripts.OPEN, RScript.ReturnType.LIST, List.of(keys.session(clientId), keys.pending(clientId),
                         keys.messages(clientId), keys.will(clientId)),
-                cleanStart ? ascii(1) : ascii(0), ascii(epoch), nothingKept ? ascii(0) : ascii(1)));
+                cleanStart ? ascii(1) : ascii(0), ascii(epoch), nothingKept ? ascii(0) : ascii(1)), deadline,
+                FIRST_RETRY_MILLIS));
         return reply.whenComplete((r, error) -> {
             if (error != null) {
                 logFailure("opening the session", clientId, error);
@@ -259,6 +280,42 @@ public final class RedisSessionStore implements SessionStore {
                 wills.sessionEnded(will);
             }
         }).thenApply(r -> nothingKept || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
+    }
+
+    /**
+     * {@code call}, asked again after {@code backoffMillis} (doubling up to a second) while Redis does not answer
+     * and a try still fits before {@code deadline}; a script error or a closing store ends it at once.
+     */
+    private <T> CompletionStage<T> untilAnswered(Supplier<CompletionStage<T>> call, long deadline,
+                                                 long backoffMillis) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        call.get().whenComplete((r, error) -> {
+            if (error == null) {
+                result.complete(r);
+                return;
+            }
+            long left = deadline - System.nanoTime()
+                    - TimeUnit.MILLISECONDS.toNanos(backoffMillis + RETRY_MARGIN_MILLIS);
+            if (closing || left <= 0 || !unavailable(error)) {
+                result.completeExceptionally(error);
+                return;
+            }
+            CompletableFuture.delayedExecutor(backoffMillis, TimeUnit.MILLISECONDS).execute(() ->
+                    untilAnswered(call, deadline, Math.min(backoffMillis * 2, 1000)).whenComplete((again, e) -> {
+                        if (e == null) {
+                            result.complete(again);
+                        } else {
+                            result.completeExceptionally(e);
+                        }
+                    }));
+        });
+        return result;
+    }
+
+    /** Redis away (connection lost or refused, timeout, cluster down or failing over), not a script's own error. */
+    private static boolean unavailable(Throwable error) {
+        Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+        return e instanceof RedisException && (e.getMessage() == null || !e.getMessage().startsWith("ERR"));
     }
 
     @SuppressWarnings("unchecked")

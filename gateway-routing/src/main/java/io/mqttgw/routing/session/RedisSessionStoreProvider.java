@@ -40,6 +40,7 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
         RedisSessionStore store = new RedisSessionStore(client, connector, settings.keyPrefix(), session.expiry(),
                 session.maxPending(), session.maxRetained(), true, context.nodeId(), session.maxSessions());
         store.willPolling(settings.willPollInterval(), settings.willPollBatch());
+        store.openPatience(session.openTimeout());
         // the gateway waits for the store within the same bound; the store gives up before it, stopping its client
         store.closeTimeout(context.config().shutdown().timeout().multipliedBy(3).dividedBy(4));
         // as often as the route table's heartbeat notices Redis losing data, so sessions come back with the routes
