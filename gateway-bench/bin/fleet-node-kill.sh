@@ -39,7 +39,8 @@
 # nodes, e.g. -Xmx2g), GATEWAY_RUN_ARGS (extra `gateway run` arguments, e.g. "--profile density --connections 19000"),
 # WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s], REDIS_MODE [standalone] (or sentinel: a master, a
 # replica and 3 sentinels on REDIS_PORT, +1 and +10..12; or cluster: 3 masters and 3 replicas on REDIS_PORT..+5,
-# with cluster-require-full-coverage no, as the README recommends).
+# with cluster-require-full-coverage no, as the README recommends), OPEN_TIMEOUT [3s] (session.open-timeout: how long a
+# reconnecting device waits for its stored session while Redis fails over).
 # Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
 # (apt-get install -y redis-server redis-tools), jq, curl.
 set -euo pipefail
@@ -89,6 +90,7 @@ DRAIN_RATE="${DRAIN_RATE:-2000}"
 MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 RECOVER_TIMEOUT="${RECOVER_TIMEOUT:-180s}"
 REDIS_MODE="${REDIS_MODE:-standalone}"
+OPEN_TIMEOUT="${OPEN_TIMEOUT:-3s}"
 [[ "$REDIS_MODE" =~ ^(standalone|sentinel|cluster)$ ]] || { echo "REDIS_MODE is standalone, sentinel or cluster" >&2; exit 2; }
 [[ "$SCENARIO" != redis-kill || "$REDIS_MODE" != standalone ]] \
   || { echo "--scenario redis-kill needs REDIS_MODE sentinel or cluster (a replica to fail over to)" >&2; exit 2; }
@@ -249,6 +251,7 @@ admin.operations.token-file: $OUT/operator-tokens
 routes.redis.heartbeat-interval: $HEARTBEAT
 routes.redis.node-ttl: $NODE_TTL
 session.provider: redis
+session.open-timeout: $OPEN_TIMEOUT
 shutdown.ready-grace: $READY_GRACE
 shutdown.drain-rate: $DRAIN_RATE
 log.lifecycle-rate: 5

@@ -18,17 +18,17 @@ import org.slf4j.LoggerFactory;
 /**
  * A node leaving on purpose (SIGTERM, {@code POST /drain}), in two steps. {@link #announce}: {@code /health/ready}
  * answers 503 while the ports still accept devices for {@code shutdown.ready-grace}, because a balancer learns of a
- * node leaving only from its health checks and until they fail it still sends devices here, which a closed port
- * would refuse; then the ports close. {@link #closeSessions}: the devices are closed in slices of 10 ms at
- * {@code shutdown.drain-rate}, so they come back through the balancer at a pace the other nodes' admission budget
- * takes, not all at once; MQTT 5.0 devices are told why (0x8B, or 0x9C with {@code shutdown.server-reference}).
- * {@link #run} does both once, on the calling thread (the shutdown hook's), which it blocks for the grace and the
- * pacing; {@link #start} does it on a thread of its own, {@code gateway-drain}. Never on an event loop: each close is
- * handed to the channel's own loop. {@link #leaving} is read by readiness on the admin thread.
+ * node leaving only from its health checks and until they fail it still sends devices here, which a closed port would
+ * refuse; then the ports close. {@link #closeSessions}: the devices are closed in slices of about 10 ms (one device per
+ * slice below 100/s) at {@code shutdown.drain-rate}, so they come back through the balancer at a pace the other nodes'
+ * admission budget takes, not all at once; MQTT 5.0 devices are told why (0x8B, or 0x9C with {@code
+ * shutdown.server-reference}). {@link #run} does both once, on the calling thread (the shutdown hook's), which it
+ * blocks for the grace and the pacing; {@link #start} does it on a thread of its own, {@code gateway-drain}. Never on
+ * an event loop: each close is handed to the channel's own loop. {@link #leaving} is read by readiness on the admin
+ * thread.
  */
 final class GracefulDrain {
     private static final Logger LOG = LoggerFactory.getLogger(GracefulDrain.class);
-    private static final long SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     /** Sleeps on the draining thread; a test passes one that only advances its clock. */
     interface Sleeper {
@@ -166,10 +166,13 @@ final class GracefulDrain {
         drained = open;
         LOG.info("node {}: {} sessions to close at {}/s{}", nodeId, open.size(), config.drainRatePerSecond(),
                 config.serverReference() == null ? "" : ", MQTT 5.0 devices sent to " + config.serverReference());
-        int perSlice = Math.max(1, config.drainRatePerSecond() / 100);
+        int rate = config.drainRatePerSecond();
+        int perSlice = Math.max(1, rate / 100);
+        // a slice lasts what its devices take at the rate: 10 ms at multiples of 100/s, longer below 100/s
+        long sliceNanos = TimeUnit.SECONDS.toNanos(perSlice) / rate;
         int i = 0;
         while (i < open.size() && nanoTime.getAsLong() < until) {
-            long sliceEnd = nanoTime.getAsLong() + SLICE_NANOS;
+            long sliceEnd = nanoTime.getAsLong() + sliceNanos;
             for (int n = 0; n < perSlice && i < open.size(); n++, i++) {
                 close(open.get(i));
             }

@@ -120,7 +120,7 @@ class AdminAndShutdownIT {
         assertEquals(200, get(admin, "/health/ready").statusCode());
         Thread closer = new Thread(gateway::close, "closer");
         closer.start();
-        // 20 sessions, one per 10 ms slice (the drain's finest step at this rate), with the admin listener still up
+        // 20 sessions at 10/s: two seconds of draining, with the admin listener still up
         long deadline = System.currentTimeMillis() + 30_000;
         int ready = 200;
         while (ready != 503 && System.currentTimeMillis() < deadline) {

@@ -80,11 +80,21 @@ class GracefulDrainTest {
     }
 
     @Test
-    void aRateBelowOneHundredStillClosesOneDeviceASlice() {
+    void keepsARateBelowOneHundredPerSecond() {
         devices(3);
         drain(10, Duration.ofMinutes(1)).closeSessions(now + Duration.ofMinutes(1).toNanos());
         assertEquals(List.of(1, 2), closedAtEachSleep);
+        assertEquals(200 * MS, now, "10/s: the third device 200 ms after the first");
         assertEquals(3, closed());
+    }
+
+    @Test
+    void keepsARateThatIsNoMultipleOfOneHundred() {
+        devices(6);
+        drain(250, Duration.ofMinutes(1)).closeSessions(now + Duration.ofMinutes(1).toNanos());
+        assertEquals(List.of(2, 4), closedAtEachSleep);
+        assertEquals(16 * MS, now, "250/s: two devices every 8 ms");
+        assertEquals(6, closed());
     }
 
     @Test
