@@ -32,36 +32,38 @@ class SessionRewriteFirstCheckIT {
 
     @Test
     void rewritesTheSessionsConnectedBeforeTheFirstWatchValueWhenItIsMissing() throws Exception {
-        try (RedisTestServer redis = RedisTestServer.start(dir.resolve("redis"))) {
-            RedissonClient client = TestRouteStores.checker(redis);
-            List<String> written = new CopyOnWriteArrayList<>();
-            SessionRewrite rewrite = rewrite(client, "first", written);
-            try {
-                // the session of dev-early was written, then Redis emptied, all before the watch's first check
-                rewrite.start(NODE);
-                await("the session connected before the first check written again", () -> !written.isEmpty(), 20);
-                Thread.sleep(500);
-                assertEquals(List.of("dev-early"), written, "written once, not at every check");
-            } finally {
-                rewrite.stop();
-                client.shutdown();
-            }
-        }
+        // the session of dev-early was written, then Redis emptied, all before the watch's first check
+        watching("first", (redis, written) -> {
+            await("the session connected before the first check written again", () -> !written.isEmpty(), 20);
+            Thread.sleep(500);
+            assertEquals(List.of("dev-early"), written, "written once, not at every check");
+        });
     }
 
     @Test
     void takesNoLossForAWatchWriteThatTimedOutButLanded() throws Exception {
+        watching("late", (redis, written) -> {
+            await("the first check's rewrite", () -> !written.isEmpty(), 20);
+            // the watch's timeout is 1.2 s here: a write held 2.5 s fails for the watch, then lands in Redis
+            redis.pauseWrites(Duration.ofMillis(2500));
+            Thread.sleep(5000);
+            assertEquals(List.of("dev-early"), written, "no rewrite after a late answer");
+        });
+    }
+
+    interface WatchCheck {
+        void run(RedisTestServer redis, List<String> written) throws Exception;
+    }
+
+    /** Runs {@code check} while a watch of node {@code node} (on a fresh Redis) records the sessions it rewrites. */
+    private void watching(String node, WatchCheck check) throws Exception {
         try (RedisTestServer redis = RedisTestServer.start(dir.resolve("redis"))) {
             RedissonClient client = TestRouteStores.checker(redis);
             List<String> written = new CopyOnWriteArrayList<>();
-            SessionRewrite rewrite = rewrite(client, "late", written);
+            SessionRewrite rewrite = rewrite(client, node, written);
             try {
                 rewrite.start(NODE);
-                await("the first check's rewrite", () -> !written.isEmpty(), 20);
-                // the watch's timeout is 1.2 s here: a write held 2.5 s fails for the watch, then lands in Redis
-                redis.pauseWrites(Duration.ofMillis(2500));
-                Thread.sleep(5000);
-                assertEquals(List.of("dev-early"), written, "no rewrite after a late answer");
+                check.run(redis, written);
             } finally {
                 rewrite.stop();
                 client.shutdown();
