@@ -20,9 +20,10 @@ import org.slf4j.LoggerFactory;
  * operation has waited {@code flush-interval}, coalesces per device, and hands the result to {@link ShardPipelines}
  * (one pipeline in flight per shard, so a Redis Cluster master failing over holds up only its own slots). After a
  * failure it waits out the backoff {@link RedisHealth} sets; while Redis is down the queue keeps taking operations up
- * to its bound. Between flushes (no pipeline in flight) it gives the thread to the other jobs, each a class of its
- * own that works in chunks of {@code batch-size} so flushes are never held up long: {@link RouteResync} when this
- * node's routes may have drifted, {@link DeadNodeCleanup} for the routes of dead nodes; at close,
+ * to its bound. Between flushes (no pipeline in flight) it gives the thread to the other jobs ({@link
+ * FlusherIdleJobs}), each a class of its own that works in chunks of {@code batch-size} so flushes are never held up
+ * long: {@link RouteResync} when this node's routes may have drifted, {@link DeadNodeCleanup} for the routes of dead
+ * nodes; at close,
  * {@link ShutdownCleanup}. The node's heartbeat is not its job: {@link NodeHeartbeat} refreshes it on its own thread,
  * so a backlog here cannot starve it.
  */
@@ -68,6 +69,7 @@ final class RouteFlusher implements Runnable {
     private final DeadNodeCleanup deadNodes;
     private final ShutdownCleanup shutdown;
     private final RedisHealth health;
+    private final FlusherIdleJobs idleJobs;
 
     RouteFlusher(RedisRouteSettings settings, String nodeId, String runId, RedissonClient client, RouteQueue queue,
                  RouteTableMetrics metrics) {
@@ -104,6 +106,7 @@ final class RouteFlusher implements Runnable {
         this.deadNodes = new DeadNodeCleanup(settings, nodeId, runId, keys, client, batches, metrics, liveness);
         this.shutdown = new ShutdownCleanup(settings, nodeId, keys, client, batches, metrics, heartbeat);
         this.health = new RedisHealth(backoff, metrics, liveness, resync, () -> coalescer.operations() + queue.size());
+        this.idleJobs = new FlusherIdleJobs(resync, deadNodes, health);
     }
 
     void start(RouteEvents events, Runnable onHealthy) {
@@ -223,16 +226,7 @@ final class RouteFlusher implements Runnable {
             }
             pendingOperations = coalescer.operations() + pipelines.operations();
             if (mayTalk && !stopping && coalescer.isEmpty() && pipelines.isEmpty()) {
-                resync.takeRequest();
-                if (now - deadNodes.nextCheckNanos() >= 0) {
-                    deadNodeCheck();
-                } else if (resync.shouldStart()) {
-                    resync.start(events);
-                } else if (resync.running()) {
-                    resyncStep();
-                } else if (deadNodes.cleaning()) {
-                    cleanupStep();
-                }
+                idleJobs.runOne(now, events);
             }
             if (stopping) {
                 if (queue.size() == 0 && coalescer.isEmpty() && pipelines.isEmpty() && mayTalk) {
@@ -257,9 +251,9 @@ final class RouteFlusher implements Runnable {
         if (health.retryAtNanos() != NONE) {
             until = health.retryAtNanos();
         } else if (batchDeadlineNanos != NONE) {
-            until = earliest(deadNodes.nextCheckNanos(), batchDeadlineNanos);
+            until = earliest(idleJobs.nextCheckNanos(), batchDeadlineNanos);
         } else {
-            until = deadNodes.nextCheckNanos();
+            until = idleJobs.nextCheckNanos();
         }
         if (!pipelines.isEmpty()) {
             // an answer wakes this thread; a pipeline's own timeout and retry are checked at least this often
@@ -279,7 +273,7 @@ final class RouteFlusher implements Runnable {
     /** Work that can go on at once: a resync or cleanup chunk with Redis answering and nothing due to flush. */
     private boolean busy() {
         return health.retryAtNanos() == NONE && coalescer.isEmpty() && pipelines.isEmpty() && !closing
-                && (resync.hasWork() || deadNodes.cleaning());
+                && idleJobs.hasWork();
     }
 
     private static long earliest(long a, long b) {
@@ -312,34 +306,5 @@ final class RouteFlusher implements Runnable {
         drain();
         pipelines.sendNew(coalescer, health.connected(), flushes);
         pendingOperations = coalescer.operations() + pipelines.operations();
-    }
-
-    // ---- the jobs between flushes, each tried again after a backoff when Redis fails
-
-    private void deadNodeCheck() {
-        try {
-            deadNodes.check();
-        } catch (Exception e) {
-            health.failed("dead-node check", e);
-        }
-    }
-
-    private void cleanupStep() {
-        String node = deadNodes.node();
-        try {
-            deadNodes.step();
-            health.succeeded();
-        } catch (Exception e) {
-            health.failed("dead-node cleanup of " + node, e);
-        }
-    }
-
-    private void resyncStep() {
-        try {
-            resync.step();
-            health.succeeded();
-        } catch (Exception e) {
-            health.failed("resync", e);
-        }
     }
 }

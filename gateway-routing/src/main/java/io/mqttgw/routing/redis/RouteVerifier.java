@@ -1,5 +1,7 @@
 package io.mqttgw.routing.redis;
 
+import static io.mqttgw.routing.redis.RouteReads.epoch;
+
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteCheck;
 import io.mqttgw.core.spi.RouteCheck.Difference;
@@ -15,8 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import org.redisson.api.RBatch;
-import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 import org.redisson.client.protocol.ScoredEntry;
@@ -36,7 +36,8 @@ import org.slf4j.LoggerFactory;
  * its node stays.
  *
  * <p>Runs on a thread of its own, never an event loop nor the flusher; gives up after its time bound and reports what
- * it found so far.
+ * it found so far. This class finds and confirms the differences; {@link RouteReads} reads Redis for it and
+ * {@link RouteRepair} repairs what it confirmed.
  */
 final class RouteVerifier {
     private static final Logger LOG = LoggerFactory.getLogger(RouteVerifier.class);
@@ -46,6 +47,8 @@ final class RouteVerifier {
     private final RouteKeys keys;
     private final RedissonClient client;
     private final RouteBatches batches;
+    private final RouteReads reads;
+    private final RouteRepair repairs;
     private final RouteEvents events;
     private final long settleNanos;
     private final long deadlineNanos;
@@ -65,13 +68,15 @@ final class RouteVerifier {
         this.keys = new RouteKeys(settings.keyPrefix());
         this.client = client;
         this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
+        this.reads = new RouteReads(nodeId, keys, client, batches);
+        this.repairs = new RouteRepair(batches, settings.batchSize());
         this.events = events;
         this.settleNanos = settle.toNanos();
         this.deadlineNanos = startNanos + bound.toNanos();
     }
 
     RouteCheck run(boolean repair) throws Exception {
-        Set<String> deadAtFirst = deadNodes();
+        Set<String> deadAtFirst = reads.deadNodes();
         Map<String, Route> liveRoutes = liveRoutes();
         live = liveRoutes.size();
         checkLive(liveRoutes);
@@ -86,7 +91,7 @@ final class RouteVerifier {
         List<Difference> confirmed = confirm(deadAtFirst);
         long repaired = 0;
         if (repair && !confirmed.isEmpty()) {
-            confirmed = repair(confirmed, liveRoutes());
+            confirmed = repairs.repair(confirmed, liveRoutes());
             repaired = confirmed.stream().filter(Difference::repaired).count();
         }
         long took = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
@@ -112,38 +117,6 @@ final class RouteVerifier {
         return routes;
     }
 
-    /**
-     * The nodes (of the node set, and any other a route names later) whose heartbeat key is gone, or null when this
-     * node's own key is gone too: then Redis just lost its data and nobody's missing key means anything.
-     */
-    private Set<String> deadNodes() throws Exception {
-        Set<String> nodes = batches.await(client.<String>getSet(keys.nodes(), StringCodec.INSTANCE).readAllAsync());
-        nodes.add(nodeId);
-        Map<String, Boolean> alive = alive(nodes);
-        if (!alive.get(nodeId)) {
-            return null;
-        }
-        Set<String> dead = new HashSet<>();
-        alive.forEach((node, up) -> {
-            if (!up) {
-                dead.add(node);
-            }
-        });
-        return dead;
-    }
-
-    private Map<String, Boolean> alive(Set<String> nodes) throws Exception {
-        RBatch batch = batches.begin();
-        Map<String, RFuture<Long>> exists = new HashMap<>();
-        for (String node : nodes) {
-            exists.put(node, batch.getKeys().countExistsAsync(keys.alive(node)));
-        }
-        batches.execute(batch);
-        Map<String, Boolean> alive = new HashMap<>();
-        exists.forEach((node, f) -> alive.put(node, RouteBatches.result(f) > 0));
-        return alive;
-    }
-
     /** Each live session against its route. */
     private void checkLive(Map<String, Route> liveRoutes) throws Exception {
         Iterator<Route> it = liveRoutes.values().iterator();
@@ -152,7 +125,7 @@ final class RouteVerifier {
             while (it.hasNext() && chunk.size() < settings.batchSize()) {
                 chunk.add(it.next());
             }
-            Map<String, String[]> stored = read(chunk.stream().map(Route::clientId).toList());
+            Map<String, String[]> stored = reads.read(chunk.stream().map(Route::clientId).toList());
             for (Route r : chunk) {
                 Difference d = liveDifference(r, stored.get(r.clientId()));
                 if (d != null) {
@@ -194,7 +167,7 @@ final class RouteVerifier {
                     ids.add(e.getValue());
                 }
             }
-            Map<String, String[]> stored = read(ids);
+            Map<String, String[]> stored = reads.read(ids);
             for (String id : ids) {
                 String[] s = stored.get(id);
                 Route r = liveRoutes.get(id);
@@ -210,7 +183,8 @@ final class RouteVerifier {
     private void scan(Set<String> dead, Map<String, Route> liveRoutes) throws Exception {
         String prefix = keys.route("");
         String head = prefix.substring(0, prefix.length() - 1);
-        Iterator<String> it = client.getKeys().getKeysByPattern(glob(head) + "*", settings.batchSize()).iterator();
+        Iterator<String> it = client.getKeys().getKeysByPattern(RouteReads.glob(head) + "*", settings.batchSize())
+                .iterator();
         Set<String> unknown = new HashSet<>();
         // a node is looked up once per check, not once per route naming it
         Set<String> seenAlive = new HashSet<>();
@@ -224,11 +198,11 @@ final class RouteVerifier {
                 }
             }
             scanned += ids.size();
-            Map<String, String[]> stored = read(ids);
+            Map<String, String[]> stored = reads.read(ids);
             for (Map.Entry<String, String[]> e : stored.entrySet()) {
                 String node = e.getValue()[0];
                 if (!seenAlive.contains(node) && !dead.contains(node) && !unknown.contains(node)) {
-                    if (alive(Set.of(node)).get(node)) {
+                    if (reads.alive(Set.of(node)).get(node)) {
                         seenAlive.add(node);
                     } else {
                         // a node that never joined the node set (or left it) and has no heartbeat
@@ -257,13 +231,13 @@ final class RouteVerifier {
         if (candidates.isEmpty()) {
             return List.of();
         }
-        Set<String> deadNow = deadNodes();
+        Set<String> deadNow = reads.deadNodes();
         Map<String, Route> liveNow = liveRoutes();
         List<Difference> confirmed = new ArrayList<>();
         List<String> ids = new ArrayList<>(candidates.keySet());
         for (int i = 0; i < ids.size(); i += settings.batchSize()) {
             List<String> chunk = ids.subList(i, Math.min(ids.size(), i + settings.batchSize()));
-            Map<String, String[]> stored = read(chunk);
+            Map<String, String[]> stored = reads.read(chunk);
             for (String id : chunk) {
                 Difference before = candidates.get(id);
                 Difference now = again(before, liveNow.get(id), stored.get(id), deadAtFirst, deadNow);
@@ -288,98 +262,7 @@ final class RouteVerifier {
             return new Difference(Kind.STALE, id, nodeId, epoch(stored), 0, false);
         }
         boolean dead = deadAtFirst != null && deadNow != null && deadAtFirst.contains(stored[0])
-                && (deadNow.contains(stored[0]) || !alive(stored[0]));
+                && (deadNow.contains(stored[0]) || !reads.alive(stored[0]));
         return dead ? new Difference(Kind.DEAD_NODE, id, stored[0], epoch(stored), 0, false) : null;
-    }
-
-    private boolean alive(String node) {
-        try {
-            return alive(Set.of(node)).get(node);
-        } catch (Exception e) {
-            return true; // in doubt, a node is alive: its routes are not reported dead
-        }
-    }
-
-    /**
-     * Missing routes and wrong epochs are written as a resync writes them (never over a route another node wrote for
-     * a later connection); stale and dead nodes' routes get the fenced delete of exactly the route that was read.
-     */
-    private List<Difference> repair(List<Difference> confirmed, Map<String, Route> liveNow) throws Exception {
-        List<Difference> out = new ArrayList<>(confirmed.size());
-        for (int i = 0; i < confirmed.size(); i += settings.batchSize()) {
-            List<Difference> chunk = confirmed.subList(i, Math.min(confirmed.size(), i + settings.batchSize()));
-            RBatch batch = batches.begin();
-            List<RFuture<Long>> results = new ArrayList<>(chunk.size());
-            for (Difference d : chunk) {
-                Route r = liveNow.get(d.clientId());
-                switch (d.kind()) {
-                    case MISSING -> results.add(r == null ? null : batches.put(batch, r, true));
-                    case WRONG_EPOCH -> {
-                        if (r == null) {
-                            results.add(null);
-                        } else {
-                            batches.delete(batch, d.clientId(), d.routeEpoch());
-                            results.add(batches.put(batch, r, true));
-                        }
-                    }
-                    case STALE -> results.add(batches.delete(batch, d.clientId(), d.routeEpoch()));
-                    case DEAD_NODE -> results.add(batches.delete(batch, d.routeNode(), d.clientId(), d.routeEpoch()));
-                    default -> results.add(null);
-                }
-            }
-            batches.execute(batch);
-            for (int j = 0; j < chunk.size(); j++) {
-                Difference d = chunk.get(j);
-                RFuture<Long> f = results.get(j);
-                Long result = f == null ? null : RouteBatches.result(f);
-                boolean done = result != null && (d.kind() == Kind.MISSING || d.kind() == Kind.WRONG_EPOCH
-                        ? result == RouteScripts.PUT_WRITTEN || result == RouteScripts.PUT_TOOK_OVER
-                        : result == 1L);
-                out.add(new Difference(d.kind(), d.clientId(), d.routeNode(), d.routeEpoch(), d.liveEpoch(), done));
-            }
-        }
-        return out;
-    }
-
-    /** Node and epoch of each route that exists, by client id, one pipeline per chunk. */
-    private Map<String, String[]> read(List<String> ids) throws Exception {
-        if (ids.isEmpty()) {
-            return Map.of();
-        }
-        RBatch batch = batches.begin();
-        Map<String, RFuture<Map<String, String>>> reads = new LinkedHashMap<>();
-        for (String id : ids) {
-            reads.put(id, batch.<String, String>getMap(keys.route(id), StringCodec.INSTANCE)
-                    .getAllAsync(Set.of("node", "epoch")));
-        }
-        batches.execute(batch);
-        Map<String, String[]> out = new HashMap<>();
-        reads.forEach((id, f) -> {
-            Map<String, String> fields = RouteBatches.result(f);
-            if (fields != null && fields.get("node") != null && fields.get("epoch") != null) {
-                out.put(id, new String[] {fields.get("node"), fields.get("epoch")});
-            }
-        });
-        return out;
-    }
-
-    private static long epoch(String[] stored) {
-        try {
-            return Long.parseLong(stored[1]);
-        } catch (NumberFormatException e) {
-            return -1;
-        }
-    }
-
-    /** Escapes the glob characters of a literal key part for SCAN MATCH. */
-    static String glob(String literal) {
-        StringBuilder g = new StringBuilder(literal.length() + 4);
-        for (char c : literal.toCharArray()) {
-            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-                g.append('\\');
-            }
-            g.append(c);
-        }
-        return g.toString();
     }
 }
