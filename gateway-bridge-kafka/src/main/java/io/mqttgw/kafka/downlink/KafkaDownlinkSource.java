@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Reads this node's downlink topic on its own thread and passes the records to {@link GatewayDelivery}, which hands
  * them to the gateway; {@link PartitionOffsets} tracks which are done and so what to commit. This class owns the
- * thread and the consumer: polling, finding partitions, pausing and resuming, committing, health, shutdown.
+ * thread and the consumer: polling, finding partitions, pausing and resuming, committing; {@link DownlinkHealth}
+ * tracks whether Kafka answers and {@link DownlinkShutdown} commits and closes at the end.
  *
  * <p>Threading: the consumer is owned by one thread, {@code kafka-downlink-consumer}, which polls, dispatches and
  * commits; no event loop ever touches it. Completions reach it through {@link GatewayDelivery}'s queue and, when it
@@ -51,7 +52,6 @@ public final class KafkaDownlinkSource implements DownlinkSource {
     static final long PROBE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(5);
     static final long UNASSIGNED_PROBE_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
     static final Duration PROBE_TIMEOUT = Duration.ofSeconds(2);
-    private static final Duration CLOSE_TIMEOUT = Duration.ofSeconds(5);
 
     private final Consumer<byte[], byte[]> consumer;
     private final String topic;
@@ -64,9 +64,7 @@ public final class KafkaDownlinkSource implements DownlinkSource {
     private final AtomicInteger inFlight = new AtomicInteger();
     private volatile boolean paused;
     private volatile boolean running = true;
-    private volatile long lastContactNanos = System.nanoTime();
-    private volatile long lastFailureNanos;
-    private volatile String lastFailure;
+    private final DownlinkHealth health;
 
     // consumer thread only
     private final PartitionOffsets offsets = new PartitionOffsets();
@@ -86,6 +84,7 @@ public final class KafkaDownlinkSource implements DownlinkSource {
         this.commitIntervalNanos = commitInterval.toNanos();
         this.onClose = onClose;
         this.metrics = new DownlinkMetrics(meters, inFlight::get, () -> paused ? 1 : 0);
+        this.health = new DownlinkHealth(topic, () -> running);
     }
 
     @Override
@@ -229,20 +228,11 @@ public final class KafkaDownlinkSource implements DownlinkSource {
     }
 
     private void contact() {
-        boolean wasDown = !health().up();
-        lastContactNanos = System.nanoTime();
-        if (wasDown && running) {
-            LOG.info("Kafka downlink answers again ({})", topic);
-        }
+        health.contact();
     }
 
     private void failure(String detail) {
-        boolean wasUp = health().up();
-        lastFailure = detail;
-        lastFailureNanos = System.nanoTime();
-        if (wasUp) {
-            LOG.warn("Kafka downlink degraded: {}", detail);
-        }
+        health.failure(detail);
     }
 
     private void pauseQuietly(long millis) {
@@ -256,14 +246,7 @@ public final class KafkaDownlinkSource implements DownlinkSource {
 
     @Override
     public HealthStatus health() {
-        String failure = lastFailure;
-        if (!running) {
-            return HealthStatus.degraded("kafka downlink consumer closed");
-        }
-        if (failure != null && lastFailureNanos - lastContactNanos > 0) {
-            return HealthStatus.degraded("kafka downlink: " + failure);
-        }
-        return HealthStatus.UP;
+        return health.health();
     }
 
     /** Stops the thread: completed records' offsets are committed, records still in flight will be read again. */
@@ -290,35 +273,7 @@ public final class KafkaDownlinkSource implements DownlinkSource {
     }
 
     private void shutDown() {
-        try {
-            if (delivery != null) {
-                delivery.drainCompleted();
-            }
-            Map<TopicPartition, OffsetAndMetadata> committable = offsets.committable();
-            if (!committable.isEmpty()) {
-                try {
-                    consumer.commitSync(committable, CLOSE_TIMEOUT);
-                } catch (WakeupException e) {
-                    // close()'s wakeup arrived here rather than in poll: it is spent now
-                    consumer.commitSync(committable, CLOSE_TIMEOUT);
-                }
-            }
-        } catch (RuntimeException e) {
-            LOG.warn("Kafka downlink: last offset commit failed ({}); those records will be read again", e.toString());
-        }
-        try {
-            consumer.close(CLOSE_TIMEOUT);
-        } catch (RuntimeException e) {
-            LOG.warn("Kafka downlink: closing the consumer: {}", e.toString());
-        }
-        if (onClose != null) {
-            try {
-                onClose.close();
-            } catch (Exception e) {
-                LOG.debug("closing the consumer's metrics", e);
-            }
-        }
-        LOG.info("Kafka downlink stopped ({} deliveries were still in flight)", inFlight.get());
+        DownlinkShutdown.run(consumer, delivery, offsets, onClose, inFlight::get);
     }
 
     int inFlight() {
