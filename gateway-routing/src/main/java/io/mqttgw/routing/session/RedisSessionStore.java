@@ -11,7 +11,6 @@ import io.mqttgw.core.spi.Subscription;
 import io.mqttgw.routing.redis.RedisConnector;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,13 +32,15 @@ import org.redisson.api.RedissonClient;
  * made: Redisson's connection pool would otherwise let two of them overtake each other (e.g. two commands queued for
  * an offline device, or a save of subscriptions and the expiry that follows). Thread-safe. The jobs are split:
  * {@link SessionCalls} (every Redis call), {@link SessionExpiries} (a device leaving), {@link RetainedMessages},
- * {@link RedisDelayedWills}, {@link SessionRewrite} (Redis losing its data); this class opens, queues and closes.
+ * {@link RedisDelayedWills}, {@link SessionRewrite} (Redis losing its data), {@link SessionOpen} (restoring a
+ * session at CONNECT), {@link SessionStoreClose}; this class queues downlink for sessions and wires the jobs.
  *
  * <p>Until Redis has answered once ({@link RedisConnector}), every call fails at once with
  * {@link SessionStoreNotConnectedException} and is counted ({@link #refusedCount}): the lazily connecting client would
  * otherwise connect on the caller's thread, an event loop. The gateway then serves a CONNECT as a new session and
  * does not queue downlink for offline devices.
- */public final class RedisSessionStore implements SessionStore {
+ */
+public final class RedisSessionStore implements SessionStore {
     /** How often the node looks for delayed wills that fell due: the most a will is published late. */
     static final long WILL_POLL_MILLIS = 1000;
 
@@ -58,8 +59,7 @@ import org.redisson.api.RedissonClient;
     private SessionRewrite rewrite;
     private CompletableFuture<Void> closed;
     private final RedisDelayedWills wills;
-    /** How long a session open keeps asking while Redis does not answer ({@code session.open-timeout}); 0: once. */
-    private volatile long openPatienceNanos;
+    private final SessionOpen opening;
 
     /**
      * @param client        the Redis client
@@ -99,6 +99,7 @@ import org.redisson.api.RedissonClient;
         calls.afterAnswer(() -> expiries.retryOwed(false));
         this.retainedMessages = new RetainedMessages(client, calls, keys, maxRetained);
         this.wills = new RedisDelayedWills(calls::eval, connector::connected, keys, WILL_POLL_MILLIS);
+        this.opening = new SessionOpen(calls, keys, wills);
     }
 
     /**
@@ -107,7 +108,7 @@ import org.redisson.api.RedissonClient;
      * has none (session present 0, its subscriptions and queued messages left behind).
      */
     public void openPatience(Duration openTimeout) {
-        this.openPatienceNanos = openTimeout.toNanos();
+        opening.patience(openTimeout);
     }
 
     /** {@code routes.redis.will-poll-interval} and {@code routes.redis.will-poll-batch}; before the store starts. */
@@ -121,37 +122,7 @@ import org.redisson.api.RedissonClient;
 
     @Override
     public CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch) {
-        boolean nothingKept = cleanStart && expiryMillis == 0;
-        long deadline = System.nanoTime() + openPatienceNanos;
-        // the script is the same on every try (same epoch, same flags), so one that ran but whose answer was lost
-        // changes nothing when it runs again
-        CompletionStage<List<Object>> reply = calls.inOrder(clientId, () -> calls.untilAnswered(() -> calls.eval(
-                keys.session(clientId), SessionScripts.OPEN, RScript.ReturnType.LIST, List.of(keys.session(clientId),
-                        keys.pending(clientId), keys.messages(clientId), keys.will(clientId)),
-                cleanStart ? ascii(1) : ascii(0), ascii(epoch), nothingKept ? ascii(0) : ascii(1)), deadline));
-        return reply.whenComplete((r, error) -> {
-            if (error != null) {
-                calls.logFailure("opening the session", clientId, error);
-            } else if (r != null && r.size() > 4 && r.get(4) instanceof byte[] will) {
-                // a clean start ended a session whose will was waiting for its delay: it goes out now, from here
-                wills.sessionEnded(will);
-            }
-        }).thenApply(r -> nothingKept || r == null || r.isEmpty() ? StoredSession.NONE : session(r));
-    }
-
-    @SuppressWarnings("unchecked")
-    private static StoredSession session(List<Object> r) {
-        boolean existed = r.get(0) instanceof Long n && n == 1;
-        Map<String, Subscription> subscriptions = MessageCodec.decodeSubscriptions((byte[]) r.get(1));
-        List<Object> ids = r.size() > 2 && r.get(2) instanceof List<?> l ? (List<Object>) l : List.of();
-        List<Object> messages = r.size() > 3 && r.get(3) instanceof List<?> l ? (List<Object>) l : List.of();
-        List<StoredMessage> pending = new ArrayList<>(ids.size());
-        for (int i = 0; i < ids.size() && i < messages.size(); i++) {
-            if (messages.get(i) instanceof byte[] bytes) {
-                pending.add(new StoredMessage(text(ids.get(i)), MessageCodec.decode(bytes)));
-            }
-        }
-        return new StoredSession(existed, subscriptions, pending);
+        return opening.open(clientId, cleanStart, expiryMillis, epoch);
     }
 
     /** The operator API's view of a session: one read-only script, not chained (it changes nothing). */
@@ -169,10 +140,6 @@ import org.redisson.api.RedissonClient;
             return Optional.of(new SessionSummary(ttl < 0, ttl < 0 ? 0 : now + ttl,
                     MessageCodec.decodeSubscriptions(r.get(0) instanceof byte[] b ? b : null), pending));
         });
-    }
-
-    private static String text(Object o) {
-        return o instanceof byte[] b ? new String(b, StandardCharsets.US_ASCII) : String.valueOf(o);
     }
 
     @Override
