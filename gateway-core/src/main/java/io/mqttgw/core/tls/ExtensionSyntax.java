@@ -1,0 +1,154 @@
+package io.mqttgw.core.tls;
+
+import io.mqttgw.core.tls.StrictDerReader.Malformed;
+import java.util.Arrays;
+
+/**
+ * The extensions part of {@link CertificateSyntax}: a non-empty extension list without a repeated extension, and the
+ * value of every extension the verifiers evaluate (key usage, extended key usage, basic constraints, subject
+ * alternative name) exactly of its ASN.1 type, critical or not, with nothing after it. Stateless; any thread.
+ */
+final class ExtensionSyntax {
+    private static final byte[] KEY_USAGE = {0x55, 0x1d, 0x0f};
+    private static final byte[] EXTENDED_KEY_USAGE = {0x55, 0x1d, 0x25};
+    private static final byte[] BASIC_CONSTRAINTS = {0x55, 0x1d, 0x13};
+    private static final byte[] SUBJECT_ALT_NAME = {0x55, 0x1d, 0x11};
+    private static final int MAX_EXTENSIONS = 64;
+
+    private ExtensionSyntax() {
+    }
+
+    /** Returns whether a subject alternative name is present and critical. */
+    static boolean extensions(StrictDerReader d) throws Malformed {
+        int listEnd = d.enter(0x30, "extensions");
+        if (d.at == listEnd) {
+            throw new Malformed("empty extension list");
+        }
+        int[] oidOffsets = new int[MAX_EXTENSIONS];
+        int[] oidLengths = new int[MAX_EXTENSIONS];
+        int count = 0;
+        boolean criticalAltName = false;
+        while (d.at < listEnd) {
+            if (count == MAX_EXTENSIONS) {
+                throw new Malformed("too many extensions");
+            }
+            int extensionEnd = d.enter(0x30, "extension");
+            int oidLength = d.objectIdentifier("extension id");
+            int oid = d.at - oidLength;
+            for (int i = 0; i < count; i++) {
+                if (Arrays.equals(d.der, oid, oid + oidLength, d.der, oidOffsets[i], oidOffsets[i] + oidLengths[i])) {
+                    throw new Malformed("an extension appears twice");
+                }
+            }
+            oidOffsets[count] = oid;
+            oidLengths[count++] = oidLength;
+            boolean critical = false;
+            if (d.peek() == 0x01) {
+                d.bool("critical");
+                critical = d.der[d.at - 1] != 0;
+            }
+            int valueEnd = d.enter(0x04, "extension value");
+            if (valueEnd != extensionEnd) {
+                throw new Malformed("unexpected bytes in an extension");
+            }
+            if (d.is(oid, oidLength, KEY_USAGE)) {
+                keyUsage(d, valueEnd);
+            } else if (d.is(oid, oidLength, EXTENDED_KEY_USAGE)) {
+                extendedKeyUsage(d, valueEnd);
+            } else if (d.is(oid, oidLength, BASIC_CONSTRAINTS)) {
+                basicConstraints(d, valueEnd);
+            } else if (d.is(oid, oidLength, SUBJECT_ALT_NAME)) {
+                subjectAltName(d, valueEnd);
+                criticalAltName = critical;
+            }
+            d.at = valueEnd;
+        }
+        d.expectEnd(listEnd, "extensions");
+        return criticalAltName;
+    }
+
+    /** KeyUsage ::= BIT STRING, at least one bit. */
+    private static void keyUsage(StrictDerReader d, int end) throws Malformed {
+        int length = d.length(0x03, "key usage");
+        if (length < 2) {
+            throw new Malformed("key usage without bits");
+        }
+        d.bitStringContent(length, "key usage");
+        d.expectEnd(end, "key usage");
+    }
+
+    /** ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId. */
+    private static void extendedKeyUsage(StrictDerReader d, int end) throws Malformed {
+        int listEnd = d.enter(0x30, "extended key usage");
+        if (d.at == listEnd) {
+            throw new Malformed("empty extended key usage");
+        }
+        while (d.at < listEnd) {
+            d.objectIdentifier("extended key usage");
+        }
+        d.expectEnd(listEnd, "extended key usage");
+        d.expectEnd(end, "extended key usage");
+    }
+
+    /** BasicConstraints ::= SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER (0..MAX) OPTIONAL }. */
+    private static void basicConstraints(StrictDerReader d, int end) throws Malformed {
+        int sequenceEnd = d.enter(0x30, "basic constraints");
+        if (d.at < sequenceEnd && d.peek() == 0x01) {
+            d.bool("basic constraints cA");
+        }
+        if (d.at < sequenceEnd) {
+            if (d.peek() != 0x02 || (d.der[d.at + 2] & 0x80) != 0) {
+                throw new Malformed("basic constraints path length");
+            }
+            d.integer("basic constraints path length");
+        }
+        d.expectEnd(sequenceEnd, "basic constraints");
+        d.expectEnd(end, "basic constraints");
+    }
+
+    /** GeneralNames ::= SEQUENCE SIZE (1..MAX) OF GeneralName, each of the nine choices in its own encoding. */
+    private static void subjectAltName(StrictDerReader d, int end) throws Malformed {
+        int listEnd = d.enter(0x30, "subject alternative name");
+        if (d.at == listEnd) {
+            throw new Malformed("empty subject alternative name");
+        }
+        while (d.at < listEnd) {
+            int tag = d.peek();
+            switch (tag) {
+                // otherName, x400Address, ediPartyName: not read by either verifier
+                case 0xa0, 0xa3, 0xa5 -> d.skipContent(d.length(tag, "subject alternative name"));
+                case 0x81, 0x82, 0x86 -> ia5(d, d.length(tag, "subject alternative name"));
+                case 0xa4 -> {
+                    int nameEnd = d.enter(0xa4, "subject alternative name");
+                    CertificateSyntax.name(d, "subject alternative directory name");
+                    d.expectEnd(nameEnd, "subject alternative directory name");
+                }
+                case 0x87 -> {
+                    int length = d.length(0x87, "subject alternative name");
+                    if (length != 4 && length != 16) {
+                        throw new Malformed("IP address of " + length + " bytes");
+                    }
+                    d.at += length;
+                }
+                case 0x88 -> {
+                    d.oidContent(d.length(0x88, "registered id"), "registered id");
+                }
+                default -> throw new Malformed("subject alternative name of tag " + Integer.toHexString(tag));
+            }
+        }
+        d.expectEnd(listEnd, "subject alternative name");
+        d.expectEnd(end, "subject alternative name");
+    }
+
+    private static void ia5(StrictDerReader d, int length) throws Malformed {
+        if (length == 0) {
+            throw new Malformed("empty name in the subject alternative name");
+        }
+        for (int i = d.at; i < d.at + length; i++) {
+            if (d.der[i] < 0x20 || d.der[i] == 0x7f) {        // negative: not ASCII
+                throw new Malformed("subject alternative name is not IA5String");
+            }
+        }
+        d.at += length;
+    }
+}
