@@ -159,6 +159,14 @@ class KubernetesManifestsIT {
         assertTrue(grace >= preStop + readyGrace + shutdownTimeout.toSeconds() + 10, "terminationGracePeriodSeconds "
                 + grace + " < preStop " + preStop + " s + shutdown.ready-grace + shutdown.timeout + 10 s: the kubelet "
                 + "would kill the drain");
+        // a drain started inside a pod that is not deleted (gateway drain, POST /drain) leaves the Service only when
+        // the readiness probe has seen the 503: the port must stay open that long
+        Map<String, Object> readiness = map(container.get("readinessProbe"));
+        int notReadyAfter = (Integer) readiness.getOrDefault("periodSeconds", 10)
+                * (Integer) readiness.getOrDefault("failureThreshold", 3);
+        assertTrue(readyGrace >= notReadyAfter, "shutdown.ready-grace " + readyGrace + " s < readiness periodSeconds x "
+                + "failureThreshold " + notReadyAfter + " s: a drained pod's port would close while the Service still "
+                + "sends it devices");
 
         // memory for the density profile at that connection count, as the launcher computes it
         assertEquals("density", envValue(container, "GATEWAY_JVM_PROFILE"));
