@@ -44,16 +44,11 @@ import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.tls.CertificateExpiryMeter;
 import io.mqttgw.core.tls.CertificateIdentities;
-import io.mqttgw.core.spi.TicketKeySource;
 import io.mqttgw.core.tls.RevokedConnectionSweep;
 import io.mqttgw.core.tls.SslContextStore;
-import io.mqttgw.core.tls.TicketKeyRotation;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -83,8 +78,7 @@ public final class Gateway implements AutoCloseable {
     private final PrometheusMeterRegistry meters;
     private final GatewayMetrics metrics;
     private final ChannelRegistry registry;
-    private final EventLoopGroup acceptGroup;
-    private final EventLoopGroup ioGroup;
+    private final DeviceEventLoops loops;
     /** The housekeeping thread: reloads, certificate and CRL watches, ticket keys, downlink retries. */
     private final ScheduledExecutorService background;
     private final Authenticator authenticator;
@@ -100,8 +94,7 @@ public final class Gateway implements AutoCloseable {
     private final GracefulDrain drain;
     /** MQTT 5.0 wills waiting for their delay; published at shutdown. */
     private DelayedWills wills;
-    private TicketKeySource ticketKeySource;
-    private TicketKeyRotation ticketKeys;
+    private SessionTicketKeys ticketKeys;
     private OverloadMonitor overload;
     private OverloadReactions overloadReactions;
     private DownlinkDispatcher downlinkTarget;
@@ -136,12 +129,7 @@ public final class Gateway implements AutoCloseable {
         this.admission = new AdmissionControl(budget, meters);
         ConfigReloader reloads = null;
         try {
-            // not made at all when unused: an idle loop still holds an epoll, an eventfd and a timerfd
-            this.acceptGroup = DeviceListeners.socketPerLoop(transport, config) ? null
-                    : new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
-                            transport.ioHandlerFactory());
-            this.ioGroup = new MultiThreadIoEventLoopGroup(config.server().effectiveIoThreads(),
-                    new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
+            this.loops = new DeviceEventLoops(transport, config);
             this.background = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "gateway-housekeeping");
                 t.setDaemon(true);
@@ -159,8 +147,8 @@ public final class Gateway implements AutoCloseable {
                     reconfiguration::apply, meters, reconfiguration::authenticatorReloads);
             ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
                     ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
-            this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
-            this.listeners = new DeviceListeners(config, transport, allocator, acceptGroup, ioGroup, admission);
+            this.nodeMeters = new NodeMeters(meters, allocator, loops.io());
+            this.listeners = new DeviceListeners(config, transport, allocator, loops.accept(), loops.io(), admission);
             this.drain = new GracefulDrain(config.nodeId(), config.shutdown(), registry, listeners);
             metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
             // what alerts.yml's MqttGatewayListenerClosed watches: the ports themselves, not the overload level (which
@@ -193,7 +181,7 @@ public final class Gateway implements AutoCloseable {
                     config.server().allocator(), config.auth().provider(), config.routesProvider(),
                     config.uplinkSink(), config.downlinkSource());
             if (tls != null && !config.tls().ticketKeyRotation().isZero()) {
-                startTicketKeys(providers, context);
+                ticketKeys = SessionTicketKeys.start(config, tls, providers, context, background, meters);
             }
             if (tls != null) {
                 listeners.bindTls(new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
@@ -232,7 +220,7 @@ public final class Gateway implements AutoCloseable {
                 overloadReactions = new OverloadReactions(config.overload(), admission, listeners);
                 reactions.add(overloadReactions);
                 ServiceLoader.load(OverloadListener.class, Gateway.class.getClassLoader()).forEach(reactions::add);
-                overload = new OverloadMonitor(config.overload(), ioGroup, admission, sink::pressure,
+                overload = new OverloadMonitor(config.overload(), loops.io(), admission, sink::pressure,
                         routes::pressure, reactions, meters);
                 overload.start();
             }
@@ -257,20 +245,6 @@ public final class Gateway implements AutoCloseable {
         listeners.started();
         LOG.info("node {} ready: {}, admin {}", config.nodeId(), listeners,
                 admin == null ? "off" : config.admin().bind() + ":" + admin.port());
-    }
-
-    /** Session-ticket keys rotated on the housekeeping thread, shared through the configured source; before binding. */
-    private void startTicketKeys(Providers providers, ProviderContext context) {
-        if (!tls.supportsTicketKeys()) {
-            LOG.warn("listener.tls.engine {} keeps its own session-ticket keys: listener.tls.ticket-key-rotation "
-                    + "does not apply (resumption on this process only)", tls.provider());
-            return;
-        }
-        ticketKeySource = providers.ticketKeySource(config.tls().ticketKeySource(), config.routesProvider())
-                .create(context);
-        ticketKeys = new TicketKeyRotation(config.tls().ticketKeyRotation(), config.tls().sessionTimeout(),
-                ticketKeySource, tls::ticketKeys, System::currentTimeMillis, meters);
-        ticketKeys.start(background);
     }
 
     /** Starts a node; returns when its listeners are bound. Without a config file there is nothing to reload. */
@@ -433,9 +407,6 @@ public final class Gateway implements AutoCloseable {
         if (ticketKeys != null) {
             ticketKeys.close();
         }
-        if (ticketKeySource != null) {
-            ticketKeySource.close();
-        }
         if (downlink != null) {
             downlink.close();
         }
@@ -443,32 +414,12 @@ public final class Gateway implements AutoCloseable {
         if (wills != null) {
             wills.publishAll();
         }
-        try {
-            if (sink != null) {
-                sink.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
-                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-            }
-            if (routes != null) {
-                routes.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
-                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-            }
-            if (sessions != null) {
-                // after the sessions closed, so their expiries and last removals are written
-                sessions.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
-                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            LOG.warn("flushing the sink and route store at shutdown did not finish: {}", e.toString());
-        }
+        ProviderFlush.closeAll(deadline, sink, routes, sessions);
         if (authenticator != null) {
             authenticator.close();
         }
-        for (EventLoopGroup group : new EventLoopGroup[] {ioGroup, acceptGroup}) {
-            if (group != null) {
-                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
-            }
+        if (loops != null) {
+            loops.shutdown();
         }
         if (tls != null) {
             tls.close();
