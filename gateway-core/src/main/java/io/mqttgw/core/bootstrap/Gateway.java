@@ -1,6 +1,5 @@
 package io.mqttgw.core.bootstrap;
 
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
@@ -42,7 +41,6 @@ import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
-import io.mqttgw.core.tls.CertificateExpiryMeter;
 import io.mqttgw.core.tls.CertificateIdentities;
 import io.mqttgw.core.tls.RevokedConnectionSweep;
 import io.mqttgw.core.tls.SslContextStore;
@@ -150,21 +148,7 @@ public final class Gateway implements AutoCloseable {
             this.nodeMeters = new NodeMeters(meters, allocator, loops.io());
             this.listeners = new DeviceListeners(config, transport, allocator, loops.accept(), loops.io(), admission);
             this.drain = new GracefulDrain(config.nodeId(), config.shutdown(), registry, listeners);
-            metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
-            // what alerts.yml's MqttGatewayListenerClosed watches: the ports themselves, not the overload level (which
-            // stays 0 when a re-bind after recovery failed, and is 1 with overload.close-listeners: false)
-            metrics.gauge("mqttgw.listeners.open", "1 while the device listeners accept connections, 0 while closed "
-                    + "(overload, a failed re-bind, shutdown)", () -> listeners.accepting() ? 1 : 0);
-            if (operators != null && !Double.isNaN(operators.serverCertificateSecondsLeft())) {
-                Gauge.builder("mqttgw.tls.server.certificate.expiry", operators,
-                                OperatorCredentials::serverCertificateSecondsLeft)
-                        .tag("listener", "operations").baseUnit("seconds")
-                        .description("Time until the notAfter of the listener's server certificate; negative once past")
-                        .register(meters);
-            }
-            if (tls != null) {
-                new CertificateExpiryMeter(registry, config.identity().expiryWarning(), meters);
-            }
+            NodeGauges.register(config, meters, metrics, registry, listeners, operators);
 
             routes.start(new LocalRoutes(registry));
             sessions.start(new LocalSessions(registry));
