@@ -9,7 +9,6 @@ import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
-import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.config.ConfigLoader;
 import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.LiveConfig;
@@ -31,7 +30,6 @@ import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.registry.LocalSessions;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.DelayedWillStore;
-import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.OperationForwarding;
@@ -57,7 +55,6 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -79,11 +76,7 @@ public final class Gateway implements AutoCloseable {
     private final DeviceEventLoops loops;
     /** The housekeeping thread: reloads, certificate and CRL watches, ticket keys, downlink retries. */
     private final ScheduledExecutorService background;
-    private final Authenticator authenticator;
-    private final RouteStore routes;
-    private final UplinkSink sink;
-    private final DownlinkSource downlink;
-    private final SessionStore sessions;
+    private final NodeProviders providers;
     private final SslContextStore tls;
     private final OperatorCredentials operators;
     private final NodeMeters nodeMeters;
@@ -100,7 +93,7 @@ public final class Gateway implements AutoCloseable {
     private boolean closed;
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
-    private Gateway(GatewayConfig config, Providers providers, ConfigReloader.Source source) {
+    private Gateway(GatewayConfig config, Providers found, ConfigReloader.Source source) {
         this.config = config;
         LiveConfig live = new LiveConfig(config);
         if (!"config".equals(config.values().get(CoreConfigKeys.LOG_LEVEL))) {
@@ -134,14 +127,14 @@ public final class Gateway implements AutoCloseable {
                 return t;
             });
             ProviderContext context = new ProviderContext(config, meters);
-            this.authenticator = providers.authenticator(config.auth().provider()).create(context);
-            this.routes = providers.routeStore(config.routesProvider()).create(context);
-            this.sink = providers.uplinkSink(config.uplinkSink()).create(context);
-            this.downlink = providers.downlinkSource(config.downlinkSource()).create(context);
-            this.sessions = providers.sessionStore(config.session().provider()).create(context);
+            this.providers = NodeProviders.create(config, found, context);
+            Authenticator authenticator = providers.authenticator();
+            RouteStore routes = providers.routes();
+            UplinkSink sink = providers.sink();
+            SessionStore sessions = providers.sessions();
             LiveReconfiguration reconfiguration = new LiveReconfiguration(config.server().effectiveIoThreads(),
                     admission, authenticator, () -> overload);
-            reloads = source == null || source.file() == null ? null : new ConfigReloader(source, providers, live,
+            reloads = source == null || source.file() == null ? null : new ConfigReloader(source, found, live,
                     reconfiguration::apply, meters, reconfiguration::authenticatorReloads);
             ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
                     ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
@@ -165,7 +158,7 @@ public final class Gateway implements AutoCloseable {
                     config.server().allocator(), config.auth().provider(), config.routesProvider(),
                     config.uplinkSink(), config.downlinkSource());
             if (tls != null && !config.tls().ticketKeyRotation().isZero()) {
-                ticketKeys = SessionTicketKeys.start(config, tls, providers, context, background, meters);
+                ticketKeys = SessionTicketKeys.start(config, tls, found, context, background, meters);
             }
             if (tls != null) {
                 listeners.bindTls(new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
@@ -187,18 +180,15 @@ public final class Gateway implements AutoCloseable {
             }
             if (config.admin().enabled()) {
                 admin = new AdminServer(config.admin(), meters, this::notReadyReason,
-                        List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
-                                new HealthCheck("auth", authenticator::health),
-                                new HealthCheck("downlink", downlink::health),
-                                new HealthCheck("sessions", sessions::health),
-                                tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
+                        providers.healthChecks(tls != null ? tls.crlHealth()
+                                : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
                         downlinkTarget, operators, events, config.mqtt().topicLimits(),
                         new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
                                 config.mqtt().maxClientIdLength(), reloads == null ? null : this::reload,
                                 this::drain, forwarding, config.downlink().retryInterval()
                                         .multipliedBy(config.downlink().maxRetries() + 1L)));
             }
-            downlink.start(downlinkTarget);
+            providers.downlink().start(downlinkTarget);
             if (config.overload().enabled()) {
                 List<OverloadListener> reactions = new ArrayList<>();
                 overloadReactions = new OverloadReactions(config.overload(), admission, listeners);
@@ -331,15 +321,15 @@ public final class Gateway implements AutoCloseable {
     }
 
     public UplinkSink sink() {
-        return sink;
+        return providers.sink();
     }
 
     public RouteStore routes() {
-        return routes;
+        return providers.routes();
     }
 
     public SessionStore sessions() {
-        return sessions;
+        return providers.sessions();
     }
 
     /**
@@ -371,16 +361,8 @@ public final class Gateway implements AutoCloseable {
             return;
         }
         closed = true;
-        // devices still connected keep their downlink until they are closed; after a drain of its own (POST /drain,
-        // perhaps long ago) the flush below gets the whole timeout
-        long deadline = drain != null && drain.run() ? drain.deadline()
+        long deadline = drain != null ? drain.finishBeforeClose()
                 : System.nanoTime() + config.shutdown().timeout().toNanos();
-        // the drain only handed each close to its channel's loop: shutting the loops down closes what is left
-        // untold, so they get the time a device that owes acknowledgements may take (and the timeout's rest)
-        if (drain != null && !drain.awaitClosed(Math.max(deadline, System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(DeviceDisconnector.OWED_ACKS_WAIT_MILLIS + 1_000)))) {
-            LOG.warn("node {}: drained devices not all closed before the shutdown went on", config.nodeId());
-        }
         LOG.info("shutting down node {}", config.nodeId());
         if (overload != null) {
             overload.close();
@@ -391,16 +373,15 @@ public final class Gateway implements AutoCloseable {
         if (ticketKeys != null) {
             ticketKeys.close();
         }
-        if (downlink != null) {
-            downlink.close();
+        if (providers != null) {
+            providers.stopDownlink();
         }
         // MQTT 5.0 wills waiting for their delay: nobody on this node will see their devices come back
         if (wills != null) {
             wills.publishAll();
         }
-        ProviderFlush.closeAll(deadline, sink, routes, sessions);
-        if (authenticator != null) {
-            authenticator.close();
+        if (providers != null) {
+            providers.flushAndClose(deadline);
         }
         if (loops != null) {
             loops.shutdown();
