@@ -62,8 +62,10 @@ import org.slf4j.LoggerFactory;
  * One gateway node, wired: creates the event loops and the components from providers, connects them, and releases
  * them in order. Each running job has a class of its own: {@link DeviceListeners} (the device ports),
  * {@link OverloadReactions} (the monitor's thread), {@link GracefulDrain} (the thread that stops the node),
- * {@link LiveReconfiguration} with {@link ConfigReloader} (the housekeeping thread). {@link #start} returns once every
+ * {@link LiveReconfiguration} with {@link ConfigReloader} (the housekeeping thread), {@link SessionTicketKeys}; what
+ * it owns is grouped by {@link DeviceEventLoops} and {@link NodeProviders}. {@link #start} returns once every
  * listener is bound; {@link #close} shuts down gracefully: drain, flush the sink and route store, stop the loops.
+ * Started and closed by the caller's thread (close waits; never call it from an event loop).
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
