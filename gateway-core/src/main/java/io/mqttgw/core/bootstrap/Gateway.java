@@ -1,6 +1,5 @@
 package io.mqttgw.core.bootstrap;
 
-import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.mqttgw.core.admin.AdminServer;
@@ -10,7 +9,6 @@ import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.admission.HandshakeBudgetHandler;
-import io.mqttgw.core.connection.DeviceDisconnector;
 import io.mqttgw.core.config.ConfigLoader;
 import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.LiveConfig;
@@ -32,7 +30,6 @@ import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.registry.LocalSessions;
 import io.mqttgw.core.spi.Authenticator;
 import io.mqttgw.core.spi.DelayedWillStore;
-import io.mqttgw.core.spi.DownlinkSource;
 import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.OperationForwarding;
@@ -42,18 +39,12 @@ import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
-import io.mqttgw.core.tls.CertificateExpiryMeter;
 import io.mqttgw.core.tls.CertificateIdentities;
-import io.mqttgw.core.spi.TicketKeySource;
 import io.mqttgw.core.tls.RevokedConnectionSweep;
 import io.mqttgw.core.tls.SslContextStore;
-import io.mqttgw.core.tls.TicketKeyRotation;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -64,7 +55,6 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,8 +62,10 @@ import org.slf4j.LoggerFactory;
  * One gateway node, wired: creates the event loops and the components from providers, connects them, and releases
  * them in order. Each running job has a class of its own: {@link DeviceListeners} (the device ports),
  * {@link OverloadReactions} (the monitor's thread), {@link GracefulDrain} (the thread that stops the node),
- * {@link LiveReconfiguration} with {@link ConfigReloader} (the housekeeping thread). {@link #start} returns once every
+ * {@link LiveReconfiguration} with {@link ConfigReloader} (the housekeeping thread), {@link SessionTicketKeys}; what
+ * it owns is grouped by {@link DeviceEventLoops} and {@link NodeProviders}. {@link #start} returns once every
  * listener is bound; {@link #close} shuts down gracefully: drain, flush the sink and route store, stop the loops.
+ * Started and closed by the caller's thread (close waits; never call it from an event loop).
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
@@ -83,15 +75,10 @@ public final class Gateway implements AutoCloseable {
     private final PrometheusMeterRegistry meters;
     private final GatewayMetrics metrics;
     private final ChannelRegistry registry;
-    private final EventLoopGroup acceptGroup;
-    private final EventLoopGroup ioGroup;
+    private final DeviceEventLoops loops;
     /** The housekeeping thread: reloads, certificate and CRL watches, ticket keys, downlink retries. */
     private final ScheduledExecutorService background;
-    private final Authenticator authenticator;
-    private final RouteStore routes;
-    private final UplinkSink sink;
-    private final DownlinkSource downlink;
-    private final SessionStore sessions;
+    private final NodeProviders providers;
     private final SslContextStore tls;
     private final OperatorCredentials operators;
     private final NodeMeters nodeMeters;
@@ -100,8 +87,7 @@ public final class Gateway implements AutoCloseable {
     private final GracefulDrain drain;
     /** MQTT 5.0 wills waiting for their delay; published at shutdown. */
     private DelayedWills wills;
-    private TicketKeySource ticketKeySource;
-    private TicketKeyRotation ticketKeys;
+    private SessionTicketKeys ticketKeys;
     private OverloadMonitor overload;
     private OverloadReactions overloadReactions;
     private DownlinkDispatcher downlinkTarget;
@@ -109,7 +95,7 @@ public final class Gateway implements AutoCloseable {
     private boolean closed;
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
-    private Gateway(GatewayConfig config, Providers providers, ConfigReloader.Source source) {
+    private Gateway(GatewayConfig config, Providers found, ConfigReloader.Source source) {
         this.config = config;
         LiveConfig live = new LiveConfig(config);
         if (!"config".equals(config.values().get(CoreConfigKeys.LOG_LEVEL))) {
@@ -136,47 +122,28 @@ public final class Gateway implements AutoCloseable {
         this.admission = new AdmissionControl(budget, meters);
         ConfigReloader reloads = null;
         try {
-            // not made at all when unused: an idle loop still holds an epoll, an eventfd and a timerfd
-            this.acceptGroup = DeviceListeners.socketPerLoop(transport, config) ? null
-                    : new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
-                            transport.ioHandlerFactory());
-            this.ioGroup = new MultiThreadIoEventLoopGroup(config.server().effectiveIoThreads(),
-                    new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
+            this.loops = new DeviceEventLoops(transport, config);
             this.background = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "gateway-housekeeping");
                 t.setDaemon(true);
                 return t;
             });
             ProviderContext context = new ProviderContext(config, meters);
-            this.authenticator = providers.authenticator(config.auth().provider()).create(context);
-            this.routes = providers.routeStore(config.routesProvider()).create(context);
-            this.sink = providers.uplinkSink(config.uplinkSink()).create(context);
-            this.downlink = providers.downlinkSource(config.downlinkSource()).create(context);
-            this.sessions = providers.sessionStore(config.session().provider()).create(context);
+            this.providers = NodeProviders.create(config, found, context);
+            Authenticator authenticator = providers.authenticator();
+            RouteStore routes = providers.routes();
+            UplinkSink sink = providers.sink();
+            SessionStore sessions = providers.sessions();
             LiveReconfiguration reconfiguration = new LiveReconfiguration(config.server().effectiveIoThreads(),
                     admission, authenticator, () -> overload);
-            reloads = source == null || source.file() == null ? null : new ConfigReloader(source, providers, live,
+            reloads = source == null || source.file() == null ? null : new ConfigReloader(source, found, live,
                     reconfiguration::apply, meters, reconfiguration::authenticatorReloads);
             ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
                     ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
-            this.nodeMeters = new NodeMeters(meters, allocator, ioGroup);
-            this.listeners = new DeviceListeners(config, transport, allocator, acceptGroup, ioGroup, admission);
+            this.nodeMeters = new NodeMeters(meters, allocator, loops.io());
+            this.listeners = new DeviceListeners(config, transport, allocator, loops.accept(), loops.io(), admission);
             this.drain = new GracefulDrain(config.nodeId(), config.shutdown(), registry, listeners);
-            metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
-            // what alerts.yml's MqttGatewayListenerClosed watches: the ports themselves, not the overload level (which
-            // stays 0 when a re-bind after recovery failed, and is 1 with overload.close-listeners: false)
-            metrics.gauge("mqttgw.listeners.open", "1 while the device listeners accept connections, 0 while closed "
-                    + "(overload, a failed re-bind, shutdown)", () -> listeners.accepting() ? 1 : 0);
-            if (operators != null && !Double.isNaN(operators.serverCertificateSecondsLeft())) {
-                Gauge.builder("mqttgw.tls.server.certificate.expiry", operators,
-                                OperatorCredentials::serverCertificateSecondsLeft)
-                        .tag("listener", "operations").baseUnit("seconds")
-                        .description("Time until the notAfter of the listener's server certificate; negative once past")
-                        .register(meters);
-            }
-            if (tls != null) {
-                new CertificateExpiryMeter(registry, config.identity().expiryWarning(), meters);
-            }
+            NodeGauges.register(config, meters, metrics, registry, listeners, operators);
 
             routes.start(new LocalRoutes(registry));
             sessions.start(new LocalSessions(registry));
@@ -193,7 +160,7 @@ public final class Gateway implements AutoCloseable {
                     config.server().allocator(), config.auth().provider(), config.routesProvider(),
                     config.uplinkSink(), config.downlinkSource());
             if (tls != null && !config.tls().ticketKeyRotation().isZero()) {
-                startTicketKeys(providers, context);
+                ticketKeys = SessionTicketKeys.start(config, tls, found, context, background, meters);
             }
             if (tls != null) {
                 listeners.bindTls(new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
@@ -215,24 +182,21 @@ public final class Gateway implements AutoCloseable {
             }
             if (config.admin().enabled()) {
                 admin = new AdminServer(config.admin(), meters, this::notReadyReason,
-                        List.of(new HealthCheck("uplink", sink::health), new HealthCheck("routes", routes::health),
-                                new HealthCheck("auth", authenticator::health),
-                                new HealthCheck("downlink", downlink::health),
-                                new HealthCheck("sessions", sessions::health),
-                                tls != null ? tls.crlHealth() : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
+                        providers.healthChecks(tls != null ? tls.crlHealth()
+                                : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
                         downlinkTarget, operators, events, config.mqtt().topicLimits(),
                         new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
                                 config.mqtt().maxClientIdLength(), reloads == null ? null : this::reload,
                                 this::drain, forwarding, config.downlink().retryInterval()
                                         .multipliedBy(config.downlink().maxRetries() + 1L)));
             }
-            downlink.start(downlinkTarget);
+            providers.downlink().start(downlinkTarget);
             if (config.overload().enabled()) {
                 List<OverloadListener> reactions = new ArrayList<>();
                 overloadReactions = new OverloadReactions(config.overload(), admission, listeners);
                 reactions.add(overloadReactions);
                 ServiceLoader.load(OverloadListener.class, Gateway.class.getClassLoader()).forEach(reactions::add);
-                overload = new OverloadMonitor(config.overload(), ioGroup, admission, sink::pressure,
+                overload = new OverloadMonitor(config.overload(), loops.io(), admission, sink::pressure,
                         routes::pressure, reactions, meters);
                 overload.start();
             }
@@ -257,20 +221,6 @@ public final class Gateway implements AutoCloseable {
         listeners.started();
         LOG.info("node {} ready: {}, admin {}", config.nodeId(), listeners,
                 admin == null ? "off" : config.admin().bind() + ":" + admin.port());
-    }
-
-    /** Session-ticket keys rotated on the housekeeping thread, shared through the configured source; before binding. */
-    private void startTicketKeys(Providers providers, ProviderContext context) {
-        if (!tls.supportsTicketKeys()) {
-            LOG.warn("listener.tls.engine {} keeps its own session-ticket keys: listener.tls.ticket-key-rotation "
-                    + "does not apply (resumption on this process only)", tls.provider());
-            return;
-        }
-        ticketKeySource = providers.ticketKeySource(config.tls().ticketKeySource(), config.routesProvider())
-                .create(context);
-        ticketKeys = new TicketKeyRotation(config.tls().ticketKeyRotation(), config.tls().sessionTimeout(),
-                ticketKeySource, tls::ticketKeys, System::currentTimeMillis, meters);
-        ticketKeys.start(background);
     }
 
     /** Starts a node; returns when its listeners are bound. Without a config file there is nothing to reload. */
@@ -373,15 +323,15 @@ public final class Gateway implements AutoCloseable {
     }
 
     public UplinkSink sink() {
-        return sink;
+        return providers.sink();
     }
 
     public RouteStore routes() {
-        return routes;
+        return providers.routes();
     }
 
     public SessionStore sessions() {
-        return sessions;
+        return providers.sessions();
     }
 
     /**
@@ -413,16 +363,8 @@ public final class Gateway implements AutoCloseable {
             return;
         }
         closed = true;
-        // devices still connected keep their downlink until they are closed; after a drain of its own (POST /drain,
-        // perhaps long ago) the flush below gets the whole timeout
-        long deadline = drain != null && drain.run() ? drain.deadline()
+        long deadline = drain != null ? drain.finishBeforeClose()
                 : System.nanoTime() + config.shutdown().timeout().toNanos();
-        // the drain only handed each close to its channel's loop: shutting the loops down closes what is left
-        // untold, so they get the time a device that owes acknowledgements may take (and the timeout's rest)
-        if (drain != null && !drain.awaitClosed(Math.max(deadline, System.nanoTime()
-                + TimeUnit.MILLISECONDS.toNanos(DeviceDisconnector.OWED_ACKS_WAIT_MILLIS + 1_000)))) {
-            LOG.warn("node {}: drained devices not all closed before the shutdown went on", config.nodeId());
-        }
         LOG.info("shutting down node {}", config.nodeId());
         if (overload != null) {
             overload.close();
@@ -433,42 +375,18 @@ public final class Gateway implements AutoCloseable {
         if (ticketKeys != null) {
             ticketKeys.close();
         }
-        if (ticketKeySource != null) {
-            ticketKeySource.close();
-        }
-        if (downlink != null) {
-            downlink.close();
+        if (providers != null) {
+            providers.stopDownlink();
         }
         // MQTT 5.0 wills waiting for their delay: nobody on this node will see their devices come back
         if (wills != null) {
             wills.publishAll();
         }
-        try {
-            if (sink != null) {
-                sink.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
-                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-            }
-            if (routes != null) {
-                routes.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
-                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-            }
-            if (sessions != null) {
-                // after the sessions closed, so their expiries and last removals are written
-                sessions.close().toCompletableFuture().get(Math.max(deadline - System.nanoTime(),
-                        TimeUnit.SECONDS.toNanos(1)), TimeUnit.NANOSECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (Exception e) {
-            LOG.warn("flushing the sink and route store at shutdown did not finish: {}", e.toString());
+        if (providers != null) {
+            providers.flushAndClose(deadline);
         }
-        if (authenticator != null) {
-            authenticator.close();
-        }
-        for (EventLoopGroup group : new EventLoopGroup[] {ioGroup, acceptGroup}) {
-            if (group != null) {
-                group.shutdownGracefully(0, 2, TimeUnit.SECONDS).awaitUninterruptibly();
-            }
+        if (loops != null) {
+            loops.shutdown();
         }
         if (tls != null) {
             tls.close();

@@ -192,6 +192,24 @@ final class GracefulDrain {
     }
 
     /**
+     * The drain's part of the node's close: drains on the calling thread (or waits for the drain already started),
+     * then waits until the drained devices are closed; returns the deadline ({@link System#nanoTime}) of the rest of
+     * the shutdown.
+     */
+    long finishBeforeClose() {
+        // devices still connected keep their downlink until they are closed; after a drain of its own (POST /drain,
+        // perhaps long ago) the flush that follows gets the whole timeout
+        long deadline = run() ? deadline() : System.nanoTime() + config.timeout().toNanos();
+        // the drain only handed each close to its channel's loop: shutting the loops down closes what is left
+        // untold, so they get the time a device that owes acknowledgements may take (and the timeout's rest)
+        if (!awaitClosed(Math.max(deadline, System.nanoTime()
+                + TimeUnit.MILLISECONDS.toNanos(DeviceDisconnector.OWED_ACKS_WAIT_MILLIS + 1_000)))) {
+            LOG.warn("node {}: drained devices not all closed before the shutdown went on", nodeId);
+        }
+        return deadline;
+    }
+
+    /**
      * Waits until the connections the drain closed are closed, or until {@code until} ({@link System#nanoTime}). A
      * close is only handed to the channel's loop, and it writes the DISCONNECT and TLS close_notify there; an event
      * loop shut down before would close the socket without them (the device would see a lost connection, not why).

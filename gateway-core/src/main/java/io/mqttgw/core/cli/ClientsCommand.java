@@ -5,19 +5,11 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -42,7 +34,6 @@ public final class ClientsCommand implements Callable<Integer> {
     static final int REFUSED = 4;
     static final int UNREACHABLE = 5;
     private static final JsonFactory JSON = new JsonFactory();
-    private static final Pattern TOKEN_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -186,7 +177,7 @@ public final class ClientsCommand implements Callable<Integer> {
             do {
                 String query = "/clients?limit=" + limit + (prefix.isEmpty() ? "" : "&prefix=" + encode(prefix))
                         + (cursor == null ? "" : "&cursor=" + encode(cursor));
-                String body = request(connection, "GET", query);
+                String body = OperatorApiClient.request(connection, "GET", query);
                 if (json) {
                     out.print(body);
                 }
@@ -208,7 +199,7 @@ public final class ClientsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException, InterruptedException {
-            spec.commandLine().getOut().print(request(connection, "GET",
+            spec.commandLine().getOut().print(OperatorApiClient.request(connection, "GET",
                     (session ? "/sessions/" : "/clients/") + encode(clientId)));
             return 0;
         }
@@ -224,7 +215,7 @@ public final class ClientsCommand implements Callable<Integer> {
 
         @Override
         public Integer call() throws IOException, InterruptedException {
-            request(connection, "DELETE", "/clients/" + encode(clientId)
+            OperatorApiClient.request(connection, "DELETE", "/clients/" + encode(clientId)
                     + (discardSession ? "?discard-session=true" : ""));
             spec.commandLine().getOut().println("kicked " + clientId + (discardSession ? ", session discarded" : ""));
             return 0;
@@ -234,95 +225,6 @@ public final class ClientsCommand implements Callable<Integer> {
     private static String encode(String s) {
         // a path segment or query value: '+' for a space would be a literal '+' in a path, so %20
         return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
-    }
-
-    /** One request; the body of a 2xx answer, else a {@link Failure} with the gateway's reason. */
-    static String request(Connection c, String method, String pathAndQuery) throws IOException, InterruptedException {
-        if (c.tokenFile == null && c.certFile == null) {
-            throw new Failure(USAGE, "no credential: give --token-file FILE (env GATEWAY_ADMIN_TOKEN_FILE) and/or "
-                    + "--cert FILE --key FILE for an operations listener with mutual TLS");
-        }
-        String token = c.tokenFile == null ? null : token(c.tokenFile);
-        String base = c.url.endsWith("/") ? c.url.substring(0, c.url.length() - 1) : c.url;
-        URI uri;
-        try {
-            uri = URI.create(base + pathAndQuery);
-        } catch (IllegalArgumentException e) {
-            throw new Failure(USAGE, "--admin-url " + c.url + " is not a URL: " + e.getMessage());
-        }
-        boolean https = "https".equalsIgnoreCase(uri.getScheme());
-        if (!https && (c.certFile != null || c.caFile != null)) {
-            throw new Failure(USAGE, "--cert and --ca-file are for TLS: give an https:// --admin-url, not " + c.url);
-        }
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(c.timeoutSeconds))
-                .method(method, HttpRequest.BodyPublishers.noBody());
-        if (token != null) {
-            b.header("Authorization", "Bearer " + token);
-        }
-        HttpClient.Builder client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(c.timeoutSeconds));
-        if (https) {
-            client.sslContext(OperatorTls.context(c.certFile, c.keyFile, c.caFile));
-        }
-        HttpResponse<String> r;
-        try {
-            r = client.build().send(b.build(), HttpResponse.BodyHandlers.ofString());
-        } catch (IOException e) {
-            if (https) {
-                // a refused client certificate shows as an alert, or (TLS 1.3, after the client's Finished) as the
-                // connection closing under the request: either way the hint is about certificates
-                throw new Failure(UNREACHABLE, "cannot reach " + base + " over TLS: " + e + (c.certFile == null
-                        ? " (an operations listener with mutual TLS needs --cert and --key)"
-                        : " (is --cert issued by the node's admin.operations.tls.ca-file, and does --ca-file hold "
-                        + "the CA of the node's certificate?)"));
-            }
-            throw new Failure(UNREACHABLE, "cannot reach " + base + ": " + e);
-        }
-        if (r.statusCode() / 100 == 2) {
-            return r.body();
-        }
-        String reason = errorOf(r.body());
-        throw new Failure(r.statusCode() >= 500 ? UNREACHABLE : REFUSED,
-                r.statusCode() + " " + (reason == null ? r.body().strip() : reason));
-    }
-
-    private static String token(Path file) {
-        List<String> lines;
-        try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new Failure(USAGE, "cannot read the token file " + file + ": " + e);
-        }
-        for (String raw : lines) {
-            String line = raw.strip();
-            if (line.isEmpty() || line.startsWith("#")) {
-                continue;
-            }
-            int colon = line.indexOf(':');
-            return colon > 0 && TOKEN_ID.matcher(line.substring(0, colon)).matches()
-                    ? line.substring(colon + 1).strip() : line;
-        }
-        throw new Failure(USAGE, "the token file " + file + " holds no token");
-    }
-
-    /** The {@code error} of a JSON refusal, or null. */
-    private static String errorOf(String body) {
-        try (JsonParser p = JSON.createParser(body)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                p.nextToken();
-                if ("error".equals(name)) {
-                    return p.getValueAsString();
-                }
-                p.skipChildren();
-            }
-        } catch (IOException e) {
-            return null;
-        }
-        return null;
     }
 
     /** Prints a page's clients as lines to {@code out} (unless null); answers its next cursor or null. */

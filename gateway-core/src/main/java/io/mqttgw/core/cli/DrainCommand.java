@@ -37,7 +37,7 @@ public final class DrainCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws java.io.IOException, InterruptedException {
-        String body = ClientsCommand.request(connection, "POST", noExit ? "/drain?exit=false" : "/drain");
+        String body = OperatorApiClient.request(connection, "POST", noExit ? "/drain?exit=false" : "/drain");
         spec.commandLine().getOut().print(body);
         return 0;
     }

@@ -46,7 +46,7 @@ public final class RoutesVerifyCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws java.io.IOException, InterruptedException {
-        String body = ClientsCommand.request(connection, "POST",
+        String body = OperatorApiClient.request(connection, "POST",
                 repair ? "/routes/verify?repair=true" : "/routes/verify");
         spec.commandLine().getOut().print(body);
         return remaining(body) > 0 ? DIFFERENCES : 0;

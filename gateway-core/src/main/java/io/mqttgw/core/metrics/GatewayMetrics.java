@@ -4,16 +4,21 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.connection.DisconnectReason;
+import io.mqttgw.core.spi.DownlinkTarget;
 import io.mqttgw.core.tls.TlsFailureReason;
+import io.mqttgw.core.topic.TopicLimits;
 import io.netty.handler.codec.mqtt.MqttConnectReturnCode;
 import java.util.EnumMap;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Supplier;
 
 /**
- * The gateway's own meters, created once so the hot path only increments (no lookup by tag per event).
+ * The gateway's own meters, created once so the hot path only increments (no lookup by tag per event). The
+ * connection and publish meters live here; the others by area ({@link HandshakeMeters}, {@link DownlinkMeters},
+ * {@link SessionMeters}, {@link PolicyRefusalMeters}), this class being the one surface the components count through.
  * Thread-safe; called from every event loop.
  */
 public final class GatewayMetrics {
@@ -22,10 +27,6 @@ public final class GatewayMetrics {
     private final LongAdder readingPaused = new LongAdder();
     private final LongAdder unwritable = new LongAdder();
     private final Map<DisconnectReason, Counter> disconnects = new EnumMap<>(DisconnectReason.class);
-    private final Map<TlsFailureReason, Counter> tlsFailures = new EnumMap<>(TlsFailureReason.class);
-    private final Map<MqttConnectReturnCode, Counter> connects = new EnumMap<>(MqttConnectReturnCode.class);
-    private final Counter tlsHandshakesFull;
-    private final Counter tlsHandshakesResumed;
     private final Counter[] publishIn = new Counter[3];
     private final Counter[] publishOut = new Counter[3];
     private final Counter bytesIn;
@@ -33,19 +34,10 @@ public final class GatewayMetrics {
     private final Counter uplinkRefused;
     private final Counter uplinkFailed;
     private final Counter takeovers;
-    private final Map<io.mqttgw.core.spi.DownlinkTarget.Outcome, Counter> downlinkOutcomes =
-            new EnumMap<>(io.mqttgw.core.spi.DownlinkTarget.Outcome.class);
-    private final Counter downlinkRetried;
-    private final LongAdder downlinkInflight = new LongAdder();
-    private final io.micrometer.core.instrument.Timer downlinkLatency;
-    private final Counter aclDeniedPublish;
-    private final Map<String, Counter> sessionsOpened = new java.util.HashMap<>();
-    private final Map<String, Counter> sessionStoreErrors = new java.util.HashMap<>();
-    private final Map<String, Counter> retained = new java.util.HashMap<>();
-    private final Counter aclDeniedSubscribe;
-    private final Map<String, Counter> publishesRefused = new java.util.HashMap<>();
-    private final Map<String, Counter> identitiesRejected = new java.util.HashMap<>();
-    private final Map<String, Counter> topicsRefused = new java.util.HashMap<>();
+    private final HandshakeMeters handshakes;
+    private final DownlinkMeters downlink;
+    private final SessionMeters sessions;
+    private final PolicyRefusalMeters refusals;
 
     public GatewayMetrics(MeterRegistry registry) {
         this.registry = registry;
@@ -61,38 +53,7 @@ public final class GatewayMetrics {
             disconnects.put(r, Counter.builder("mqttgw.disconnects").tag("reason", r.label())
                     .description("Connections closed, by reason").register(registry));
         }
-        for (TlsFailureReason r : TlsFailureReason.values()) {
-            tlsFailures.put(r, Counter.builder("mqttgw.tls.handshake.failures").tag("reason", r.label())
-                    .description("TLS handshakes that failed, by reason").register(registry));
-        }
-        for (MqttConnectReturnCode c : new MqttConnectReturnCode[] {
-                MqttConnectReturnCode.CONNECTION_ACCEPTED,
-                MqttConnectReturnCode.CONNECTION_REFUSED_UNACCEPTABLE_PROTOCOL_VERSION,
-                MqttConnectReturnCode.CONNECTION_REFUSED_IDENTIFIER_REJECTED,
-                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE,
-                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USER_NAME_OR_PASSWORD,
-                MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED,
-                MqttConnectReturnCode.CONNECTION_REFUSED_UNSUPPORTED_PROTOCOL_VERSION,
-                MqttConnectReturnCode.CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID,
-                MqttConnectReturnCode.CONNECTION_REFUSED_NOT_AUTHORIZED_5,
-                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD,
-                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_UNAVAILABLE_5,
-                MqttConnectReturnCode.CONNECTION_REFUSED_SERVER_BUSY,
-                MqttConnectReturnCode.CONNECTION_REFUSED_BAD_AUTHENTICATION_METHOD,
-                MqttConnectReturnCode.CONNECTION_REFUSED_TOPIC_NAME_INVALID}) {
-            connects.put(c, Counter.builder("mqttgw.connects").tag("result", resultLabel(c))
-                    .description("CONNECTs answered, by CONNACK result").register(registry));
-        }
-        tlsHandshakesFull = Counter.builder("mqttgw.tls.handshakes").tag("session", "new")
-                .description("TLS handshakes completed, by new or resumed session").register(registry);
-        tlsHandshakesResumed = Counter.builder("mqttgw.tls.handshakes").tag("session", "resumed")
-                .description("TLS handshakes completed, by new or resumed session").register(registry);
-        io.micrometer.core.instrument.Gauge.builder("mqttgw.tls.resumption.ratio", this, m -> {
-            double resumed = m.tlsHandshakesResumed.count();
-            double all = resumed + m.tlsHandshakesFull.count();
-            return all == 0 ? Double.NaN : resumed / all;
-        }).description("Share of completed TLS handshakes since start that resumed a session (for a recent ratio, "
-                + "divide the rates of mqttgw_tls_handshakes_total by session)").register(registry);
+        this.handshakes = new HandshakeMeters(registry);
         for (int q = 0; q < 3; q++) {
             publishIn[q] = Counter.builder("mqttgw.publish.in").tag("qos", Integer.toString(q))
                     .description("PUBLISH packets received from devices").register(registry);
@@ -109,84 +70,11 @@ public final class GatewayMetrics {
                 .register(registry);
         uplinkFailed = Counter.builder("mqttgw.uplink.failed")
                 .description("PUBLISHes the sink accepted but failed to deliver").register(registry);
-        aclDeniedPublish = Counter.builder("mqttgw.acl.denied").tag("action", "publish")
-                .description("PUBLISHes and SUBSCRIBE filters outside the device's topic ACL").register(registry);
-        aclDeniedSubscribe = Counter.builder("mqttgw.acl.denied").tag("action", "subscribe")
-                .description("PUBLISHes and SUBSCRIBE filters outside the device's topic ACL").register(registry);
-        for (io.mqttgw.core.spi.DownlinkTarget.Outcome o : io.mqttgw.core.spi.DownlinkTarget.Outcome.values()) {
-            downlinkOutcomes.put(o, Counter.builder("mqttgw.downlink.messages").tag("outcome",
-                    o.name().toLowerCase(Locale.ROOT)).description("Downlink messages, by outcome").register(registry));
-        }
-        downlinkRetried = Counter.builder("mqttgw.downlink.retransmissions")
-                .description("Downlink PUBLISHes (or PUBRELs) sent again with DUP after downlink.retry-interval")
-                .register(registry);
-        Gauge.builder("mqttgw.downlink.inflight", downlinkInflight, LongAdder::sum)
-                .description("QoS 1/2 downlink messages sent and not yet acknowledged").register(registry);
-        downlinkLatency = io.micrometer.core.instrument.Timer.builder("mqttgw.downlink.ack.latency")
-                .description("From hand-over to the device's acknowledgement (QoS 1/2)").publishPercentileHistogram()
-                .minimumExpectedValue(java.time.Duration.ofMillis(1))
-                .maximumExpectedValue(java.time.Duration.ofMinutes(1)).register(registry);
-        for (String kind : new String[] {"resumed", "new", "clean", "unavailable"}) {
-            sessionsOpened.put(kind, Counter.builder("mqttgw.sessions.opened").tag("session", kind)
-                    .description("Sessions opened at CONNECT: a persistent one resumed or new, a clean one, or a "
-                            + "persistent one the session store did not answer for in time (served as new)")
-                    .register(registry));
-        }
-        for (String op : SESSION_STORE_OPERATIONS) {
-            sessionStoreErrors.put(op, Counter.builder("mqttgw.session.store.errors").tag("operation", op)
-                    .description("Session store calls that failed or timed out, by operation").register(registry));
-        }
-        for (String result : new String[] {"stored", "deleted", "refused"}) {
-            retained.put(result, Counter.builder("mqttgw.downlink.retained").tag("result", result)
-                    .description("Retained downlink messages stored, deleted (empty payload) or refused (store full "
-                            + "or failing)").register(registry));
-        }
-        java.util.List<String> identityReasons = new java.util.ArrayList<>();
-        for (io.mqttgw.core.identity.IdentityRules.Violation v
-                : io.mqttgw.core.identity.IdentityRules.Violation.values()) {
-            identityReasons.add(v.label());
-        }
-        identityReasons.add(PROOF_CONFLICT);
-        for (String reason : identityReasons) {
-            identitiesRejected.put(reason, Counter.builder("mqttgw.identities.rejected").tag("reason", reason)
-                    .description("CONNECTs refused with identifier rejected because of their identity: a character "
-                            + "rule, or proof_conflict (the id is held by a connection proven the other way)")
-                    .register(registry));
-        }
-        for (String where : TOPIC_PLACES) {
-            for (io.mqttgw.core.topic.TopicLimits.Exceeded e
-                    : io.mqttgw.core.topic.TopicLimits.Exceeded.values()) {
-                topicsRefused.put(where + e.label(), Counter.builder("mqttgw.topics.refused").tag("where", where)
-                        .tag("limit", e.label()).description("Topics and filters past mqtt.max-topic-length or "
-                                + "mqtt.max-topic-levels, by where they came from").register(registry));
-            }
-        }
-        for (String reason : PUBLISH_REFUSALS) {
-            publishesRefused.put(reason, Counter.builder("mqttgw.publish.refused").tag("reason", reason)
-                    .description("MQTT 5.0 device PUBLISHes answered with a failure reason code instead of a close")
-                    .register(registry));
-        }
+        this.refusals = new PolicyRefusalMeters(registry, PROOF_CONFLICT, TOPIC_PLACES, PUBLISH_REFUSALS);
+        this.downlink = new DownlinkMeters(registry);
+        this.sessions = new SessionMeters(registry, SESSION_STORE_OPERATIONS);
         takeovers = Counter.builder("mqttgw.takeovers")
                 .description("Older connections closed because the same client id connected again").register(registry);
-    }
-
-    /** The result label; an MQTT 5.0 code that means what a 3.1.1 one means shares its label (one dashboard). */
-    private static String resultLabel(MqttConnectReturnCode code) {
-        switch (code) {
-            case CONNECTION_ACCEPTED:
-                return "accepted";
-            case CONNECTION_REFUSED_CLIENT_IDENTIFIER_NOT_VALID:
-                return "refused_identifier_rejected";
-            case CONNECTION_REFUSED_NOT_AUTHORIZED_5:
-                return "refused_not_authorized";
-            case CONNECTION_REFUSED_BAD_USERNAME_OR_PASSWORD:
-                return "refused_bad_user_name_or_password";
-            case CONNECTION_REFUSED_SERVER_UNAVAILABLE_5:
-                return "refused_server_unavailable";
-            default:
-                break;
-        }
-        return code.name().toLowerCase(Locale.ROOT).replace("connection_refused_", "refused_");
     }
 
     public MeterRegistry registry() {
@@ -212,19 +100,19 @@ public final class GatewayMetrics {
     }
 
     public void tlsHandshakeSucceeded(boolean resumed) {
-        (resumed ? tlsHandshakesResumed : tlsHandshakesFull).increment();
+        handshakes.handshakes(resumed).increment();
     }
 
     public double tlsHandshakes(boolean resumed) {
-        return (resumed ? tlsHandshakesResumed : tlsHandshakesFull).count();
+        return handshakes.handshakes(resumed).count();
     }
 
     public void tlsHandshakeFailed(TlsFailureReason reason) {
-        tlsFailures.get(reason).increment();
+        handshakes.failures(reason).increment();
     }
 
     public void connectAnswered(MqttConnectReturnCode code) {
-        Counter c = connects.get(code);
+        Counter c = handshakes.connects(code);
         if (c != null) {
             c.increment();
         }
@@ -278,7 +166,7 @@ public final class GatewayMetrics {
     }
 
     /** Reasons counted by {@link #publishRefused}: the MQTT 5.0 reason codes a PUBACK or PUBREC may carry here. */
-    public static final java.util.List<String> PUBLISH_REFUSALS = java.util.List.of("payload_format_invalid",
+    public static final List<String> PUBLISH_REFUSALS = List.of("payload_format_invalid",
             "not_authorized", "unspecified_error", "quota_exceeded");
 
     /**
@@ -286,74 +174,74 @@ public final class GatewayMetrics {
      * #PUBLISH_REFUSALS}
      */
     public void publishRefused(String reason) {
-        publishesRefused.get(reason).increment();
+        refusals.publishesRefused(reason).increment();
     }
 
     public double publishesRefused(String reason) {
-        return publishesRefused.get(reason).count();
+        return refusals.publishesRefused(reason).count();
     }
 
     public void aclDenied(boolean publish) {
-        (publish ? aclDeniedPublish : aclDeniedSubscribe).increment();
+        refusals.aclDenied(publish).increment();
     }
 
     public double aclDenials(boolean publish) {
-        return (publish ? aclDeniedPublish : aclDeniedSubscribe).count();
+        return refusals.aclDenied(publish).count();
     }
 
-    public void downlinkOutcome(io.mqttgw.core.spi.DownlinkTarget.Outcome outcome) {
-        downlinkOutcomes.get(outcome).increment();
+    public void downlinkOutcome(DownlinkTarget.Outcome outcome) {
+        downlink.outcomes(outcome).increment();
     }
 
-    public double downlinkOutcomes(io.mqttgw.core.spi.DownlinkTarget.Outcome outcome) {
-        return downlinkOutcomes.get(outcome).count();
+    public double downlinkOutcomes(DownlinkTarget.Outcome outcome) {
+        return downlink.outcomes(outcome).count();
     }
 
     public void downlinkRetried() {
-        downlinkRetried.increment();
+        downlink.retried().increment();
     }
 
     public double downlinkRetransmissions() {
-        return downlinkRetried.count();
+        return downlink.retried().count();
     }
 
     public void downlinkInflight(int delta) {
-        downlinkInflight.add(delta);
+        downlink.inflight().add(delta);
     }
 
     public void downlinkLatency(long nanos) {
-        downlinkLatency.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+        downlink.latency().record(nanos, TimeUnit.NANOSECONDS);
     }
 
     /** Operations counted by {@link #sessionStoreError}. */
-    public static final java.util.List<String> SESSION_STORE_OPERATIONS = java.util.List.of("open", "disconnected",
+    public static final List<String> SESSION_STORE_OPERATIONS = List.of("open", "disconnected",
             "subscriptions", "append", "remove", "retain", "retained", "will");
 
     /** @param kind resumed, new, clean or unavailable */
     public void sessionOpened(String kind) {
-        sessionsOpened.get(kind).increment();
+        sessions.opened(kind).increment();
     }
 
     public double sessionsOpened(String kind) {
-        return sessionsOpened.get(kind).count();
+        return sessions.opened(kind).count();
     }
 
     /** @param operation one of {@link #SESSION_STORE_OPERATIONS} */
     public void sessionStoreError(String operation) {
-        sessionStoreErrors.get(operation).increment();
+        sessions.storeErrors(operation).increment();
     }
 
     public double sessionStoreErrors(String operation) {
-        return sessionStoreErrors.get(operation).count();
+        return sessions.storeErrors(operation).count();
     }
 
     /** @param result stored, deleted or refused */
     public void retained(String result) {
-        retained.get(result).increment();
+        downlink.retained(result).increment();
     }
 
     public double retainedCount(String result) {
-        return retained.get(result).count();
+        return downlink.retained(result).count();
     }
 
     /** Label of an identity refused because another proof kind holds it. */
@@ -362,25 +250,25 @@ public final class GatewayMetrics {
      * Where a topic can be refused: {@code publish}, {@code will}, {@code subscribe}, {@code unsubscribe}, {@code
      * downlink}.
      */
-    public static final java.util.List<String> TOPIC_PLACES = java.util.List.of("publish", "will", "subscribe",
+    public static final List<String> TOPIC_PLACES = List.of("publish", "will", "subscribe",
             "unsubscribe", "downlink");
 
     /** @param reason an {@code IdentityRules.Violation} label or {@link #PROOF_CONFLICT} */
     public void identityRejected(String reason) {
-        identitiesRejected.get(reason).increment();
+        refusals.identitiesRejected(reason).increment();
     }
 
     public double identitiesRejected(String reason) {
-        return identitiesRejected.get(reason).count();
+        return refusals.identitiesRejected(reason).count();
     }
 
     /** @param where one of {@link #TOPIC_PLACES} */
-    public void topicRefused(String where, io.mqttgw.core.topic.TopicLimits.Exceeded limit) {
-        topicsRefused.get(where + limit.label()).increment();
+    public void topicRefused(String where, TopicLimits.Exceeded limit) {
+        refusals.topicsRefused(where, limit).increment();
     }
 
-    public double topicsRefused(String where, io.mqttgw.core.topic.TopicLimits.Exceeded limit) {
-        return topicsRefused.get(where + limit.label()).count();
+    public double topicsRefused(String where, TopicLimits.Exceeded limit) {
+        return refusals.topicsRefused(where, limit).count();
     }
 
     public void takeover() {
@@ -393,11 +281,11 @@ public final class GatewayMetrics {
     }
 
     public double tlsFailures(TlsFailureReason reason) {
-        return tlsFailures.get(reason).count();
+        return handshakes.failures(reason).count();
     }
 
     public double connects(MqttConnectReturnCode code) {
-        Counter c = connects.get(code);
+        Counter c = handshakes.connects(code);
         return c == null ? 0 : c.count();
     }
 

@@ -12,16 +12,11 @@ import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.mqtt.MqttConnectMessage;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
-import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.BiConsumer;
 
 /**
  * The CONNECT phase of one connection, as steps a reader follows top to bottom: wait a bounded time for CONNECT,
@@ -36,14 +31,11 @@ import java.util.function.BiConsumer;
  * paused, a deadline runs, and the answer (or the deadline) re-enters on this event loop and counts only while the
  * state is still the one it was awaited in. An answer already there when asked (a certificate identity, an in-memory
  * table or store) is taken in the same read, without pausing reading or a timer, which cost two epoll_ctl calls and
- * a timer per connection. Packets a device sends before its CONNACK (allowed by MQTT) wait in the flow-control
- * handler while reading is paused and reach the session handlers once it resumes. One instance per connection; event
- * loop only.
+ * a timer per connection ({@link ConnectStateMachine} owns the states and the waits). Packets a device sends before
+ * its CONNACK (allowed by MQTT) wait in the flow-control handler while reading is paused and reach the session
+ * handlers once it resumes. One instance per connection; event loop only.
  */
-public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
-    /** What a wait that ended by its deadline answers: no value, this error. */
-    private static final TimeoutException TIMED_OUT = new TimeoutException("no answer in time");
-
+public final class MqttConnectHandler extends ConnectStateMachine {
     private final SessionServices services;
     private final String name;
     private final ConnectChecks checks;
@@ -53,10 +45,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     private final SessionRestore restore;
     private final ConnectReply reply;
 
-    private ConnectState state = ConnectState.AWAITING_CONNECT;
     private ScheduledFuture<?> connectTimeout;
-    /** The deadline of the answer awaited in the current state, or null. */
-    private ScheduledFuture<?> deadline;
     /** The CONNECT's protocol; the refusals' codes depend on it. */
     private ProtocolCapabilities capabilities = ProtocolCapabilities.MQTT_3_1_1;
     /** The checked CONNECT, once it passed its checks. */
@@ -88,7 +77,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
     }
 
     private void startConnectTimer(ChannelHandlerContext ctx) {
-        if (connectTimeout == null && state == ConnectState.AWAITING_CONNECT) {
+        if (connectTimeout == null && state() == ConnectState.AWAITING_CONNECT) {
             long ms = services.config().mqtt().connectTimeout().toMillis();
             connectTimeout = ctx.executor().schedule(
                     () -> DeviceDisconnector.close(ctx.channel(), DisconnectReason.CONNECT_TIMEOUT),
@@ -98,7 +87,7 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (state == ConnectState.AWAITING_CONNECT) {
+        if (state() == ConnectState.AWAITING_CONNECT) {
             if (connectTimeout != null) {
                 connectTimeout.cancel(false);
             }
@@ -227,67 +216,6 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         reply.refuse(ctx.channel(), capabilities, refused);
     }
 
-    /**
-     * Enters {@code waiting} until {@code stage} answers. An answer there already is taken now; otherwise reading is
-     * paused (nothing the device sends meanwhile may reach a handler before the decision; the accepting CONNACK
-     * resumes it), and the answer or the deadline ({@link #TIMED_OUT}), whichever comes first while the state is
-     * still {@code waiting}, goes to {@code onAnswer} on this event loop. An answer that comes when the state has
-     * moved on goes to {@code late} (may be null: dropped).
-     */
-    private <T> void await(ChannelHandlerContext ctx, ConnectState waiting, CompletionStage<T> stage,
-                           Duration timeout, BiConsumer<T, Throwable> onAnswer, BiConsumer<T, Throwable> late) {
-        if (!moveTo(waiting)) {
-            return;
-        }
-        CompletableFuture<T> now = Answers.now(stage);
-        if (now != null) {
-            if (now.isCompletedExceptionally()) {
-                answer(ctx, waiting, null, now.handle((v, e) -> e).join(), onAnswer);
-            } else {
-                answer(ctx, waiting, now.join(), null, onAnswer);
-            }
-            return;
-        }
-        pause(ctx);
-        deadline = ctx.executor().schedule(() -> answer(ctx, waiting, null, TIMED_OUT, onAnswer),
-                timeout.toMillis(), TimeUnit.MILLISECONDS);
-        stage.whenComplete((value, error) -> Answers.onLoop(ctx.executor(), () -> {
-            if (!answer(ctx, waiting, value, error, onAnswer) && late != null) {
-                late.accept(value, error);
-            }
-        }));
-    }
-
-    /** Hands an answer to its step if the connection still waits for it in {@code waiting}; whether it did. */
-    private <T> boolean answer(ChannelHandlerContext ctx, ConnectState waiting, T value, Throwable error,
-                               BiConsumer<T, Throwable> onAnswer) {
-        if (state != waiting || !ctx.channel().isActive()) {
-            return false;
-        }
-        cancelDeadline();
-        onAnswer.accept(value, error);
-        return true;
-    }
-
-    /**
-     * Moves CONNECT on; false when the connection closed meanwhile (the step stops there). Any other move the states
-     * do not allow is a bug in this class.
-     */
-    private boolean moveTo(ConnectState next) {
-        if (state == ConnectState.ENDED) {
-            return false;
-        }
-        if (!state.mayMoveTo(next)) {
-            throw new IllegalStateException("CONNECT cannot go from " + state + " to " + next);
-        }
-        state = next;
-        return true;
-    }
-
-    private static void pause(ChannelHandlerContext ctx) {
-        ctx.channel().config().setAutoRead(false);
-    }
-
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         end();
@@ -304,16 +232,6 @@ public final class MqttConnectHandler extends ChannelInboundHandlerAdapter {
         if (connectTimeout != null) {
             connectTimeout.cancel(false);
         }
-        cancelDeadline();
-        if (!state.terminal()) {
-            state = ConnectState.ENDED;
-        }
-    }
-
-    private void cancelDeadline() {
-        if (deadline != null) {
-            deadline.cancel(false);
-            deadline = null;
-        }
+        endWaits();
     }
 }
