@@ -284,6 +284,7 @@ kafka_jars() {
   <dependencies>
     <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
     <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-api</artifactId><version>2.0.20</version></dependency>
     <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j2-impl</artifactId><version>2.26.1</version></dependency>
   </dependencies>
 </project>
@@ -294,10 +295,11 @@ POM
   touch "$KAFKA_CACHE/lib/.complete"
 }
 
-# kafka_java ARGS...: a JVM on the Kafka jars, logging warnings to its stdout
-kafka_java() {
-  java ${KAFKA_OPTS:--Xmx1g} -Dlog4j2.configurationFile="$KAFKA_CACHE/log4j2.properties" -cp "$KAFKA_CACHE/lib/*" "$@"
-}
+# KAFKA_JAVA: a JVM on the Kafka jars, logging warnings to its stdout (an array, not a function: a function run with &
+# is a subshell, and its pid is not the broker's, which kill -9 must reach)
+read -r -a KAFKA_JVM_OPTS <<< "${KAFKA_OPTS:--Xmx1g}"
+KAFKA_JAVA=(java "${KAFKA_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$KAFKA_CACHE/log4j2.properties"
+  -cp "$KAFKA_CACHE/lib/*")
 
 # free_port: a port on 127.0.0.1 that nothing accepts on, below the ephemeral range
 free_port() {
@@ -327,14 +329,15 @@ start_kafka() {
     "log.dirs=$KAFKA_DIR/data" "num.partitions=$KAFKA_PARTITIONS" "auto.create.topics.enable=false" \
     "offsets.topic.replication.factor=1" "transaction.state.log.replication.factor=1" \
     "transaction.state.log.min.isr=1" "share.coordinator.state.topic.replication.factor=1" \
-    "share.coordinator.state.topic.min.isr=1" "group.initial.rebalance.delay.ms=0" > "$KAFKA_DIR/server.properties"
-  kafka_java kafka.tools.StorageTool format -t "$(kafka_java kafka.tools.StorageTool random-uuid)" \
+    "share.coordinator.state.topic.min.isr=1" "group.initial.rebalance.delay.ms=0" \
+    "offsets.topic.num.partitions=1" > "$KAFKA_DIR/server.properties"
+  "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$("${KAFKA_JAVA[@]}" kafka.tools.StorageTool random-uuid)" \
     -c "$KAFKA_DIR/server.properties" > "$KAFKA_DIR/format.log" 2>&1 \
     || { echo "kafka storage format failed: see $KAFKA_DIR/format.log" >&2; exit 1; }
   launch_kafka
   for _ in $(seq 1 60); do
-    kafka_java org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" --create --if-not-exists \
-      --topic "$KAFKA_TOPIC" --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >> "$KAFKA_DIR/topic.log" 2>&1 \
+    "${KAFKA_JAVA[@]}" org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
+      --create --if-not-exists --topic "$KAFKA_TOPIC" --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >> "$KAFKA_DIR/topic.log" 2>&1 \
       && return 0
     sleep 1
   done
@@ -344,7 +347,7 @@ start_kafka() {
 
 # launch_kafka: the broker of KAFKA_DIR (again, after a kill: same ports, same log dir); returns once its port accepts
 launch_kafka() {
-  kafka_java kafka.Kafka "$KAFKA_DIR/server.properties" >> "$KAFKA_DIR/broker.log" 2>&1 &
+  "${KAFKA_JAVA[@]}" kafka.Kafka "$KAFKA_DIR/server.properties" >> "$KAFKA_DIR/broker.log" 2>&1 &
   KAFKA_PID=$!
   disown  # stop_pid polls; the shell need not report the broker this scenario kills
   wait_port "$KAFKA_PORT"
@@ -389,10 +392,10 @@ bench_t() {
 # number) pairs the devices had PUBACKs for, those of them not in Kafka (the first 20 listed in kafka-missing.txt),
 # and the records read
 kafka_check() {
-  kafka_java org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
-    --topic "$KAFKA_TOPIC" --from-beginning --timeout-ms 20000 --property print.key=true \
+  "${KAFKA_JAVA[@]}" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
+    --topic "$KAFKA_TOPIC" --from-beginning --timeout-ms 30000 --property print.key=true \
     --property key.separator=' ' 2> "$KAFKA_DIR/consumer.err" \
-    | awk '{ print $1, substr($2, 1, 10) + 0 }' > "$2" || true
+    | awk 'NF >= 2 && $2 ~ /^[0-9]{10}/ { print $1, substr($2, 1, 10) + 0 }' > "$2" || true
   awk -v miss="$KAFKA_DIR/kafka-missing.txt" 'FNR == NR { got[$1 " " $2] = 1; n++; next }
     { split($3 == "-" ? "" : $3, u, ","); delete open; for (k in u) open[u[k]] = 1
       for (q = 1; q <= $2; q++) if (!(q in open)) { acked++; if (!(($1 " " q) in got)) { if (missing++ < 20) print $1, q > miss } } }
@@ -662,7 +665,7 @@ for round in $(seq 1 "$ROUNDS"); do
   if [[ -f "$s" ]]; then
     jq -r --arg round "$round" --arg sc "$SCENARIO" --arg utc "$utc" --arg load "$load" --arg gone "$routes_gone" \
       --arg outage "$outage" --arg resynced "$resynced" --arg found "$found" '
-      def attempts(m): [m | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
+      def attempts(m): [m // {} | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
       def r(x): if x == null or (x | type) != "number" then "" else (x * 1000 | round / 1000) end;
       .fleet as $f |
       [$round, $sc, $utc, $load, .devices, ($f.nodes | length), $f.connectedBefore, ($f.devicesOnKilledNode // ""),
