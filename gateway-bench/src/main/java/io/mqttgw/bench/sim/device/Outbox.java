@@ -51,7 +51,8 @@ final class Outbox {
             entries = java.util.Arrays.copyOf(entries, Math.min(CAPACITY, size * 2));
         }
         if (sequences != null ? sequences.length < entries.length : sequence > 0) {
-            sequences = sequences == null ? new int[entries.length] : java.util.Arrays.copyOf(sequences, entries.length);
+            sequences = sequences == null ? new int[entries.length]
+                    : java.util.Arrays.copyOf(sequences, entries.length);
         }
         if (sequences != null) {
             sequences[size] = sequence;
