@@ -25,8 +25,8 @@
 #                       producer loses its metadata, and the restart's log recovery must keep what was acknowledged;
 #                       stop is `kill -STOP` and `kill -CONT`: a hung broker whose sockets stay open and whose
 #                       requests time out. Each node's /metrics is sampled every second: peak_heap_mb (the largest
-#                       heap used by any node from the outage until uplink flows again), outage_disconnects (devices the
-#                       nodes closed in that time: target 0), kafka_back_s (from the restart to the broker accepting),
+#                       heap used by any node from the outage to the end of the hold; heap_before_mb before it),
+#                       outage_disconnects (devices the nodes closed in that time: target 0), kafka_back_s (from the restart to the broker accepting),
 #                       uplink_flow_s (from then to the first record Kafka acknowledged again), and from the bench's
 #                       per-second lines puback_p99_before_ms and puback_p99_after_ms (the largest per-second PUBACK p99
 #                       before the outage, and from 10 s after uplink flows again to the end of the hold).
@@ -36,7 +36,7 @@
 # The bench then numbers every QoS 1 payload per device and writes which numbers were PUBACKed (`--sequence-file`);
 # after the round the topic is read back: kafka_acked counts the (device, number) pairs the devices had PUBACKs for,
 # kafka_acked_missing those of them not in Kafka (target 0), kafka_records the records read. Works with kill too
-# (node loss with QoS 1 into Kafka) and with rolling.
+# (node loss with QoS 1 into Kafka). Needs CLEAN_SESSION=false (a clean session gives unacknowledged messages up).
 # In all, a device with a persistent session resends its unacknowledged QoS 1 PUBLISHes after it reconnects
 # (qos1_resent); qos1_lost counts those never acknowledged by the end of the run (target 0).
 #
@@ -45,7 +45,8 @@
 # over time, reconnects per second, failures by reason). Each round's nodes, logs and bench output are in OUT/rN/.
 #
 #   gateway-bench/bin/fleet-node-kill.sh [--nodes 3] [--devices 1800] [--rounds 3]
-#                                        [--scenario kill|rolling|redis-kill|kafka-outage] [--out DIR] [--pki-dir DIR] [--dist DIR]
+#                                        [--scenario kill|rolling|redis-kill|kafka-outage] [--out DIR]
+#                                        [--pki-dir DIR] [--dist DIR]
 #
 # Environment (defaults in brackets): BASE_PORT [18831] (node i listens on BASE_PORT + i), BASE_ADMIN [19091],
 # REDIS_PORT [16379], SOURCE [127.0.2.2-127.0.2.250], RAMP_RATE [300], MAX_HANDSHAKES [200], PER_WORKER [9000]
