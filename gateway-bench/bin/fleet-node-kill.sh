@@ -19,6 +19,24 @@
 #                       answered none of it, from the master kill (the worst node); resynced counts the routes the nodes wrote
 #                       again after the failover (what the old master had acknowledged and the new one lacked);
 #                       verify_found is what `POST /routes/verify` then finds on all live nodes (target 0).
+#   --scenario kafka-outage  (SINK=kafka) once the devices are steady, all of Kafka goes away for KAFKA_OUTAGE, then
+#                       comes back, while the devices keep publishing QoS 1. KAFKA_OUTAGE_MODE kill (the default) is
+#                       `kill -9` of the broker and a restart from the same log dir: a crash, connections refused, the
+#                       producer loses its metadata, and the restart's log recovery must keep what was acknowledged;
+#                       stop is `kill -STOP` and `kill -CONT`: a hung broker whose sockets stay open and whose
+#                       requests time out. Each node's /metrics is sampled every second: peak_heap_mb (the largest
+#                       heap used by any node from the outage to the end of the hold; heap_before_mb before it),
+#                       outage_disconnects (devices the nodes closed in that time: target 0), kafka_back_s (from the restart to the broker accepting),
+#                       uplink_flow_s (from then to the first record Kafka acknowledged again), and from the bench's
+#                       per-second lines puback_p99_before_ms and puback_p99_after_ms (the largest per-second PUBACK p99
+#                       before the outage, and from 10 s after uplink flows again to the end of the hold).
+# SINK=kafka (default discard) starts one real Kafka broker per round (KRaft, combined broker and controller, free
+# ports, its log dir in OUT/rN/kafka, jars resolved once with the Maven wrapper into KAFKA_CACHE), creates the uplink
+# topic (KAFKA_PARTITIONS) and points every node's uplink sink at it (acks all; delivery-timeout above the outage).
+# The bench then numbers every QoS 1 payload per device and writes which numbers were PUBACKed (`--sequence-file`);
+# after the round the topic is read back: kafka_acked counts the (device, number) pairs the devices had PUBACKs for,
+# kafka_acked_missing those of them not in Kafka (target 0), kafka_records the records read. Works with kill too
+# (node loss with QoS 1 into Kafka). Needs CLEAN_SESSION=false (a clean session gives unacknowledged messages up).
 # In all, a device with a persistent session resends its unacknowledged QoS 1 PUBLISHes after it reconnects
 # (qos1_resent); qos1_lost counts those never acknowledged by the end of the run (target 0).
 #
@@ -26,8 +44,9 @@
 # over the rounds to OUT/summary.tsv and OUT/index.html (which links each round's bench report: connections per node
 # over time, reconnects per second, failures by reason). Each round's nodes, logs and bench output are in OUT/rN/.
 #
-#   gateway-bench/bin/fleet-node-kill.sh [--nodes 3] [--devices 1800] [--rounds 3] [--scenario kill|rolling|redis-kill]
-#                                        [--out DIR] [--pki-dir DIR] [--dist DIR]
+#   gateway-bench/bin/fleet-node-kill.sh [--nodes 3] [--devices 1800] [--rounds 3]
+#                                        [--scenario kill|rolling|redis-kill|kafka-outage] [--out DIR]
+#                                        [--pki-dir DIR] [--dist DIR]
 #
 # Environment (defaults in brackets): BASE_PORT [18831] (node i listens on BASE_PORT + i), BASE_ADMIN [19091],
 # REDIS_PORT [16379], SOURCE [127.0.2.2-127.0.2.250], RAMP_RATE [300], MAX_HANDSHAKES [200], PER_WORKER [9000]
@@ -40,7 +59,11 @@
 # WORKER_JVM (the bench's --worker-jvm), RECOVER_TIMEOUT [180s], REDIS_MODE [standalone] (or sentinel: a master, a
 # replica and 3 sentinels on REDIS_PORT, +1 and +10..12; or cluster: 3 masters and 3 replicas on REDIS_PORT..+5,
 # with cluster-require-full-coverage no, as the README recommends), OPEN_TIMEOUT [3s] (session.open-timeout: how long a
-# reconnecting device waits for its stored session while Redis fails over).
+# reconnecting device waits for its stored session while Redis fails over), SINK [discard] (or kafka),
+# KAFKA_OUTAGE [60s], KAFKA_OUTAGE_MODE [kill] (or stop), KAFKA_AFTER [60s] (hold after the outage: the
+# broker's restart, 10-30 s, counts against it),
+# KAFKA_PARTITIONS [12], KAFKA_OPTS [-Xmx1g] (the broker's JVM), KAFKA_CACHE [~/.cache/mqttgw-bench/kafka-4.3.1].
+# With kafka-outage the bench holds HOLD + KAFKA_OUTAGE + KAFKA_AFTER.
 # Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
 # (apt-get install -y redis-server redis-tools), jq, curl.
 set -euo pipefail
@@ -69,7 +92,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ "$SCENARIO" =~ ^(kill|rolling|redis-kill)$ ]] || { echo "--scenario is kill, rolling or redis-kill" >&2; exit 2; }
+[[ "$SCENARIO" =~ ^(kill|rolling|redis-kill|kafka-outage)$ ]] \
+  || { echo "--scenario is kill, rolling, redis-kill or kafka-outage" >&2; exit 2; }
 [[ "$NODES" =~ ^[0-9]+$ ]] && ((NODES >= 2)) || { echo "--nodes needs at least 2" >&2; exit 2; }
 BASE_PORT="${BASE_PORT:-18831}"
 BASE_ADMIN="${BASE_ADMIN:-19091}"
@@ -91,6 +115,22 @@ MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 RECOVER_TIMEOUT="${RECOVER_TIMEOUT:-180s}"
 REDIS_MODE="${REDIS_MODE:-standalone}"
 OPEN_TIMEOUT="${OPEN_TIMEOUT:-3s}"
+SINK="${SINK:-discard}"
+KAFKA_OUTAGE="${KAFKA_OUTAGE:-60s}"
+KAFKA_OUTAGE_MODE="${KAFKA_OUTAGE_MODE:-kill}"
+KAFKA_AFTER="${KAFKA_AFTER:-60s}"
+KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-12}"
+KAFKA_VERSION=4.3.1
+KAFKA_CACHE="${KAFKA_CACHE:-$HOME/.cache/mqttgw-bench/kafka-$KAFKA_VERSION}"
+KAFKA_TOPIC=device.uplink
+[[ "$SINK" =~ ^(discard|kafka)$ ]] || { echo "SINK is discard or kafka" >&2; exit 2; }
+[[ "$KAFKA_OUTAGE_MODE" =~ ^(kill|stop)$ ]] || { echo "KAFKA_OUTAGE_MODE is kill or stop" >&2; exit 2; }
+[[ "$SCENARIO" != kafka-outage || "$SINK" == kafka ]] || { echo "--scenario kafka-outage needs SINK=kafka" >&2; exit 2; }
+# a clean-session device gives its unacknowledged messages up, which the check against Kafka would take as acknowledged
+[[ "$SINK" != kafka || "$CLEAN_SESSION" == false ]] || { echo "SINK=kafka needs CLEAN_SESSION=false" >&2; exit 2; }
+seconds() { # DURATION in s or m: whole seconds
+  case "$1" in *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac
+}
 [[ "$REDIS_MODE" =~ ^(standalone|sentinel|cluster)$ ]] || { echo "REDIS_MODE is standalone, sentinel or cluster" >&2; exit 2; }
 [[ "$SCENARIO" != redis-kill || "$REDIS_MODE" != standalone ]] \
   || { echo "--scenario redis-kill needs REDIS_MODE sentinel or cluster (a replica to fail over to)" >&2; exit 2; }
@@ -109,7 +149,8 @@ OUT="$(cd "$OUT" && pwd)"
 
 REDIS_PIDS=()
 RUN_DIR=""
-stop_all() { # every node of the current round (their pids are in files: a rolling restart replaces them), then Redis
+KAFKA_PID=""
+stop_all() { # every node of the current round (their pids are in files: a rolling restart replaces them), Redis, Kafka
   if [[ -n "$RUN_DIR" ]]; then
     for f in "$RUN_DIR"/node-*/pid; do
       [[ -f "$f" ]] && stop_pid "$(cat "$f")" 60
@@ -119,6 +160,11 @@ stop_all() { # every node of the current round (their pids are in files: a rolli
     stop_pid "$pid" 10
   done
   REDIS_PIDS=()
+  if [[ -n "$KAFKA_PID" ]]; then
+    kill -CONT "$KAFKA_PID" 2>/dev/null || true
+    stop_pid "$KAFKA_PID" 30
+    KAFKA_PID=""
+  fi
 }
 trap stop_all EXIT
 
@@ -225,6 +271,139 @@ redis_address() {
   esac
 }
 
+# kafka_jars: the broker's and the console tools' jars in KAFKA_CACHE/lib, resolved once from Maven Central with the
+# repository's Maven wrapper (a fresh machine needs nothing else)
+kafka_jars() {
+  [[ -f "$KAFKA_CACHE/lib/.complete" ]] && return 0
+  mkdir -p "$KAFKA_CACHE"
+  cat > "$KAFKA_CACHE/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.bench</groupId>
+  <artifactId>kafka-broker-jars</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-api</artifactId><version>2.0.20</version></dependency>
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j2-impl</artifactId><version>2.26.1</version></dependency>
+  </dependencies>
+</project>
+POM
+  echo "resolving Kafka $KAFKA_VERSION into $KAFKA_CACHE/lib (once) ..."
+  (cd "$ROOT" && ./mvnw -B -ntp -q -f "$KAFKA_CACHE/pom.xml" dependency:copy-dependencies \
+    -DoutputDirectory="$KAFKA_CACHE/lib" -DincludeScope=runtime)
+  touch "$KAFKA_CACHE/lib/.complete"
+}
+
+# KAFKA_JAVA: a JVM on the Kafka jars, logging warnings to its stdout (an array, not a function: a function run with &
+# is a subshell, and its pid is not the broker's, which kill -9 must reach)
+read -r -a KAFKA_JVM_OPTS <<< "${KAFKA_OPTS:--Xmx1g}"
+KAFKA_JAVA=(java "${KAFKA_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$KAFKA_CACHE/log4j2.properties"
+  -cp "$KAFKA_CACHE/lib/*")
+
+# free_port: a port on 127.0.0.1 that nothing accepts on, below the ephemeral range
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 12000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+# start_kafka DIR: one broker (KRaft, combined broker and controller) on free ports with its log dir in DIR, and the
+# uplink topic; sets KAFKA_PORT (kept for the restart) and KAFKA_PID
+start_kafka() {
+  KAFKA_DIR="$1"
+  mkdir -p "$KAFKA_DIR"
+  printf '%s\n' 'rootLogger.level = WARN' 'rootLogger.appenderRef.out.ref = out' 'appender.out.type = Console' \
+    'appender.out.name = out' 'appender.out.layout.type = PatternLayout' \
+    'appender.out.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} %m%n' > "$KAFKA_CACHE/log4j2.properties"
+  KAFKA_PORT="$(free_port)"
+  local controller
+  controller="$(free_port)"
+  printf '%s\n' "process.roles=broker,controller" "node.id=1" "controller.quorum.voters=1@127.0.0.1:$controller" \
+    "listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$controller" \
+    "advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT" "controller.listener.names=CONTROLLER" \
+    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" "inter.broker.listener.name=PLAINTEXT" \
+    "log.dirs=$KAFKA_DIR/data" "num.partitions=$KAFKA_PARTITIONS" "auto.create.topics.enable=false" \
+    "offsets.topic.replication.factor=1" "transaction.state.log.replication.factor=1" \
+    "transaction.state.log.min.isr=1" "share.coordinator.state.topic.replication.factor=1" \
+    "share.coordinator.state.topic.min.isr=1" "group.initial.rebalance.delay.ms=0" \
+    "offsets.topic.num.partitions=1" > "$KAFKA_DIR/server.properties"
+  "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$("${KAFKA_JAVA[@]}" kafka.tools.StorageTool random-uuid)" \
+    -c "$KAFKA_DIR/server.properties" > "$KAFKA_DIR/format.log" 2>&1 \
+    || { echo "kafka storage format failed: see $KAFKA_DIR/format.log" >&2; exit 1; }
+  launch_kafka
+  for _ in $(seq 1 60); do
+    "${KAFKA_JAVA[@]}" org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
+      --create --if-not-exists --topic "$KAFKA_TOPIC" --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >> "$KAFKA_DIR/topic.log" 2>&1 \
+      && return 0
+    sleep 1
+  done
+  echo "cannot create topic $KAFKA_TOPIC: see $KAFKA_DIR/topic.log" >&2
+  exit 1
+}
+
+# launch_kafka: the broker of KAFKA_DIR (again, after a kill: same ports, same log dir); returns once its port accepts
+launch_kafka() {
+  "${KAFKA_JAVA[@]}" kafka.Kafka "$KAFKA_DIR/server.properties" >> "$KAFKA_DIR/broker.log" 2>&1 &
+  KAFKA_PID=$!
+  disown  # stop_pid polls; the shell need not report the broker this scenario kills
+  wait_port "$KAFKA_PORT"
+}
+
+# sink_config: the nodes' uplink sink lines of gateway.yaml
+sink_config() {
+  if [[ "$SINK" == kafka ]]; then
+    # a record waits for Kafka this long before it fails (and its device is closed to resend): above the outage
+    printf '%s\n' "uplink.sink: kafka" "uplink.kafka.bootstrap-servers: 127.0.0.1:$KAFKA_PORT" \
+      "uplink.kafka.default-topic: $KAFKA_TOPIC" "uplink.kafka.delivery-timeout: $(($(seconds "$KAFKA_OUTAGE") + 60))s"
+  else
+    echo "uplink.sink: discard"
+  fi
+}
+
+# sample_kafka FILE: every second, per node "epoch_ms node heap_bytes disconnects records_acknowledged" until killed
+sample_kafka() {
+  while :; do
+    local now i m
+    now="$(date +%s%3N)"
+    for i in $(seq 0 $((NODES - 1))); do
+      m="$(curl -s -m 1 "http://127.0.0.1:$((BASE_ADMIN + i))/metrics" || true)"
+      [[ -n "$m" ]] || continue
+      # the value is the last field: a memory pool's label (id="G1 Eden Space") has spaces
+      printf '%s %s %s\n' "$now" "$i" "$(echo "$m" | awk '
+        /^jvm_memory_used_bytes\{/ && /area="heap"/ { h += $NF }
+        /^mqttgw_disconnects_total[{ ]/ { d += $NF }
+        /^mqttgw_kafka_records_acknowledged_total[{ ]/ { a += $NF }
+        END { printf "%.0f %.0f %.0f", h, d, a }')"
+    done >> "$1"
+    sleep 1
+  done
+}
+
+# bench_t: the run time of the bench's last per-second line (seconds since its start)
+bench_t() {
+  grep -o '^\[ *[0-9.]*s\]' "$RUN_DIR/bench.out" | tail -n 1 | tr -d '[]s '
+}
+
+# kafka_check ACKED-FILES-PREFIX RECORDS: reads the uplink topic back; prints "acked missing records": the (device,
+# number) pairs the devices had PUBACKs for, those of them not in Kafka (the first 20 listed in kafka-missing.txt),
+# and the records read
+kafka_check() {
+  "${KAFKA_JAVA[@]}" org.apache.kafka.tools.consumer.ConsoleConsumer --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
+    --topic "$KAFKA_TOPIC" --from-beginning --timeout-ms 30000 --property print.key=true \
+    --property key.separator=' ' 2> "$KAFKA_DIR/consumer.err" \
+    | awk 'NF >= 2 && substr($2, 1, 10) ~ /^[0-9]+$/ { print $1, substr($2, 1, 10) + 0 }' > "$2" || true
+  awk -v miss="$KAFKA_DIR/kafka-missing.txt" 'FILENAME == ARGV[1] { got[$1 " " $2] = 1; n++; next }
+    { split($3 == "-" ? "" : $3, u, ","); delete open; for (k in u) open[u[k]] = 1
+      for (q = 1; q <= $2; q++) if (!(q in open)) { acked++; if (!(($1 " " q) in got)) { if (missing++ < 20) print $1, q > miss } } }
+    END { printf "%d %d %d", acked, missing, n }' "$2" "$1".*
+}
+
 # the operator token of every node (POST /routes/verify)
 TOKEN="$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 echo "fleet:$TOKEN" > "$OUT/operator-tokens"
@@ -240,7 +419,7 @@ listener.tls.port: $((BASE_PORT + i))
 listener.tls.cert-file: $PKI/server.pem
 listener.tls.key-file: $PKI/server.key
 listener.tls.ca-file: $PKI/ca.pem
-uplink.sink: discard
+$(sink_config)
 admin.bind: 127.0.0.1
 admin.port: $((BASE_ADMIN + i))
 routes.provider: redis
@@ -337,11 +516,23 @@ write_outage() {
 COLUMNS=(round scenario utc load1 devices nodes connected_before on_killed all_back seconds moved failed_attempts
   refused_redispatched failed_twice resumed_share session_present_share collateral ping_p50_ms ping_p99_ms
   qos1_sent qos1_unacked qos1_resent qos1_lost routes_gone_s redis_write_outage_s resynced verify_found)
+[[ "$SINK" == kafka ]] && COLUMNS+=(kafka_acked kafka_acked_missing kafka_records)
+[[ "$SCENARIO" == kafka-outage ]] && COLUMNS+=(kafka_outage_s peak_heap_mb heap_before_mb outage_disconnects
+  kafka_back_s uplink_flow_s puback_p99_before_ms puback_p99_after_ms)
 (IFS=$'\t'; echo "${COLUMNS[*]}") > "$OUT/results.tsv"
+if [[ "$SINK" == kafka ]]; then
+  command -v java >/dev/null || { echo "needs java on the PATH for the Kafka broker" >&2; exit 2; }
+  kafka_jars
+fi
 for round in $(seq 1 "$ROUNDS"); do
   RUN_DIR="$OUT/r$round"
   mkdir -p "$RUN_DIR"
   start_redis "$RUN_DIR"
+  seq_args=()
+  if [[ "$SINK" == kafka ]]; then
+    start_kafka "$RUN_DIR/kafka"
+    seq_args=(--sequence-file "$RUN_DIR/acked")
+  fi
   nodes_arg=""; pids_arg=""
   for i in $(seq 0 $((NODES - 1))); do
     write_node "$RUN_DIR/node-$i" "$i"
@@ -350,7 +541,11 @@ for round in $(seq 1 "$ROUNDS"); do
     pids_arg+="${pids_arg:+,}$(cat "$RUN_DIR/node-$i/pid")"
   done
   victim=$((NODES - 1))
-  if [[ "$SCENARIO" != rolling ]]; then
+  bench_hold="$HOLD"
+  if [[ "$SCENARIO" == kafka-outage ]]; then
+    action=(--action hold)
+    bench_hold="$(($(seconds "$HOLD") + $(seconds "$KAFKA_OUTAGE") + $(seconds "$KAFKA_AFTER")))s"
+  elif [[ "$SCENARIO" != rolling ]]; then
     action=(--action kill --kill-node "$victim" --node-pids "$pids_arg")
   else
     action=(--action rolling --restart-command "$RUN_DIR/node-{node}/restart.sh")
@@ -362,8 +557,8 @@ for round in $(seq 1 "$ROUNDS"); do
     --nodes "$nodes_arg" --admin none --balance "$BALANCE" --health-interval 1s \
     --profile field --time-scale "$TIME_SCALE" --heartbeat-qos 1 --status-qos 1 \
     --clean-session "$CLEAN_SESSION" --resume "$RESUME" --mqtt-version "$MQTT_VERSION" \
-    --ramp-rate "$RAMP_RATE" --max-handshakes "$MAX_HANDSHAKES" --hold "$HOLD" --settle 2s \
-    --backoff-base 1s --backoff-max 30s --recover-timeout "$RECOVER_TIMEOUT" "${action[@]}" "${WORKER_ARGS[@]}" \
+    --ramp-rate "$RAMP_RATE" --max-handshakes "$MAX_HANDSHAKES" --hold "$bench_hold" --settle 2s \
+    --backoff-base 1s --backoff-max 30s --recover-timeout "$RECOVER_TIMEOUT" "${action[@]}" "${WORKER_ARGS[@]}" "${seq_args[@]}" \
     --out "$RUN_DIR/bench" > "$RUN_DIR/bench.out" 2>&1 &
   bench_pid=$!
   redis_kill_ms=""; sampler=""
@@ -381,10 +576,66 @@ for round in $(seq 1 "$ROUNDS"); do
       echo "$(date -u +%T.%3N) kill -9 of the Redis master on port $(kill_redis_master)"
     fi
   fi
+  kafka_fields=()
+  if [[ "$SCENARIO" == kafka-outage ]]; then
+    until grep -q '\] steady ' "$RUN_DIR/bench.out" 2>/dev/null || ! kill -0 "$bench_pid" 2>/dev/null; do
+      sleep 0.2
+    done
+    sample_kafka "$RUN_DIR/kafka-metrics.txt" &
+    sampler=$!
+    sleep "$(seconds "$HOLD")"
+    t_out="$(bench_t)"
+    outage_ms="$(date +%s%3N)"
+    if [[ "$KAFKA_OUTAGE_MODE" == kill ]]; then
+      kill -9 "$KAFKA_PID"
+    else
+      kill -STOP "$KAFKA_PID"
+    fi
+    echo "$(date -u +%T.%3N) Kafka down ($KAFKA_OUTAGE_MODE) for $KAFKA_OUTAGE"
+    sleep "$(seconds "$KAFKA_OUTAGE")"
+    restart_ms="$(date +%s%3N)"
+    if [[ "$KAFKA_OUTAGE_MODE" == kill ]]; then
+      launch_kafka
+    else
+      kill -CONT "$KAFKA_PID"
+    fi
+    back_ms="$(date +%s%3N)"
+    echo "$(date -u +%T.%3N) Kafka back"
+  fi
   wait "$bench_pid" || echo "bench exited $? (see $RUN_DIR/bench.out)"
+  if [[ "$SCENARIO" == kafka-outage ]]; then
+    kill "$sampler" 2>/dev/null || true
+    # per sample time: the nodes' total of acknowledged records, disconnects, and the largest heap of a node
+    # the window ends with the hold (the bench then closes its devices, which the nodes count as disconnects)
+    end_ms=$((outage_ms + ($(seconds "$KAFKA_OUTAGE") + $(seconds "$KAFKA_AFTER")) * 1000))
+    read -r peak before disc flow <<< "$(awk -v o="$outage_ms" -v b="$back_ms" -v e="$end_ms" '
+      $1 <= e { heap[$1] = (heap[$1] > $3 ? heap[$1] : $3); d[$1] += $4; a[$1] += $5; if (!($1 in seen)) { seen[$1] = 1; t[++n] = $1 } }
+      END { flow = "never"; for (i = 1; i <= n; i++) { s = t[i]
+          if (s < o) { if (heap[s] > before) before = heap[s]; d0 = d[s]; a0 = a[s]; continue }
+          if (heap[s] > peak) peak = heap[s]; d1 = d[s]
+          if (s <= b) ab = a[s]; else if (flow == "never" && a[s] > ab) flow = sprintf("%.1f", (s - b) / 1000) }
+        printf "%.0f %.0f %d %s", peak / 1048576, before / 1048576, d1 - d0, flow }' "$RUN_DIR/kafka-metrics.txt")"
+    # bench run times: the outage, 10 s after uplink flows again, the end of the hold
+    read -r flow_t end_t <<< "$(awk -v t="$t_out" -v o="$outage_ms" -v b="$back_ms" -v e="$end_ms" -v f="$flow" \
+      'BEGIN { print (f == "never" ? 1e9 : t + (b - o) / 1000 + f + 10), t + (e - o) / 1000 }')"
+    # the largest per-second PUBACK p99 of the steady lines in each window ("" when the window has none: the broker's
+    # restart took the hold's time after the outage; raise KAFKA_AFTER)
+    read -r p99_before p99_after <<< "$(awk -v t="$t_out" -v f="$flow_t" -v e="$end_t" '
+      /\] steady / && match($0, /^\[ *[0-9.]+s\]/) { s = substr($0, 2, RLENGTH - 3) + 0
+        if (match($0, /ack p50 [^ ]+ p99 [0-9.]+ ms/)) { split(substr($0, RSTART, RLENGTH), w, " "); v = w[5] + 0
+          if (s < t && v >= b) { b = v; nb++ } if (s > f && s <= e && v >= a) { a = v; na++ } } }
+      END { printf "%s %s", (nb ? sprintf("%.2f", b) : "-"), (na ? sprintf("%.2f", a) : "-") }' "$RUN_DIR/bench.out")"
+    kafka_fields=("$KAFKA_OUTAGE" "$peak" "$before" "$disc"
+      "$(awk -v r="$restart_ms" -v b="$back_ms" 'BEGIN { printf "%.1f", (b - r) / 1000 }')" "$flow" "$p99_before"
+      "$p99_after")
+  fi
+  if [[ "$SINK" == kafka ]]; then
+    read -r acked missing records <<< "$(kafka_check "$RUN_DIR/acked" "$RUN_DIR/kafka-records.txt")"
+    kafka_fields=("$acked" "$missing" "$records" "${kafka_fields[@]}")
+  fi
   s="$RUN_DIR/bench/summary.json"
   routes_gone=""
-  if [[ "$SCENARIO" != rolling && -f "$s" ]]; then
+  if [[ "$SCENARIO" =~ ^(kill|redis-kill)$ && -f "$s" ]]; then
     # the dead node's route index and heartbeat must go once its heartbeat has expired (node-ttl) and a survivor
     # has seen it stop advancing; give it node-ttl + 60 s from the kill
     kill_ms="$(jq -r '.fleet.killEpochMillis' "$s")"
@@ -421,7 +672,7 @@ for round in $(seq 1 "$ROUNDS"); do
   if [[ -f "$s" ]]; then
     jq -r --arg round "$round" --arg sc "$SCENARIO" --arg utc "$utc" --arg load "$load" --arg gone "$routes_gone" \
       --arg outage "$outage" --arg resynced "$resynced" --arg found "$found" '
-      def attempts(m): [m | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
+      def attempts(m): [m // {} | to_entries[] | select(.key != "devices_failed_more_than_once") | .value] | add // 0;
       def r(x): if x == null or (x | type) != "number" then "" else (x * 1000 | round / 1000) end;
       .fleet as $f |
       [$round, $sc, $utc, $load, .devices, ($f.nodes | length), $f.connectedBefore, ($f.devicesOnKilledNode // ""),
@@ -429,7 +680,8 @@ for round in $(seq 1 "$ROUNDS"); do
        r($f.secondsUntilAllBack // $f.totalSeconds), $f.devicesMoved, attempts($f.failedAttempts),
        $f.refusedRedispatched, $f.devicesFailedMoreThanOnce, r($f.resumedShare), r($f.sessionPresentShare),
        ($f.collateralDrops // ""), r($f.pingRespMs.p50), r($f.pingRespMs.p99), $f.qos1Sent, $f.qos1Unacknowledged,
-       $f.qos1Resent, $f.qos1Lost, $gone, $outage, $resynced, $found] | @tsv' "$s" >> "$OUT/results.tsv"
+       $f.qos1Resent, $f.qos1Lost, $gone, $outage, $resynced, $found] | @tsv' "$s" \
+      | { IFS= read -r row; (IFS=$'\t'; echo "$row${kafka_fields[*]+$'\t'}${kafka_fields[*]}"); } >> "$OUT/results.tsv"
   else
     printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$SCENARIO" "$utc" "$load" "$RUN_DIR/bench.out" \
       >> "$OUT/results.tsv"

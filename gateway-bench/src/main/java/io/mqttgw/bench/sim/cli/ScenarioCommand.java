@@ -175,6 +175,11 @@ public final class ScenarioCommand implements Callable<Integer> {
     @Option(names = "--heartbeat-qos", defaultValue = "0", paramLabel = "0|1",
             description = "heartbeat QoS (default ${DEFAULT-VALUE})")
     int heartbeatQos;
+    @Option(names = "--sequence-file", paramLabel = "PATH",
+            description = "number every QoS 1 payload per device (10 ASCII digits first) and write, per worker, to "
+                    + "PATH.<first device index> one line per device: client id, messages numbered, numbers still "
+                    + "unacknowledged (comma-separated); for checking a sink afterwards (default: off)")
+    Path sequenceFile;
     @Option(names = "--status-interval", defaultValue = "60s", paramLabel = "DURATION",
             description = "status interval (default ${DEFAULT-VALUE})")
     Duration statusInterval;
@@ -293,7 +298,7 @@ public final class ScenarioCommand implements Callable<Integer> {
         within("status-qos", statusQos, 0, 1);
         within("keepalive", keepalive, Duration.ofSeconds(1), Duration.ofSeconds(65_535));
         TrafficProfile traffic = new TrafficProfile(chosenProfile.equals("field"), timeScale, heartbeatInterval,
-                heartbeatBytes, heartbeatQos, statusInterval, statusBytes, statusQos, keepalive);
+                heartbeatBytes, heartbeatQos, statusInterval, statusBytes, statusQos, keepalive, sequenceFile);
 
         Duration holdFor = hold != null ? hold
                 : scenario == Scenario.SOAK ? Duration.ofHours(1) : Duration.ofSeconds(10);

@@ -44,6 +44,8 @@ public final class Device implements Runnable {
     int unacked;
     /** QoS 1 PUBLISHes not yet acknowledged, whichever connection sent them; resent after a reconnect. */
     final Outbox outbox = new Outbox();
+    /** Numbered payloads: the number of the last QoS 1 PUBLISH this device numbered (they count from 1). */
+    int lastSequence;
     /** When the unanswered PINGREQ was sent, or 0. */
     long pingSentNanos;
 

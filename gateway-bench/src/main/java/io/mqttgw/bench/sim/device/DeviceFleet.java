@@ -42,13 +42,22 @@ import io.netty.handler.codec.mqtt.MqttVersion;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLongArray;
 
@@ -93,6 +102,7 @@ public final class DeviceFleet implements AutoCloseable {
     /** Per event loop, its devices' overdue QoS 1 PUBLISHes, counted on that loop once a second. */
     private final AtomicLongArray overdueByLoop;
     private volatile boolean stopping;
+    private final int first;
 
     /**
      * @param tls the worker's client TLS context; its key manager looks credentials up by client id
@@ -118,9 +128,15 @@ public final class DeviceFleet implements AutoCloseable {
         this.reconnectAfterNanos = run.reconnectAfter().toNanos();
         int payloadBytes = Math.max(run.publishBytes(), Math.max(profile.heartbeatBytes(), profile.statusBytes()));
         byte[] random = new byte[payloadBytes];
-        ThreadLocalRandom.current().nextBytes(random);
+        if (profile.numbered()) {
+            // text, so that a reader of the sink can print the number at the start of each record line by line
+            Arrays.fill(random, (byte) 'x');
+        } else {
+            ThreadLocalRandom.current().nextBytes(random);
+        }
         this.payload = Unpooled.directBuffer(payloadBytes).writeBytes(random);
         this.traffic = new Traffic(profile, stats, payload);
+        this.first = first;
         DeviceHandler handler = new DeviceHandler(this);
         ChannelInitializer<SocketChannel> initializer = new ChannelInitializer<>() {
             @Override
@@ -602,6 +618,9 @@ public final class DeviceFleet implements AutoCloseable {
         }
         stopPublishing();
         connector.stop();
+        if (profile.numbered()) {
+            writeSequences(Path.of(profile.sequenceFile() + "." + first));
+        }
         for (int i = 0; i < loops.length; i++) {
             List<Device> mine = devicesByLoop.get(i);
             loops[i].execute(() -> {
@@ -618,5 +637,45 @@ public final class DeviceFleet implements AutoCloseable {
         }
         group.shutdownGracefully(100, 5_000, TimeUnit.MILLISECONDS).awaitUninterruptibly(15, TimeUnit.SECONDS);
         payload.release();
+    }
+
+    /**
+     * One line per device: client id, how many QoS 1 messages it numbered, and the numbers still waiting for their
+     * PUBACK (comma-separated, or "-"); every other number up to the count was acknowledged. Read on each device's
+     * event loop, after publishing stopped, so a PUBACK arriving later is not claimed.
+     */
+    private void writeSequences(Path file) {
+        List<Future<StringBuilder>> parts = new ArrayList<>();
+        for (int i = 0; i < loops.length; i++) {
+            List<Device> mine = devicesByLoop.get(i);
+            parts.add(loops[i].submit(() -> {
+                StringBuilder b = new StringBuilder(mine.size() * 24);
+                for (Device d : mine) {
+                    b.append(d.clientId).append(' ').append(d.lastSequence).append(' ');
+                    Outbox o = d.outbox;
+                    int listed = 0;
+                    for (int k = 0; k < o.size(); k++) {
+                        if (o.sequence(k) > 0) {
+                            b.append(listed++ > 0 ? "," : "").append(o.sequence(k));
+                        }
+                    }
+                    b.append(listed == 0 ? "-\n" : "\n");
+                }
+                return b;
+            }));
+        }
+        StringBuilder all = new StringBuilder();
+        try {
+            for (Future<StringBuilder> part : parts) {
+                all.append(part.get(30, TimeUnit.SECONDS));
+            }
+            Files.writeString(file, all, StandardCharsets.UTF_8);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("cannot read the devices' message numbers", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write " + file, e);
+        }
     }
 }

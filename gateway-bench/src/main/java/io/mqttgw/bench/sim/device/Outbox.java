@@ -5,7 +5,8 @@ package io.mqttgw.bench.sim.device;
  * after it reconnects, as MQTT requires (same packet id, DUP set), and so that the bench can tell a message whose
  * PUBACK came late from one that never came. Each entry is one long (packet id, topic kind, payload size, resent
  * flag, first-send time in seconds); the array is allocated on the first QoS 1 PUBLISH and grows up to
- * {@link #CAPACITY}, the device's in-flight window. Confined to the device's event loop.
+ * {@link #CAPACITY}, the device's in-flight window. A numbered payload's message number is kept beside it (the
+ * resend must carry the same number). Confined to the device's event loop.
  */
 final class Outbox {
     /** A device keeps no more unacknowledged QoS 1 PUBLISHes than this, as a client's in-flight window does. */
@@ -26,6 +27,8 @@ final class Outbox {
     static final int MAX_BYTES = (1 << BYTES_BITS) - 1;
 
     private long[] entries;
+    /** Message numbers of the entries, allocated with the first numbered PUBLISH; null while none was numbered. */
+    private int[] sequences;
     private int size;
 
     /**
@@ -34,6 +37,11 @@ final class Outbox {
      * @param kind which topic the PUBLISH went to (the caller's numbering, 0 to 15)
      */
     boolean add(int packetId, int kind, int bytes, long nowNanos) {
+        return add(packetId, kind, bytes, nowNanos, 0);
+    }
+
+    /** As {@link #add(int, int, int, long)}, keeping the payload's message number ({@code sequence} above 0). */
+    boolean add(int packetId, int kind, int bytes, long nowNanos, int sequence) {
         if (size == CAPACITY) {
             return false;
         }
@@ -41,6 +49,13 @@ final class Outbox {
             entries = new long[4];
         } else if (size == entries.length) {
             entries = java.util.Arrays.copyOf(entries, Math.min(CAPACITY, size * 2));
+        }
+        if (sequences != null ? sequences.length < entries.length : sequence > 0) {
+            sequences = sequences == null ? new int[entries.length]
+                    : java.util.Arrays.copyOf(sequences, entries.length);
+        }
+        if (sequences != null) {
+            sequences[size] = sequence;
         }
         entries[size++] = (packetId & 0xFFFFL) | ((long) (kind & 0xF) << KIND_SHIFT)
                 | ((long) Math.min(bytes, MAX_BYTES) << BYTES_SHIFT)
@@ -54,6 +69,9 @@ final class Outbox {
             if (packetId(i) == packetId) {
                 boolean resent = resent(i);
                 System.arraycopy(entries, i + 1, entries, i, size - i - 1);
+                if (sequences != null) {
+                    System.arraycopy(sequences, i + 1, sequences, i, size - i - 1);
+                }
                 size--;
                 return resent ? Ack.AFTER_RESEND : Ack.FIRST_SEND;
             }
@@ -85,6 +103,11 @@ final class Outbox {
 
     int bytes(int i) {
         return (int) (entries[i] >>> BYTES_SHIFT) & MAX_BYTES;
+    }
+
+    /** The message number of entry {@code i}, or 0 when its payload was not numbered. */
+    int sequence(int i) {
+        return sequences == null ? 0 : sequences[i];
     }
 
     boolean resent(int i) {

@@ -2,6 +2,7 @@ package io.mqttgw.bench.sim.device;
 
 import io.mqttgw.bench.sim.config.TrafficProfile;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
@@ -9,6 +10,8 @@ import io.netty.handler.codec.mqtt.MqttMessageType;
 import io.netty.handler.codec.mqtt.MqttPublishMessage;
 import io.netty.handler.codec.mqtt.MqttPublishVariableHeader;
 import io.netty.handler.codec.mqtt.MqttQoS;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -93,11 +96,16 @@ final class Traffic {
      */
     void publish(Device d, Channel ch, int kind, int bytes, int qos, long now) {
         int id = 0;
+        int sequence = 0;
         if (qos > 0) {
             id = d.nextPacketId();
-            if (!d.outbox.add(id, kind, bytes, now)) {
+            sequence = profile.numbered() ? d.lastSequence + 1 : 0;
+            if (!d.outbox.add(id, kind, bytes, now, sequence)) {
                 stats.qos1WindowFull.increment();
                 return;
+            }
+            if (sequence > 0) {
+                d.lastSequence = sequence;
             }
             stats.qos1Outstanding.increment();
             stats.publishedQos1.increment();
@@ -107,7 +115,7 @@ final class Traffic {
                 d.pendingSentNanos = now;
             }
         }
-        ch.write(publishMessage(d, kind, bytes, qos, id, false), ch.voidPromise());
+        ch.write(publishMessage(d, kind, bytes, qos, id, false, sequence), ch.voidPromise());
         stats.published.increment();
     }
 
@@ -119,17 +127,28 @@ final class Traffic {
         Outbox o = d.outbox;
         for (int i = 0; i < o.size(); i++) {
             o.markResent(i);
-            ch.write(publishMessage(d, o.kind(i), o.bytes(i), 1, o.packetId(i), true), ch.voidPromise());
+            ch.write(publishMessage(d, o.kind(i), o.bytes(i), 1, o.packetId(i), true, o.sequence(i)),
+                    ch.voidPromise());
             d.unacked++;
             stats.qos1Resent.increment();
             stats.published.increment();
         }
     }
 
-    private MqttPublishMessage publishMessage(Device d, int kind, int bytes, int qos, int id, boolean dup) {
+    private MqttPublishMessage publishMessage(Device d, int kind, int bytes, int qos, int id, boolean dup,
+                                              int sequence) {
         return new MqttPublishMessage(
                 new MqttFixedHeader(MqttMessageType.PUBLISH, dup, MqttQoS.valueOf(qos), false, 0),
                 new MqttPublishVariableHeader("devices/" + d.clientId + SUFFIXES[kind], id),
-                payload.retainedSlice(0, bytes));
+                sequence > 0 ? numbered(sequence, bytes) : payload.retainedSlice(0, bytes));
+    }
+
+    /** The message number in ASCII, then the shared filler up to {@code bytes} (the number may make it longer). */
+    private ByteBuf numbered(int sequence, int bytes) {
+        byte[] digits = String.format(Locale.ROOT, "%0" + TrafficProfile.SEQUENCE_DIGITS + "d", sequence)
+                .getBytes(StandardCharsets.US_ASCII);
+        int rest = Math.max(0, bytes - digits.length);
+        return rest == 0 ? Unpooled.wrappedBuffer(digits)
+                : Unpooled.wrappedBuffer(Unpooled.wrappedBuffer(digits), payload.retainedSlice(0, rest));
     }
 }

@@ -39,6 +39,21 @@ class OutboxTest {
     }
 
     @Test
+    void keepsEachMessageNumberWithItsEntryThroughAcksAndGrowth() {
+        Outbox o = new Outbox();
+        for (int id = 1; id <= 9; id++) {
+            assertTrue(o.add(id, 0, 20, 0, 100 + id));
+        }
+        o.ack(1);
+        o.ack(5);
+        List<String> left = new ArrayList<>();
+        for (int i = 0; i < o.size(); i++) {
+            left.add(o.packetId(i) + ":" + o.sequence(i));
+        }
+        assertEquals(List.of("2:102", "3:103", "4:104", "6:106", "7:107", "8:108", "9:109"), left);
+    }
+
+    @Test
     void refusesMoreThanItsWindow() {
         Outbox o = new Outbox();
         for (int id = 1; id <= Outbox.CAPACITY; id++) {
