@@ -27,6 +27,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
     private static final Logger LOG = LoggerFactory.getLogger(KafkaUplinkSinkProvider.class);
+    /** Named, not imported: the class is in the client's internals. */
+    static final String PARTITIONER_LOGGER = "org.apache.kafka.clients.producer.internals.BuiltInPartitioner";
 
     @Override
     public String name() {
@@ -50,6 +52,7 @@ public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
                 + context.nodeId()));
         new KafkaClientMetrics(producer).bindTo(context.meters());
         warmUpCompression(settings.compression());
+        warmUpPartitionerLogger();
         KafkaUplinkSink sink = new KafkaUplinkSink(producer, settings.mapping(), settings.maxPendingBytes(),
                 settings.deliveryTimeout(), context.nodeId(), context.meters());
         List<String> missing = warmUp(producer, settings.mapping().kafkaTopics(), settings.warmupTimeout());
@@ -68,6 +71,16 @@ public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
                     + missing + " at " + settings.bootstrapServers());
         }
         return sink;
+    }
+
+    /**
+     * The producer builds a partitioner the first time it appends to a topic, inside {@code send()} on an event
+     * loop, and the partitioner asks for its logger: a logger that does not exist yet is created under the logging
+     * registry's write lock, which an event loop may then wait for (found by the integration tests' event-loop
+     * guard). Created here, at startup, that lookup only reads.
+     */
+    static void warmUpPartitionerLogger() {
+        LoggerFactory.getLogger(PARTITIONER_LOGGER);
     }
 
     /**
