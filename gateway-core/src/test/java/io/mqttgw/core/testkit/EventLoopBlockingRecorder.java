@@ -82,6 +82,14 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
         // a Redis client's event loop handing a new connection to its executor (RedisClusterIT, CI on a loaded
         // machine).
         builder.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute");
+        // Redisson builds the entry of each cluster master it discovers on its own event loop (the callback of the
+        // connect in buildMasterEntry), and the entry's pools ask the logging registry for their loggers: the first
+        // time under the registry's write lock, so two of the client's loops building entries at once wait on each
+        // other there for one insertion. Inside the Redis client, never a device event loop (an event loop of ours
+        // creating a logger stays an error: the Kafka producer's partitioner did, see KafkaUplinkSinkProvider).
+        // Seen in RedisClusterIT (CI, 2026-11-28).
+        builder.allowBlockingCallsInside("org.redisson.connection.ClusterConnectionManager",
+                "lambda$buildMasterEntry$0");
     }
 
     /** BlockHound asks this on the thread itself, once per thread. */
