@@ -12,7 +12,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.FixedRecvByteBufAllocator;
 import io.netty.channel.RecvByteBufAllocator;
 import io.netty.channel.WriteBufferWaterMark;
-import io.netty.channel.epoll.EpollChannelOption;
+import io.netty.channel.unix.UnixChannelOption;
 import io.netty.util.concurrent.EventExecutor;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +28,7 @@ final class DeviceListeners {
     private static final Logger LOG = LoggerFactory.getLogger(DeviceListeners.class);
 
     /*
-     * No TCP_NODELAY child option: Netty sets it on every accepted socket already (both transports, wherever the
+     * No TCP_NODELAY child option: Netty sets it on every accepted socket already (every transport, wherever the
      * platform allows it), and asking again was one more setsockopt per connection (strace).
      * DeviceListenerIT holds it.
      */
@@ -104,8 +104,9 @@ final class DeviceListeners {
             // cost an eventfd write, a wake-up of the target loop and one of the accept thread per connection
             // (strace). The kernel spreads connections over the sockets by their addresses.
             for (EventExecutor loop : ioGroup) {
+                // the option both native transports read (epoll's and io_uring's option classes inherit it)
                 bootstraps.add(template.clone().group((EventLoop) loop, (EventLoop) loop)
-                        .option(EpollChannelOption.SO_REUSEPORT, true));
+                        .option(UnixChannelOption.SO_REUSEPORT, true));
             }
         } else {
             bootstraps.add(template.clone().group(acceptGroup, ioGroup));

@@ -143,7 +143,7 @@ public final class Gateway implements AutoCloseable {
             this.nodeMeters = new NodeMeters(meters, allocator, loops.io());
             this.listeners = new DeviceListeners(config, transport, allocator, loops.accept(), loops.io(), admission);
             this.drain = new GracefulDrain(config.nodeId(), config.shutdown(), registry, listeners);
-            NodeGauges.register(config, meters, metrics, registry, listeners, operators);
+            NodeGauges.register(config, transport, meters, metrics, registry, listeners, operators);
 
             routes.start(new LocalRoutes(registry));
             sessions.start(new LocalSessions(registry));

@@ -9,9 +9,9 @@ import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.tls.CertificateExpiryMeter;
 
 /**
- * The gauges that read the node's wired parts rather than count events: sessions open, whether the device ports
- * accept, and how long the certificates in use stay valid. Registered once while the node is wired, before any
- * listener binds, so a scrape never sees a node without them.
+ * The gauges that read the node's wired parts rather than count events: the transport, sessions open, whether the
+ * device ports accept, and how long the certificates in use stay valid. Registered once while the node is wired,
+ * before any listener binds, so a scrape never sees a node without them.
  *
  * <p>Registered by the thread that starts the node; read at scrape time on the admin thread (each reads state that is
  * safe to read from any thread).
@@ -20,8 +20,12 @@ final class NodeGauges {
     private NodeGauges() {
     }
 
-    static void register(GatewayConfig config, MeterRegistry meters, GatewayMetrics metrics,
+    static void register(GatewayConfig config, Transport transport, MeterRegistry meters, GatewayMetrics metrics,
                          ChannelRegistry registry, DeviceListeners listeners, OperatorCredentials operators) {
+        // which socket transport a node runs joins onto its CPU and latency series, so a fleet that mixes transports
+        // (auto falls back where the native one is unavailable) can be told apart
+        Gauge.builder("mqttgw.transport.info", () -> 1).tag("transport", transport.name())
+                .description("1, labelled with the socket transport the device listeners run on").register(meters);
         metrics.gauge("mqttgw.connections.open", "MQTT sessions open (CONNACK accepted)", registry::size);
         // what alerts.yml's MqttGatewayListenerClosed watches: the ports themselves, not the overload level (which
         // stays 0 when a re-bind after recovery failed, and is 1 with overload.close-listeners: false)

@@ -7,11 +7,15 @@ import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The socket transport: epoll where the native library loads, NIO otherwise (logged, since it costs more CPU).
+ * The socket transport: epoll where the native library loads, NIO otherwise (logged, since it costs more CPU);
+ * io_uring only when asked for by name, until it has been measured to cost less than epoll per message.
  * {@code reusePort}: whether listening sockets can share a port (SO_REUSEPORT), so that each event loop accepts on its
  * own socket.
  */
@@ -19,17 +23,62 @@ record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends
                  boolean reusePort) {
     private static final Logger LOG = LoggerFactory.getLogger(Transport.class);
 
+    static final String IO_URING = "io_uring";
+    static final String EPOLL = "epoll";
+    static final String NIO = "nio";
+
     static Transport choose(String configured) {
-        if (!"nio".equals(configured)) {
-            if (Epoll.isAvailable()) {
-                return new Transport("epoll", EpollIoHandler.newFactory(), EpollServerSocketChannel.class, true);
-            }
-            if ("epoll".equals(configured)) {
-                throw new IllegalStateException("server.transport = epoll but epoll is unavailable: "
-                        + Epoll.unavailabilityCause() + "; use auto or nio");
-            }
-            LOG.warn("epoll unavailable ({}); using NIO", String.valueOf(Epoll.unavailabilityCause()));
+        // io_uring's classes are only touched when it was asked for: loading them loads its native library and opens
+        // a probe ring
+        String ioUringCause = IO_URING.equals(configured)
+                ? causeOf(IoUring.isAvailable(), IoUring.unavailabilityCause()) : null;
+        String name = decide(configured, ioUringCause, causeOf(Epoll.isAvailable(), Epoll.unavailabilityCause()));
+        switch (name) {
+            case IO_URING:
+                // which kernel features the ring found (multishot accept and receive, buffer rings) is what a
+                // benchmark of this transport needs to be read against
+                LOG.info("io_uring transport: {}", IoUring.featureString());
+                return new Transport(IO_URING, IoUringIoHandler.newFactory(), IoUringServerSocketChannel.class, true);
+            case EPOLL:
+                return new Transport(EPOLL, EpollIoHandler.newFactory(), EpollServerSocketChannel.class, true);
+            default:
+                return new Transport(NIO, NioIoHandler.newFactory(), NioServerSocketChannel.class, false);
         }
-        return new Transport("nio", NioIoHandler.newFactory(), NioServerSocketChannel.class, false);
+    }
+
+    /**
+     * The transport to run for {@code server.transport = configured}, given why io_uring and epoll cannot run here
+     * (null: they can). A native transport asked for by name that cannot run stops startup: the operator chose it, so
+     * running another one silently would make every figure taken on this node wrong.
+     *
+     * @throws IllegalStateException naming the key, the value and the cause
+     */
+    static String decide(String configured, String ioUringCause, String epollCause) {
+        switch (configured) {
+            case IO_URING:
+                if (ioUringCause != null) {
+                    throw new IllegalStateException("server.transport = io_uring but io_uring is unavailable: "
+                            + ioUringCause + "; use auto, epoll or nio");
+                }
+                return IO_URING;
+            case EPOLL:
+                if (epollCause != null) {
+                    throw new IllegalStateException("server.transport = epoll but epoll is unavailable: "
+                            + epollCause + "; use auto or nio");
+                }
+                return EPOLL;
+            case NIO:
+                return NIO;
+            default:
+                if (epollCause == null) {
+                    return EPOLL;
+                }
+                LOG.warn("epoll unavailable ({}); using NIO", epollCause);
+                return NIO;
+        }
+    }
+
+    private static String causeOf(boolean available, Throwable cause) {
+        return available ? null : String.valueOf(cause);
     }
 }
