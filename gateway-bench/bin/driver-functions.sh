@@ -84,8 +84,8 @@ stop_server() {
 
 # start_gateway_dist DIR DIST NODE [RUN-ARGS...]: the distribution in DIST (the directory holding bin/gateway) with
 # the shipped defaults apart from ports (GW_PORT, GW_ADMIN_PORT), files (the bench PKI in PKI) and the discard sink,
-# JVM options GATEWAY_OPTS, config and logs in DIR; sets SERVER_PID (the JVM's: the launcher execs it) and returns
-# once /metrics answers
+# JVM options GATEWAY_OPTS, further config lines GATEWAY_CONFIG (e.g. "server.transport: io_uring"), config and logs
+# in DIR; sets SERVER_PID (the JVM's: the launcher execs it) and returns once /metrics answers
 start_gateway_dist() {
   local dir="$1" dist="$2" node="$3"
   shift 3
@@ -102,6 +102,9 @@ admin.bind: 127.0.0.1
 admin.port: $GW_ADMIN_PORT
 log.lifecycle-rate: 5
 YAML
+  if [[ -n "${GATEWAY_CONFIG:-}" ]]; then
+    printf '%s\n' "$GATEWAY_CONFIG" >> "$dir/gateway.yaml"
+  fi
   GATEWAY_LOG_DIR="$dir/logs" JAVA_OPTS="${GATEWAY_OPTS:-}" "$dist/bin/gateway" run "$@" --config "$dir/gateway.yaml" \
     > "$dir/gateway.out" 2>&1 &
   SERVER_PID=$!

@@ -8,6 +8,8 @@
 # Two gateway builds can be compared in one run: SERVERS names each gateway as gateway:<label>=<distribution dir>
 # (the directory holding bin/gateway), e.g.
 #   SERVERS="gateway:old=/tmp/old-dist gateway:new=deploy/target/mqtt-gateway mosquitto" uplink-vs-mosquitto.sh
+# Config keys of one gateway follow its name after commas, so one build can run two ways, e.g. epoll against io_uring:
+#   SERVERS="gateway:epoll gateway:uring,server.transport=io_uring mosquitto" uplink-vs-mosquitto.sh
 #
 #   gateway-bench/bin/uplink-vs-mosquitto.sh [--devices 1000] [--rounds 3] [--out DIR] [--pki-dir DIR]
 #
@@ -44,7 +46,10 @@ prepare_driver
 
 printf 'round\tserver\tutc\tload1\tcpu_us_per_msg\tpuback_p50_ms\tpuback_p99_ms\tfailures\n' > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
-  for server in $SERVERS; do
+  for entry in $SERVERS; do
+    server="${entry%%,*}"
+    # key=value pairs after the name, as config lines of this gateway
+    settings=""; [[ "$entry" == *,* ]] && settings="${entry#*,}"
     label="${server%%=*}"; label="${label//:/-}"
     dir="$OUT/r$round-$label"
     mkdir -p "$dir"
@@ -53,7 +58,8 @@ for round in $(seq 1 "$ROUNDS"); do
     else
       dist="$ROOT/deploy/target/mqtt-gateway"
       [[ "$server" == *=* ]] && dist="${server#*=}"
-      start_gateway_dist "$dir" "$dist" uplink-gw; port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
+      GATEWAY_CONFIG="$(tr ',' '\n' <<< "$settings" | sed -n 's/^\([^=]*\)=\(.*\)$/\1: \2/p')" \
+        start_gateway_dist "$dir" "$dist" uplink-gw; port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
     fi
     load="$(uptime | sed 's/.*load average: \([0-9.]*\),.*/\1/')"
     utc="$(date -u +%H:%M:%SZ)"
