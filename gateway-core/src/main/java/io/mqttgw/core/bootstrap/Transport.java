@@ -28,11 +28,13 @@ record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends
     static final String NIO = "nio";
 
     static Transport choose(String configured) {
-        // io_uring's classes are only touched when it was asked for: loading them loads its native library and opens
-        // a probe ring
-        String ioUringCause = IO_URING.equals(configured)
-                ? causeOf(IoUring.isAvailable(), IoUring.unavailabilityCause()) : null;
-        String name = decide(configured, ioUringCause, causeOf(Epoll.isAvailable(), Epoll.unavailabilityCause()));
+        // a native transport is only probed when it may be chosen: the probe loads its library (and io_uring's opens
+        // a ring)
+        boolean ioUring = IO_URING.equals(configured);
+        String ioUringCause = ioUring ? causeOf(IoUring.isAvailable(), IoUring.unavailabilityCause()) : null;
+        String epollCause = ioUring || NIO.equals(configured) ? null
+                : causeOf(Epoll.isAvailable(), Epoll.unavailabilityCause());
+        String name = decide(configured, ioUringCause, epollCause);
         switch (name) {
             case IO_URING:
                 // which kernel features the ring found (multishot accept and receive, buffer rings) is what a
