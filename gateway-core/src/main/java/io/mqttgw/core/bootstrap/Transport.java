@@ -50,8 +50,9 @@ record Transport(String name, IoHandlerFactory ioHandlerFactory, Class<? extends
 
     /**
      * The transport to run for {@code server.transport = configured}, given why io_uring and epoll cannot run here
-     * (null: they can). A native transport asked for by name that cannot run stops startup: the operator chose it, so
-     * running another one silently would make every figure taken on this node wrong.
+     * (null: they can, or {@code configured} cannot choose them). A native transport asked for by name that cannot run
+     * stops startup: the operator chose it, so running another one silently would make every figure taken on this node
+     * wrong.
      *
      * @throws IllegalStateException naming the key, the value and the cause
      */
