@@ -13,6 +13,9 @@ import java.util.Properties;
  * a loaded CI machine will not reach by accident. {@link #with} overrides a key.
  */
 public final class TestGateway {
+    /** The system property naming the socket transport of every test gateway; unset: the default. */
+    public static final String TRANSPORT_PROPERTY = "mqttgw.test.transport";
+
     private final Properties properties = new Properties();
 
     private TestGateway() {
@@ -39,7 +42,14 @@ public final class TestGateway {
 
     /** What every test gateway shares: loopback listeners on ephemeral ports, the admin endpoint, quick shutdown. */
     private static TestGateway common(Path dir) {
-        return new TestGateway()
+        TestGateway gateway = new TestGateway();
+        // -Dmqttgw.test.transport=io_uring runs the integration tests' gateways on another socket transport than the
+        // default; a test that sets server.transport itself still decides for its own gateway
+        String transport = System.getProperty(TRANSPORT_PROPERTY);
+        if (transport != null && !transport.isBlank()) {
+            gateway.with("server.transport", transport);
+        }
+        return gateway
                 .with("node.id", "test-node")
                 .with("server.io-threads", "2")
                 .with("listener.tcp.bind", "127.0.0.1")
