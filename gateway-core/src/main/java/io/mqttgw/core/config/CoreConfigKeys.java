@@ -29,8 +29,9 @@ public final class CoreConfigKeys {
     public static final ConfigKey<String> SERVER_TRANSPORT = new ConfigKey<>("server.transport", "auto",
             "auto, epoll, io_uring or nio", "Socket transport; auto uses epoll where available and logs the NIO "
                     + "fallback. io_uring (Linux 5.9 or newer, and not under a seccomp filter that refuses it, such "
-                    + "as the shipped systemd unit's) is used only when named; epoll or io_uring named but "
-                    + "unavailable stops startup with the cause.",
+                    + "as the shipped systemd unit's or the container runtime default of containerd 2.0 and Docker "
+                    + "25) is used only when named; epoll or io_uring named but unavailable stops startup with the "
+                    + "cause.",
             oneOf("auto", "epoll", "io_uring", "nio"));
     public static final ConfigKey<Integer> SERVER_IO_THREADS = new ConfigKey<>("server.io-threads", "0",
             "0 to 1024; 0 means one per core", "Event-loop threads that do all per-connection work.",
