@@ -7,8 +7,9 @@
 #                       that node has a CONNACK from another node, counts failed attempts (what devices saw) and
 #                       refused connects it redispatched (what the balancer saw), the resumed share (TLS resumption
 #                       with the shared ticket keys), session present on return, collateral drops on the survivors
-#                       (target 0) and PINGRESP latency during the wave; then this script waits until the dead node's
-#                       route index and heartbeat are gone from Redis (column routes_gone_s, from the kill).
+#                       (target 0) and PINGRESP latency during the wave; meanwhile this script reads Redis every second
+#                       from the kill until the dead node's route index and heartbeat are gone (column routes_gone_s,
+#                       from the kill).
 #   --scenario rolling  restarts every node in turn: SIGTERM (the node drains: ready 503 for shutdown.ready-grace,
 #                       then closes its devices at shutdown.drain-rate), wait for its exit, start it again, wait for
 #                       /health/ready 200; failed attempts, QoS 1 PUBLISHes whose connection ended before their PUBACK
@@ -160,6 +161,10 @@ stop_all() { # every node of the current round (their pids are in files: a rolli
     stop_pid "$pid" 10
   done
   REDIS_PIDS=()
+  if [[ -n "${watcher:-}" ]]; then
+    kill "$watcher" 2>/dev/null || true
+    watcher=""
+  fi
   if [[ -n "$KAFKA_PID" ]]; then
     kill -CONT "$KAFKA_PID" 2>/dev/null || true
     stop_pid "$KAFKA_PID" 30
@@ -366,23 +371,29 @@ sink_config() {
   fi
 }
 
-# sample_kafka FILE: every second, per node "epoch_ms node heap_bytes disconnects records_acknowledged" until killed
-sample_kafka() {
+# sample_nodes FILE INTERVAL FIGURES: every INTERVAL seconds, per node that answers "epoch_ms node" and what the function
+# FIGURES prints from that node's /metrics text, until killed
+sample_nodes() {
   while :; do
     local now i m
     now="$(date +%s%3N)"
     for i in $(seq 0 $((NODES - 1))); do
       m="$(curl -s -m 1 "http://127.0.0.1:$((BASE_ADMIN + i))/metrics" || true)"
       [[ -n "$m" ]] || continue
-      # the value is the last field: a memory pool's label (id="G1 Eden Space") has spaces
-      printf '%s %s %s\n' "$now" "$i" "$(echo "$m" | awk '
-        /^jvm_memory_used_bytes\{/ && /area="heap"/ { h += $NF }
-        /^mqttgw_disconnects_total[{ ]/ { d += $NF }
-        /^mqttgw_kafka_records_acknowledged_total[{ ]/ { a += $NF }
-        END { printf "%.0f %.0f %.0f", h, d, a }')"
+      printf '%s %s %s\n' "$now" "$i" "$("$3" "$m")"
     done >> "$1"
-    sleep 1
+    sleep "$2"
   done
+}
+
+# kafka_figures METRICS: "heap_bytes disconnects records_acknowledged" (sampled every second with kafka-outage)
+kafka_figures() {
+  # the value is the last field: a memory pool's label (id="G1 Eden Space") has spaces
+  echo "$1" | awk '
+    /^jvm_memory_used_bytes\{/ && /area="heap"/ { h += $NF }
+    /^mqttgw_disconnects_total[{ ]/ { d += $NF }
+    /^mqttgw_kafka_records_acknowledged_total[{ ]/ { a += $NF }
+    END { printf "%.0f %.0f %.0f", h, d, a }'
 }
 
 # bench_t: the run time of the bench's last per-second line (seconds since its start)
@@ -482,24 +493,35 @@ redis_master_ports() {
   fi
 }
 
-# sample_metrics FILE: every 0.5 s, per node "epoch_ms node answered pending" until killed
-sample_metrics() {
+# route_figures METRICS: "answered pending" (sampled every 0.5 s with redis-kill)
+route_figures() {
+  # route operations Redis answered (written, takeover, deleted, fenced, ...): all but dropped, abandoned and
+  # coalesced, which never reached it
+  printf '%s %s' \
+    "$(($(metric mqttgw_routes_redis_ops_total mqttgw <(echo "$1")) \
+        - $(metric mqttgw_routes_redis_ops_total 'result="dropped"' <(echo "$1")) \
+        - $(metric mqttgw_routes_redis_ops_total 'result="abandoned"' <(echo "$1")) \
+        - $(metric mqttgw_routes_redis_ops_total 'result="coalesced"' <(echo "$1"))))" \
+    "$(metric mqttgw_routes_redis_pending_operations mqttgw <(echo "$1"))"
+}
+
+# watch_routes_gone FILE PID NODE-ID: from the moment PID (the node the bench kills) is gone, every second
+# "epoch_ms index alive named" of NODE-ID (dead_node_keys) until all three are 0, or node-ttl + 60 s; a sample Redis
+# did not answer (a failover under way) is left out
+watch_routes_gone() {
+  # gone is also a zombie: the node's parent (start.sh) has exited, and what adopts it need not reap it at once
+  while [[ "$(ps -o stat= -p "$2" 2>/dev/null)" =~ ^[^Z] ]]; do sleep 0.2; done
+  local until_ms index alive named now_ms
+  until_ms=$(($(date +%s%3N) + ($(seconds "$NODE_TTL") + 60) * 1000))
   while :; do
-    local now i m
-    now="$(date +%s%3N)"
-    for i in $(seq 0 $((NODES - 1))); do
-      m="$(curl -s -m 1 "http://127.0.0.1:$((BASE_ADMIN + i))/metrics" || true)"
-      [[ -n "$m" ]] || continue
-      # route operations Redis answered (written, takeover, deleted, fenced, ...): all but dropped, abandoned and
-      # coalesced, which never reached it
-      printf '%s %s %s %s\n' "$now" "$i" \
-        "$(($(metric mqttgw_routes_redis_ops_total mqttgw <(echo "$m")) \
-            - $(metric mqttgw_routes_redis_ops_total 'result="dropped"' <(echo "$m")) \
-            - $(metric mqttgw_routes_redis_ops_total 'result="abandoned"' <(echo "$m")) \
-            - $(metric mqttgw_routes_redis_ops_total 'result="coalesced"' <(echo "$m"))))" \
-        "$(metric mqttgw_routes_redis_pending_operations mqttgw <(echo "$m"))"
-    done >> "$1"
-    sleep 0.5
+    read -r index alive named <<< "$(dead_node_keys "$3" 2>/dev/null || true)"
+    now_ms="$(date +%s%3N)"
+    if [[ "$index $alive $named" =~ ^[0-9]+\ [0-9]+\ [0-9]+$ ]]; then
+      echo "$now_ms $index $alive $named" >> "$1"
+      [[ "$index $alive $named" == "0 0 0" ]] && return 0
+    fi
+    ((now_ms > until_ms)) && return 0
+    sleep 1
   done
 }
 
@@ -561,7 +583,14 @@ for round in $(seq 1 "$ROUNDS"); do
     --backoff-base 1s --backoff-max 30s --recover-timeout "$RECOVER_TIMEOUT" "${action[@]}" "${WORKER_ARGS[@]}" "${seq_args[@]}" \
     --out "$RUN_DIR/bench" > "$RUN_DIR/bench.out" 2>&1 &
   bench_pid=$!
-  redis_kill_ms=""; sampler=""
+  redis_kill_ms=""; sampler=""; watcher=""
+  if [[ "$SCENARIO" =~ ^(kill|redis-kill)$ ]]; then
+    # sampled from the kill on, not polled after the bench: what runs after it (the read-back of the uplink topic
+    # takes 30 s and more) would add its own time to the column
+    : > "$RUN_DIR/routes-gone.txt"
+    watch_routes_gone "$RUN_DIR/routes-gone.txt" "$(cat "$RUN_DIR/node-$victim/pid")" "fleet-gw-$victim" &
+    watcher=$!
+  fi
   if [[ "$SCENARIO" == redis-kill ]]; then
     # the Redis master goes 1 s before the bench kills the node (the end of --hold after the first steady line), so
     # the wave's writes meet the failover while it is under way
@@ -570,7 +599,7 @@ for round in $(seq 1 "$ROUNDS"); do
     done
     sleep "$(awk -v h="${HOLD%s}" 'BEGIN { print (h > 2 ? h - 1 : 1) }')"
     if kill -0 "$bench_pid" 2>/dev/null; then
-      sample_metrics "$RUN_DIR/route-metrics.txt" &
+      sample_nodes "$RUN_DIR/route-metrics.txt" 0.5 route_figures &
       sampler=$!
       redis_kill_ms="$(date +%s%3N)"
       echo "$(date -u +%T.%3N) kill -9 of the Redis master on port $(kill_redis_master)"
@@ -581,7 +610,7 @@ for round in $(seq 1 "$ROUNDS"); do
     until grep -q '\] steady ' "$RUN_DIR/bench.out" 2>/dev/null || ! kill -0 "$bench_pid" 2>/dev/null; do
       sleep 0.2
     done
-    sample_kafka "$RUN_DIR/kafka-metrics.txt" &
+    sample_nodes "$RUN_DIR/kafka-metrics.txt" 1 kafka_figures &
     sampler=$!
     sleep "$(seconds "$HOLD")"
     t_out="$(bench_t)"
@@ -635,25 +664,20 @@ for round in $(seq 1 "$ROUNDS"); do
   fi
   s="$RUN_DIR/bench/summary.json"
   routes_gone=""
-  if [[ "$SCENARIO" =~ ^(kill|redis-kill)$ && -f "$s" ]]; then
+  if [[ -n "$watcher" ]]; then
     # the dead node's route index and heartbeat must go once its heartbeat has expired (node-ttl) and a survivor
-    # has seen it stop advancing; give it node-ttl + 60 s from the kill
-    kill_ms="$(jq -r '.fleet.killEpochMillis' "$s")"
-    ttl_s="${NODE_TTL%s}"
-    until_ms=$((kill_ms + (ttl_s + 60) * 1000))
-    while :; do
-      read -r index alive named <<< "$(dead_node_keys "fleet-gw-$victim")"
-      now_ms="$(date +%s%3N)"
-      if [[ "$index" == 0 && "$alive" == 0 && "$named" == 0 ]]; then
-        routes_gone="$(awk -v a="$now_ms" -v k="$kill_ms" 'BEGIN { printf "%.1f", (a - k) / 1000 }')"
-        break
-      fi
-      if ((now_ms > until_ms)); then
-        routes_gone="not gone ($index indexed, alive $alive, $named naming it)"
-        break
-      fi
-      sleep 1
-    done
+    # has seen it stop advancing; the watcher gives it node-ttl + 60 s from the kill
+    if [[ -f "$s" ]]; then
+      wait "$watcher" || true
+      kill_ms="$(jq -r '.fleet.killEpochMillis' "$s")"
+      routes_gone="$(awk -v k="$kill_ms" '{ last = $2 " indexed, alive " $3 ", " $4 " naming it" }
+        $2 == 0 && $3 == 0 && $4 == 0 { printf "%.1f", ($1 - k) / 1000; gone = 1; exit }
+        END { if (!gone) printf "not gone (%s)", (last == "" ? "Redis did not answer" : last) }' \
+        "$RUN_DIR/routes-gone.txt")"
+    else
+      kill "$watcher" 2>/dev/null || true
+    fi
+    watcher=""
   fi
   outage=""; resynced=""; found=""
   if [[ -n "$redis_kill_ms" ]]; then
