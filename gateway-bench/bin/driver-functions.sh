@@ -1,5 +1,5 @@
 # Shell functions shared by the benchmark drivers in this directory (storm-vs-mosquitto.sh, uplink-vs-mosquitto.sh,
-# uplink-acks.sh); sourced, not run. Each stops or waits for one thing the driver started, by pid or port, never by name.
+# keepalive-vs-mosquitto.sh, uplink-acks.sh, fleet-node-kill.sh); sourced, not run. Each stops or waits for one thing the driver started, by pid or port, never by name.
 
 # start_mosquitto DIR PORT PKI: Debian's mosquitto with mutual TLS on 127.0.0.1:PORT, the certificate's CN as user name,
 # config and log in DIR, the bench PKI in PKI; sets SERVER_PID and returns once the port accepts
@@ -61,6 +61,49 @@ driver_options() {
       *) echo "unknown option $1" >&2; exit 2 ;;
     esac
   done
+}
+
+# driver_defaults NAME DEVICES ARGS...: the settings of uplink-vs-mosquitto.sh and keepalive-vs-mosquitto.sh: 3 rounds,
+# OUT bench-results/NAME-<UTC time>, PKI /tmp/uplink-pki, the options ARGS over those (driver_options), then from the
+# environment DEVICES [DEVICES], SOURCE [127.0.1.2-127.0.1.250], GW_PORT [18883], GW_ADMIN_PORT [18090],
+# MOSQ_PORT [18884] and SERVERS ["gateway mosquitto"]
+driver_defaults() {
+  local name="$1" devices="$2"
+  shift 2
+  ROUNDS=3
+  OUT="bench-results/$name-$(date -u +%Y%m%d-%H%M%S)"
+  PKI=/tmp/uplink-pki
+  driver_options "$@"
+  DEVICES="${DEVICES:-$devices}"
+  SOURCE="${SOURCE:-127.0.1.2-127.0.1.250}"
+  GW_PORT="${GW_PORT:-18883}"
+  GW_ADMIN_PORT="${GW_ADMIN_PORT:-18090}"
+  MOSQ_PORT="${MOSQ_PORT:-18884}"
+  SERVERS="${SERVERS:-gateway mosquitto}"
+}
+
+# start_driver_server ROUND ENTRY NODE [RUN-ARGS...]: one entry of SERVERS for a round: mosquitto, gateway (the
+# distribution of this checkout) or gateway:LABEL=DIST (the distribution in DIST), a gateway's name followed by config
+# keys after commas (gateway:uring,server.transport=io_uring); the gateway as node NODE with the `gateway run`
+# arguments RUN-ARGS; sets label (the name with ':' as '-'), dir (OUT/rROUND-label, made), port, admin (the gateway's
+# admin address, none for Mosquitto) and SERVER_PID
+start_driver_server() {
+  local round="$1" entry="$2" node="$3" server settings="" dist
+  shift 3
+  server="${entry%%,*}"
+  # key=value pairs after the name, as config lines of this gateway
+  [[ "$entry" == *,* ]] && settings="${entry#*,}"
+  label="${server%%=*}"; label="${label//:/-}"
+  dir="$OUT/r$round-$label"
+  mkdir -p "$dir"
+  if [[ "$server" == mosquitto ]]; then
+    start_mosquitto "$dir" "$MOSQ_PORT" "$PKI"; port="$MOSQ_PORT"; admin=none
+  else
+    dist="$ROOT/deploy/target/mqtt-gateway"
+    [[ "$server" == *=* ]] && dist="${server#*=}"
+    GATEWAY_CONFIG="$(tr ',' '\n' <<< "$settings" | sed -n 's/^\([^=]*\)=\(.*\)$/\1: \2/p')" \
+      start_gateway_dist "$dir" "$dist" "$node" "$@"; port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
+  fi
 }
 
 # prepare_driver: needs jq and mosquitto; makes OUT (absolute from here on), the bench PKI in PKI unless it is there

@@ -21,25 +21,16 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# driver_options, prepare_driver, start_mosquitto, start_gateway_dist, stop_server, stop_pid
+# driver_defaults, prepare_driver, start_driver_server, stop_server, stop_pid
 source "$MODULE/bin/driver-functions.sh"
 
-ROUNDS=3
-OUT="bench-results/keepalive-vs-mosquitto-$(date -u +%Y%m%d-%H%M%S)"
-PKI=/tmp/uplink-pki
-driver_options "$@"
-DEVICES="${DEVICES:-18000}"
+driver_defaults keepalive-vs-mosquitto 18000 "$@"
 KEEPALIVE="${KEEPALIVE:-20}"
 SETTLE="${SETTLE:-150}"
 WINDOWS="${WINDOWS:-3}"
 WINDOW="${WINDOW:-30}"
 RAMP_RATE="${RAMP_RATE:-4000}"
 MAX_HANDSHAKES="${MAX_HANDSHAKES:-1000}"
-SOURCE="${SOURCE:-127.0.1.2-127.0.1.250}"
-GW_PORT="${GW_PORT:-18883}"
-GW_ADMIN_PORT="${GW_ADMIN_PORT:-18090}"
-MOSQ_PORT="${MOSQ_PORT:-18884}"
-SERVERS="${SERVERS:-gateway mosquitto}"
 command -v ss >/dev/null || { echo "needs ss (iproute2)" >&2; exit 2; }
 
 prepare_driver
@@ -65,17 +56,7 @@ TICK="$(getconf CLK_TCK)"
 printf 'round\tserver\twindow\tutc\tload1\tconnected\tcpu_s\tpingreqs\tcpu_us_per_pingreq\n' > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for server in $SERVERS; do
-    label="${server%%=*}"; label="${label//:/-}"
-    dir="$OUT/r$round-$label"
-    mkdir -p "$dir"
-    if [[ "$server" == mosquitto ]]; then
-      start_mosquitto "$dir" "$MOSQ_PORT" "$PKI"; port="$MOSQ_PORT"
-    else
-      dist="$ROOT/deploy/target/mqtt-gateway"
-      [[ "$server" == *=* ]] && dist="${server#*=}"
-      start_gateway_dist "$dir" "$dist" keepalive-gw --profile density --connections $((DEVICES + 1000))
-      port="$GW_PORT"
-    fi
+    start_driver_server "$round" "$server" keepalive-gw --profile density --connections $((DEVICES + 1000))
     hold=$((DEVICES / RAMP_RATE + 60 + SETTLE + WINDOWS * WINDOW + 30))
     echo "== r$round $label at $(date -u +%H:%M:%SZ): $DEVICES devices, keepalive ${KEEPALIVE}s"
     "$BENCH" connect --devices "$DEVICES" --keepalive "${KEEPALIVE}s" --admin none --ramp-rate "$RAMP_RATE" \

@@ -22,45 +22,23 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# driver_options, prepare_driver, start_mosquitto, start_gateway_dist, stop_server
+# driver_defaults, prepare_driver, start_driver_server, stop_server
 source "$MODULE/bin/driver-functions.sh"
 
-ROUNDS=3
-OUT="bench-results/uplink-vs-mosquitto-$(date -u +%Y%m%d-%H%M%S)"
-PKI=/tmp/uplink-pki
-driver_options "$@"
-DEVICES="${DEVICES:-1000}"
+driver_defaults uplink-vs-mosquitto 1000 "$@"
 RATE="${RATE:-5000}"
 QOS="${QOS:-1}"
 PAYLOAD="${PAYLOAD:-200}"
 DURATION="${DURATION:-30s}"
 WARMUP_DURATION="${WARMUP_DURATION:-20s}"
 MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
-SOURCE="${SOURCE:-127.0.1.2-127.0.1.250}"
-GW_PORT="${GW_PORT:-18883}"
-GW_ADMIN_PORT="${GW_ADMIN_PORT:-18090}"
-MOSQ_PORT="${MOSQ_PORT:-18884}"
-SERVERS="${SERVERS:-gateway mosquitto}"
 
 prepare_driver
 
 printf 'round\tserver\tutc\tload1\tcpu_us_per_msg\tpuback_p50_ms\tpuback_p99_ms\tfailures\n' > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for entry in $SERVERS; do
-    server="${entry%%,*}"
-    # key=value pairs after the name, as config lines of this gateway
-    settings=""; [[ "$entry" == *,* ]] && settings="${entry#*,}"
-    label="${server%%=*}"; label="${label//:/-}"
-    dir="$OUT/r$round-$label"
-    mkdir -p "$dir"
-    if [[ "$server" == mosquitto ]]; then
-      start_mosquitto "$dir" "$MOSQ_PORT" "$PKI"; port="$MOSQ_PORT"; admin=none
-    else
-      dist="$ROOT/deploy/target/mqtt-gateway"
-      [[ "$server" == *=* ]] && dist="${server#*=}"
-      GATEWAY_CONFIG="$(tr ',' '\n' <<< "$settings" | sed -n 's/^\([^=]*\)=\(.*\)$/\1: \2/p')" \
-        start_gateway_dist "$dir" "$dist" uplink-gw; port="$GW_PORT"; admin="127.0.0.1:$GW_ADMIN_PORT"
-    fi
+    start_driver_server "$round" "$entry" uplink-gw
     load="$(uptime | sed 's/.*load average: \([0-9.]*\),.*/\1/')"
     utc="$(date -u +%H:%M:%SZ)"
     echo "== r$round $label at $utc, load $load"
