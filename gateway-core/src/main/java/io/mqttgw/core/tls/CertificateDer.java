@@ -1,5 +1,6 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.tls.StrictDerReader.Malformed;
 import java.math.BigInteger;
 import java.util.Arrays;
 
@@ -20,7 +21,7 @@ import java.util.Arrays;
  * both give the same answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other
  * shape takes the JDK's.
  *
- * <p>The DER is walked with a {@link DeviceDerReader}; the extension values are read by {@link DeviceExtensionsDer}.
+ * <p>The DER is walked with a {@link StrictDerReader}; the extension values are read by {@link DeviceExtensionsDer}.
  * Stateless and allocation-light; any thread.
  */
 final class CertificateDer {
@@ -39,6 +40,8 @@ final class CertificateDer {
                   boolean digitalSignature, boolean clientAuth) {
     }
 
+    /** What a {@link Malformed} of this reading names; never shown: the certificate then takes the JDK's parse. */
+    private static final String WHAT = "certificate";
     private static final int SEQUENCE = 0x30;
     private static final int BOOLEAN = 0x01;
     private static final int INTEGER = 0x02;
@@ -76,8 +79,8 @@ final class CertificateDer {
     /** The facts of a certificate of the simple shape, or null: then read it through the JDK. */
     static Facts read(byte[] der) {
         try {
-            return facts(new DeviceDerReader(der));
-        } catch (RuntimeException unexpected) {
+            return facts(new StrictDerReader(der));
+        } catch (RuntimeException | Malformed unexpected) {
             return null;
         }
     }
@@ -86,25 +89,25 @@ final class CertificateDer {
     static Signed signed(byte[] der) {
         try {
             // the shape both paths require first: the parsed path refuses what fails it, so this one must not accept
-            return CertificateSyntax.problem(der) != null ? null : signedFields(new DeviceDerReader(der));
-        } catch (RuntimeException unexpected) {
+            return CertificateSyntax.problem(der) != null ? null : signedFields(new StrictDerReader(der));
+        } catch (RuntimeException | Malformed unexpected) {
             return null;
         }
     }
 
-    private static Signed signedFields(DeviceDerReader d) {
-        int certificateEnd = d.enter(SEQUENCE);
+    private static Signed signedFields(StrictDerReader d) throws Malformed {
+        int certificateEnd = d.enter(SEQUENCE, WHAT);
         int tbsOffset = d.at;
-        int tbsEnd = d.enter(SEQUENCE);
+        int tbsEnd = d.enter(SEQUENCE, WHAT);
         int tbsLength = tbsEnd - tbsOffset;
         if (d.peek() != EXPLICIT_VERSION) {
             return null;                   // v1: the JDK's
         }
-        int versionEnd = d.enter(EXPLICIT_VERSION);
-        if (d.length(INTEGER) != 1 || d.der[d.at++] != 2 || d.at != versionEnd) {
+        int versionEnd = d.enter(EXPLICIT_VERSION, WHAT);
+        if (d.length(INTEGER, WHAT) != 1 || d.der[d.at++] != 2 || d.at != versionEnd) {
             return null;
         }
-        int serialLength = d.length(INTEGER);
+        int serialLength = d.length(INTEGER, WHAT);
         BigInteger serial = new BigInteger(d.der, d.at, serialLength);
         d.at += serialLength;
         int algorithmOffset = d.at;
@@ -114,18 +117,18 @@ final class CertificateDer {
             return null;
         }
         int issuerOffset = d.at;
-        d.skip();
+        d.skip(WHAT);
         int issuerLength = d.at - issuerOffset;
-        int validityEnd = d.enter(SEQUENCE);
-        long notBefore = d.time();
-        long notAfter = d.time();
+        int validityEnd = d.enter(SEQUENCE, WHAT);
+        long notBefore = d.time(WHAT, false);
+        long notAfter = d.time(WHAT, false);
         if (d.at != validityEnd) {
             return null;
         }
-        d.skip();                            // subject
-        int keyEnd = d.enter(SEQUENCE);      // subjectPublicKeyInfo
+        d.skip(WHAT);                      // subject
+        int keyEnd = d.enter(SEQUENCE, WHAT);      // subjectPublicKeyInfo
         int keyAlgorithm = d.at;
-        d.skip();
+        d.skip(WHAT);
         if (!strongEcKey(d, keyAlgorithm, d.at)) {
             return null;                   // RSA, Ed25519, or a key under the floor: the parsed path decides
         }
@@ -133,23 +136,23 @@ final class CertificateDer {
         boolean digitalSignature = true;
         boolean clientAuth = true;
         if (d.at < tbsEnd) {
-            int extensionsEnd = d.enter(EXPLICIT_EXTENSIONS);
-            int listEnd = d.enter(SEQUENCE);
+            int extensionsEnd = d.enter(EXPLICIT_EXTENSIONS, WHAT);
+            int listEnd = d.enter(SEQUENCE, WHAT);
             boolean sawKeyUsage = false;
             boolean sawExtendedKeyUsage = false;
             while (d.at < listEnd) {
-                int extensionEnd = d.enter(SEQUENCE);
-                int oidLength = d.length(OID);
+                int extensionEnd = d.enter(SEQUENCE, WHAT);
+                int oidLength = d.length(OID, WHAT);
                 int oid = d.at;
                 d.at += oidLength;
                 boolean critical = false;
                 if (d.peek() == BOOLEAN) {
-                    if (d.length(BOOLEAN) != 1) {
+                    if (d.length(BOOLEAN, WHAT) != 1) {
                         return null;
                     }
                     critical = d.der[d.at++] != 0;
                 }
-                int valueLength = d.length(OCTET_STRING);
+                int valueLength = d.length(OCTET_STRING, WHAT);
                 if (d.at + valueLength != extensionEnd) {
                     return null;
                 }
@@ -193,7 +196,7 @@ final class CertificateDer {
             return null;
         }
         d.at += algorithmLength;
-        int bitsLength = d.length(BIT_STRING);
+        int bitsLength = d.length(BIT_STRING, WHAT);
         if (bitsLength < 2 || d.der[d.at] != 0) {
             return null;
         }
@@ -207,7 +210,7 @@ final class CertificateDer {
     }
 
     /** Whether {@code der[from, to)} is the AlgorithmIdentifier of an EC key on P-256, P-384 or P-521. */
-    private static boolean strongEcKey(DeviceDerReader d, int from, int to) {
+    private static boolean strongEcKey(StrictDerReader d, int from, int to) {
         for (byte[] allowed : EC_KEY_ALGORITHMS) {
             if (Arrays.equals(d.der, from, to, allowed, 0, allowed.length)) {
                 return true;
@@ -217,9 +220,9 @@ final class CertificateDer {
     }
 
     /** The digest of an ECDSA AlgorithmIdentifier without parameters, or null for any other algorithm. */
-    private static String ecdsaDigest(DeviceDerReader d) {
-        int end = d.enter(SEQUENCE);
-        int oidLength = d.length(OID);
+    private static String ecdsaDigest(StrictDerReader d) throws Malformed {
+        int end = d.enter(SEQUENCE, WHAT);
+        int oidLength = d.length(OID, WHAT);
         if (oidLength != ECDSA_WITH.length + 1 || !Arrays.equals(d.der, d.at, d.at + ECDSA_WITH.length, ECDSA_WITH, 0,
                 ECDSA_WITH.length)) {
             return null;
@@ -251,18 +254,18 @@ final class CertificateDer {
         return out.toByteArray();
     }
 
-    private static Facts facts(DeviceDerReader d) {
-        d.enter(SEQUENCE);                   // Certificate
-        d.enter(SEQUENCE);                   // TBSCertificate
+    private static Facts facts(StrictDerReader d) throws Malformed {
+        d.enter(SEQUENCE, WHAT);                   // Certificate
+        d.enter(SEQUENCE, WHAT);                   // TBSCertificate
         if (d.peek() == EXPLICIT_VERSION) {
-            d.skip();
+            d.skip(WHAT);
         }
-        d.skip();                            // serialNumber
-        d.skip();                            // signature AlgorithmIdentifier
-        d.skip();                            // issuer
-        int validityEnd = d.enter(SEQUENCE);
-        d.skip();                            // notBefore
-        long notAfter = d.time();
+        d.skip(WHAT);                      // serialNumber
+        d.skip(WHAT);                      // signature AlgorithmIdentifier
+        d.skip(WHAT);                      // issuer
+        int validityEnd = d.enter(SEQUENCE, WHAT);
+        d.skip(WHAT);                      // notBefore
+        long notAfter = d.time(WHAT, false);
         if (d.at != validityEnd) {
             return null;
         }
@@ -274,9 +277,9 @@ final class CertificateDer {
      * The subject's CN read by {@link IdentityDer}, the same reading as the parsed path's; null when there is none or
      * the certificate is refused for it, so the parsed path refuses it with its reason.
      */
-    private static String commonName(DeviceDerReader d) {
+    private static String commonName(StrictDerReader d) throws Malformed {
         int subject = d.at;
-        d.skip();
+        d.skip(WHAT);
         try {
             return IdentityDer.commonName(d.der, subject, d.at);
         } catch (java.security.cert.CertificateException refused) {

@@ -1,8 +1,6 @@
 package io.mqttgw.core.tls;
 
 import io.mqttgw.core.tls.StrictDerReader.Malformed;
-import java.time.DateTimeException;
-import java.time.LocalDateTime;
 import java.util.Arrays;
 
 /**
@@ -60,8 +58,8 @@ final class CertificateSyntax {
             throw new Malformed("empty issuer");
         }
         int validityEnd = d.enter(0x30, "validity");
-        time(d, "notBefore");
-        time(d, "notAfter");
+        d.time("notBefore", true);                     // RFC 5280 4.1.2.5: GeneralizedTime from 2050 only
+        d.time("notAfter", true);
         d.expectEnd(validityEnd, "validity");
         boolean subjectEmpty = name(d, "subject") == 0;
         int keyEnd = d.enter(0x30, "subject public key info");
@@ -133,7 +131,7 @@ final class CertificateSyntax {
                 if (d.at >= attributeEnd) {
                     throw new Malformed("attribute without a value in the " + what);
                 }
-                d.skipContent(d.length(d.peek(), what));
+                d.skip(what);
                 d.expectEnd(attributeEnd, what);
             }
             d.expectEnd(setEnd, what);
@@ -141,36 +139,5 @@ final class CertificateSyntax {
         }
         d.expectEnd(end, what);
         return rdns;
-    }
-
-    /** UTCTime YYMMDDHHMMSSZ or, from 2050, GeneralizedTime YYYYMMDDHHMMSSZ (RFC 5280 4.1.2.5). */
-    private static void time(StrictDerReader d, String what) throws Malformed {
-        int tag = d.peek();
-        int length = d.length(tag, what);
-        int year;
-        int p = d.at;
-        if (tag == 0x17 && length == 13) {
-            int yy = d.digits(p, 2, what);
-            year = yy < 50 ? 2000 + yy : 1900 + yy;
-            p += 2;
-        } else if (tag == 0x18 && length == 15) {
-            year = d.digits(p, 4, what);
-            if (year < 2050) {
-                throw new Malformed(what + ": GeneralizedTime before 2050");
-            }
-            p += 4;
-        } else {
-            throw new Malformed(what + ": not YYMMDDHHMMSSZ or YYYYMMDDHHMMSSZ");
-        }
-        if (d.der[p + 10] != 'Z') {
-            throw new Malformed(what + ": not in UTC (Z)");
-        }
-        try {
-            LocalDateTime.of(year, d.digits(p, 2, what), d.digits(p + 2, 2, what), d.digits(p + 4, 2, what),
-                    d.digits(p + 6, 2, what), d.digits(p + 8, 2, what));
-        } catch (DateTimeException e) {
-            throw new Malformed(what + ": no such date or time");
-        }
-        d.at += length;
     }
 }

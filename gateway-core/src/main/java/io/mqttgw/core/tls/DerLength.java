@@ -1,9 +1,8 @@
 package io.mqttgw.core.tls;
 
 /**
- * The length octets of a DER element, read the one way the certificate readers share ({@link CertificateSyntax},
- * {@link CertificateDer}, {@link IdentityDer}): definite, in the fewest octets, at most three of them (16 MiB, far
- * above any certificate). Stateless.
+ * The length octets of a DER element, read the one way {@link StrictDerReader} reads them for every certificate
+ * reader: definite, in the fewest octets, at most three of them (16 MiB, far above any certificate). Stateless.
  */
 final class DerLength {
     /** What {@link #of} answers for length octets that are not DER, or that run past the end. */

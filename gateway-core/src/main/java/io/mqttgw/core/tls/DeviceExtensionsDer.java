@@ -1,5 +1,7 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.tls.StrictDerReader.Malformed;
+
 /**
  * The extension values {@link CertificateDer} reads for the lean verifier from a device certificate's DER: whether a
  * critical extension is one both readings evaluate, the first byte of the key usage bits, whether the extended key
@@ -22,7 +24,7 @@ final class DeviceExtensionsDer {
     }
 
     /** Whether the OID at {@code oid} is one of {@link CertificatePolicy#UNDERSTOOD_CRITICAL}. */
-    static boolean understoodWhenCritical(DeviceDerReader d, int oid, int oidLength) {
+    static boolean understoodWhenCritical(StrictDerReader d, int oid, int oidLength) {
         for (byte[] understood : UNDERSTOOD_CRITICAL) {
             if (d.is(oid, oidLength, understood)) {
                 return true;
@@ -32,25 +34,25 @@ final class DeviceExtensionsDer {
     }
 
     /** KeyUsage ::= BIT STRING; its first byte of bits (digitalSignature is bit 0, the high bit), 0 if none. */
-    static int keyUsageFirstByte(DeviceDerReader d) {
-        int length = d.length(BIT_STRING);
+    static int keyUsageFirstByte(StrictDerReader d) throws Malformed {
+        int length = d.length(BIT_STRING, "key usage");
         if (length < 1 || d.der[d.at] < 0 || d.der[d.at] > 7) {
-            throw new IllegalArgumentException("key usage");
+            throw new Malformed("key usage");
         }
         return length >= 2 ? d.der[d.at + 1] & 0xff : 0;
     }
 
     /** ExtKeyUsageSyntax ::= SEQUENCE SIZE (1..MAX) OF KeyPurposeId. */
-    static boolean extendedKeyUsageAllowsClientAuth(DeviceDerReader d) {
-        int end = d.enter(SEQUENCE);
+    static boolean extendedKeyUsageAllowsClientAuth(StrictDerReader d) throws Malformed {
+        int end = d.enter(SEQUENCE, "extended key usage");
         boolean allowed = false;
         while (d.at < end) {
-            int length = d.length(OID);
+            int length = d.length(OID, "extended key usage");
             allowed |= d.is(d.at, length, CLIENT_AUTH) || d.is(d.at, length, ANY_USAGE);
             d.at += length;
         }
         if (d.at != end) {
-            throw new IllegalArgumentException("extended key usage");
+            throw new Malformed("extended key usage");
         }
         return allowed;
     }
@@ -61,14 +63,14 @@ final class DeviceExtensionsDer {
      * whole certificate whose critical SAN it cannot parse and drops a non-critical one, so any other name sends the
      * certificate to the parsed path, which refuses both.
      */
-    static boolean plainAltNames(DeviceDerReader d, int end) {
-        int listEnd = d.enter(SEQUENCE);
+    static boolean plainAltNames(StrictDerReader d, int end) throws Malformed {
+        int listEnd = d.enter(SEQUENCE, "subject alternative name");
         if (listEnd != end) {
             return false;
         }
         while (d.at < listEnd) {
             int tag = d.peek();
-            int length = d.length(tag);
+            int length = d.length(tag, "subject alternative name");
             if (tag == 0x87 ? length != 4 && length != 16 : tag != 0x82 || !plainDnsName(d, d.at, length)) {
                 return false;
             }
@@ -77,7 +79,7 @@ final class DeviceExtensionsDer {
         return true;
     }
 
-    private static boolean plainDnsName(DeviceDerReader d, int from, int length) {
+    private static boolean plainDnsName(StrictDerReader d, int from, int length) {
         if (length == 0 || length > 253) {
             return false;
         }

@@ -1,7 +1,7 @@
 package io.mqttgw.core.tls;
 
+import io.mqttgw.core.tls.StrictDerReader.Malformed;
 import java.security.cert.CertificateException;
-import java.util.Arrays;
 
 /**
  * Reads a device identity from DER by the rules of RFC 5280 and X.520, the one reading both the fast path
@@ -13,7 +13,7 @@ import java.util.Arrays;
  * <p>A string is decoded by the rules of its own ASN.1 type ({@link DerStrings}). Any other type refuses the
  * certificate ({@code bad_identity_encoding}), and so does more than one value of the kind the identity is read from
  * ({@code ambiguous_identity}): two CNs, whether in separate RDNs or one multi-valued RDN, or two SAN entries of the
- * configured kind. Stateless; any thread.
+ * configured kind. The DER is walked with a {@link StrictDerReader}. Stateless; any thread.
  */
 final class IdentityDer {
     private static final int SEQUENCE = 0x30;
@@ -25,13 +25,10 @@ final class IdentityDer {
     static final int SAN_URI = 0x86;
     /** 2.5.4.3, the common name's attribute type, as DER content bytes. */
     private static final byte[] CN = {0x55, 0x04, 0x03};
+    /** What a {@link Malformed} of this reading names; never shown: the refusal says which part is not DER. */
+    private static final String WHAT = "identity";
 
-    private final byte[] der;
-    private int at;
-
-    private IdentityDer(byte[] der, int at) {
-        this.der = der;
-        this.at = at;
+    private IdentityDer() {
     }
 
     /**
@@ -43,8 +40,10 @@ final class IdentityDer {
      */
     static String commonName(byte[] der, int offset, int end) throws CertificateException {
         try {
-            return new IdentityDer(der, offset).commonName(end);
-        } catch (ArrayIndexOutOfBoundsException | IllegalArgumentException malformed) {
+            StrictDerReader d = new StrictDerReader(der);
+            d.at = offset;
+            return commonName(d, end);
+        } catch (ArrayIndexOutOfBoundsException | IllegalArgumentException | Malformed malformed) {
             throw CertificateRefusals.badIdentityEncoding("the subject is not a DER Name");
         }
     }
@@ -57,117 +56,90 @@ final class IdentityDer {
      */
     static String subjectAltName(byte[] extensionValue, int type) throws CertificateException {
         try {
-            return new IdentityDer(extensionValue, 0).subjectAltName(type);
-        } catch (ArrayIndexOutOfBoundsException | IllegalArgumentException malformed) {
+            return subjectAltName(new StrictDerReader(extensionValue), type);
+        } catch (ArrayIndexOutOfBoundsException | IllegalArgumentException | Malformed malformed) {
             throw CertificateRefusals.badIdentityEncoding("the subjectAltName is not DER GeneralNames");
         }
     }
 
-    private String commonName(int end) throws CertificateException {
-        int nameEnd = enter(SEQUENCE);
+    private static String commonName(StrictDerReader d, int end) throws CertificateException, Malformed {
+        int nameEnd = d.enter(SEQUENCE, WHAT);
         if (nameEnd != end) {
-            throw new IllegalArgumentException("name length");
+            throw new Malformed("name length");
         }
         int found = 0;
         int valueTag = 0;
         int valueAt = 0;
         int valueLength = 0;
-        while (at < nameEnd) {
-            int rdnEnd = enter(SET);
-            if (at == rdnEnd) {
-                throw new IllegalArgumentException("empty RDN");
+        while (d.at < nameEnd) {
+            int rdnEnd = d.enter(SET, WHAT);
+            if (d.at == rdnEnd) {
+                throw new Malformed("empty RDN");
             }
-            while (at < rdnEnd) {
-                int attributeEnd = enter(SEQUENCE);
-                int oidLength = length(OID);
-                boolean cn = is(at, oidLength, CN);
-                at += oidLength;
-                int tag = peek();
-                int length = length(tag);
+            while (d.at < rdnEnd) {
+                int attributeEnd = d.enter(SEQUENCE, WHAT);
+                int oidLength = d.length(OID, WHAT);
+                boolean cn = d.is(d.at, oidLength, CN);
+                d.at += oidLength;
+                int tag = tag(d);
+                int length = d.length(tag, WHAT);
                 if (cn) {
                     found++;
                     valueTag = tag;
-                    valueAt = at;
+                    valueAt = d.at;
                     valueLength = length;
                 }
-                at += length;
-                if (at != attributeEnd) {
-                    throw new IllegalArgumentException("attribute length");
+                d.at += length;
+                if (d.at != attributeEnd) {
+                    throw new Malformed("attribute length");
                 }
             }
-            if (at != rdnEnd) {
-                throw new IllegalArgumentException("RDN length");
+            if (d.at != rdnEnd) {
+                throw new Malformed("RDN length");
             }
         }
         if (found > 1) {
             throw CertificateRefusals.ambiguousIdentity("the subject has " + found + " CNs");
         }
-        return found == 0 ? null : DerStrings.decode(der, valueTag, valueAt, valueLength, "CN");
+        return found == 0 ? null : DerStrings.decode(d.der, valueTag, valueAt, valueLength, "CN");
     }
 
-    private String subjectAltName(int type) throws CertificateException {
-        int wrapped = enter(OCTET_STRING);
-        int namesEnd = enter(SEQUENCE);
-        if (namesEnd != wrapped || wrapped != der.length) {
-            throw new IllegalArgumentException("extension length");
+    private static String subjectAltName(StrictDerReader d, int type) throws CertificateException, Malformed {
+        int wrapped = d.enter(OCTET_STRING, WHAT);
+        int namesEnd = d.enter(SEQUENCE, WHAT);
+        if (namesEnd != wrapped || wrapped != d.der.length) {
+            throw new Malformed("extension length");
         }
         int found = 0;
         int valueAt = 0;
         int valueLength = 0;
-        while (at < namesEnd) {
-            int tag = peek();
-            int length = length(tag);
+        while (d.at < namesEnd) {
+            int tag = tag(d);
+            int length = d.length(tag, WHAT);
             if (tag == type) {
                 found++;
-                valueAt = at;
+                valueAt = d.at;
                 valueLength = length;
             }
-            at += length;
+            d.at += length;
         }
-        if (at != namesEnd) {
-            throw new IllegalArgumentException("GeneralNames length");
+        if (d.at != namesEnd) {
+            throw new Malformed("GeneralNames length");
         }
         if (found > 1) {
             throw CertificateRefusals.ambiguousIdentity("the subjectAltName has " + found + " "
                     + (type == SAN_DNS ? "dNSNames" : "URIs"));
         }
-        return found == 0 ? null : DerStrings.decode(der, DerStrings.IA5_STRING, valueAt, valueLength,
+        return found == 0 ? null : DerStrings.decode(d.der, DerStrings.IA5_STRING, valueAt, valueLength,
                 type == SAN_DNS ? "dNSName" : "URI");
     }
 
-
-    private boolean is(int offset, int length, byte[] content) {
-        return length == content.length && Arrays.equals(der, offset, offset + length, content, 0, length);
-    }
-
-    private int peek() {
-        int tag = der[at] & 0xff;
+    /** The tag of the next element; a multi-byte tag (high tag number form) is none an identity is read from. */
+    private static int tag(StrictDerReader d) throws Malformed {
+        int tag = d.peek();
         if ((tag & 0x1f) == 0x1f) {
-            throw new IllegalArgumentException("multi-byte tag");
+            throw new Malformed("multi-byte tag");
         }
         return tag;
-    }
-
-    /** Steps into a constructed element of the given tag; returns where its content ends. */
-    private int enter(int tag) {
-        int length = length(tag);
-        return at + length;
-    }
-
-    /** Reads the tag (which must be {@code tag}) and a definite length; leaves {@code at} on the content. */
-    private int length(int tag) {
-        if ((der[at] & 0xff) != tag) {
-            throw new IllegalArgumentException("tag");
-        }
-        at++;
-        int length = DerLength.of(der, at);
-        if (length == DerLength.NOT_DER) {
-            throw new IllegalArgumentException("length");
-        }
-        at += DerLength.size(der, at);
-        if (length > der.length - at) {
-            throw new IllegalArgumentException("truncated");
-        }
-        return length;
     }
 }

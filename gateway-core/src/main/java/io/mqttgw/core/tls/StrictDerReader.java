@@ -1,15 +1,20 @@
 package io.mqttgw.core.tls;
 
+import java.time.DateTimeException;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.Arrays;
 
 /**
- * A cursor over a certificate's DER that reads its primitives strictly (definite, minimal lengths; minimal INTEGERs
- * and OBJECT IDENTIFIERs; DER BOOLEANs and BIT STRINGs) and says what is wrong with {@link Malformed}, for
- * {@link CertificateSyntax} and {@link ExtensionSyntax}. One instance per certificate read; confined to the thread
- * that reads it.
+ * A cursor over a certificate's DER that reads its primitives strictly (definite, minimal lengths, never past the
+ * end; minimal INTEGERs and OBJECT IDENTIFIERs; DER BOOLEANs and BIT STRINGs; validity times) and says what is wrong
+ * with {@link Malformed}: the one DER reading of {@link CertificateSyntax}, {@link ExtensionSyntax},
+ * {@link CertificateDer} (with {@link DeviceExtensionsDer}) and {@link IdentityDer}, so the shape check, the fast path
+ * and the identity cannot read a length differently. One instance per certificate read; confined to the thread that
+ * reads it.
  */
 final class StrictDerReader {
-    /** Thrown inside the walk only; never leaves {@link CertificateSyntax#problem}. */
+    /** Thrown inside a walk only; each reader's entry point turns it into its own answer (problem, null, refusal). */
     static final class Malformed extends Exception {
         Malformed(String what) {
             super(what, null, false, false);
@@ -39,7 +44,7 @@ final class StrictDerReader {
         int end = enter(0x30, what);
         objectIdentifier(what);
         if (at < end) {
-            skipContent(length(peek(), what));               // parameters, whatever they are
+            skip(what);                                      // parameters, whatever they are
         }
         expectEnd(end, what);
     }
@@ -112,6 +117,49 @@ final class StrictDerReader {
 
     void skipContent(int length) {
         at += length;
+    }
+
+    /** Steps over the next element, whatever its tag. */
+    void skip(String what) throws Malformed {
+        int length = length(peek(), what);             // not at += length(...): that adds to the old at
+        at += length;
+    }
+
+    /**
+     * A UTCTime (YYMMDDHHMMSSZ, years 1950-2049) or GeneralizedTime (YYYYMMDDHHMMSSZ) of a real date and time, as
+     * epoch milliseconds; with {@code from2050}, a GeneralizedTime only from 2050 on, as RFC 5280 4.1.2.5 requires.
+     */
+    long time(String what, boolean from2050) throws Malformed {
+        int tag = peek();
+        int length = length(tag, what);
+        int year;
+        int p = at;
+        if (tag == 0x17 && length == 13) {
+            int yy = digits(p, 2, what);
+            year = yy < 50 ? 2000 + yy : 1900 + yy;
+            p += 2;
+        } else if (tag == 0x18 && length == 15) {
+            year = digits(p, 4, what);
+            if (from2050 && year < 2050) {
+                throw new Malformed(what + ": GeneralizedTime before 2050");
+            }
+            p += 4;
+        } else {
+            throw new Malformed(what + ": not YYMMDDHHMMSSZ or YYYYMMDDHHMMSSZ");
+        }
+        if (der[p + 10] != 'Z') {
+            throw new Malformed(what + ": not in UTC (Z)");
+        }
+        long seconds;
+        try {
+            // toEpochSecond, not toInstant: nothing allocated past the date and time themselves
+            seconds = LocalDateTime.of(year, digits(p, 2, what), digits(p + 2, 2, what), digits(p + 4, 2, what),
+                    digits(p + 6, 2, what), digits(p + 8, 2, what)).toEpochSecond(ZoneOffset.UTC);
+        } catch (DateTimeException e) {
+            throw new Malformed(what + ": no such date or time");
+        }
+        at += length;
+        return seconds * 1000;
     }
 
     boolean is(int offset, int length, byte[] content) {
