@@ -21,27 +21,24 @@ final class ExtensionSyntax {
     /** Returns whether a subject alternative name is present and critical. */
     static boolean extensions(StrictDerReader d) throws Malformed {
         int listEnd = d.enter(0x30, "extensions");
+        int listStart = d.at;
         if (d.at == listEnd) {
             throw new Malformed("empty extension list");
         }
-        int[] oidOffsets = new int[MAX_EXTENSIONS];
-        int[] oidLengths = new int[MAX_EXTENSIONS];
         int count = 0;
         boolean criticalAltName = false;
         while (d.at < listEnd) {
             if (count == MAX_EXTENSIONS) {
                 throw new Malformed("too many extensions");
             }
+            int extensionStart = d.at;
             int extensionEnd = d.enter(0x30, "extension");
             int oidLength = d.objectIdentifier("extension id");
             int oid = d.at - oidLength;
-            for (int i = 0; i < count; i++) {
-                if (Arrays.equals(d.der, oid, oid + oidLength, d.der, oidOffsets[i], oidOffsets[i] + oidLengths[i])) {
-                    throw new Malformed("an extension appears twice");
-                }
+            if (appearsBefore(d, listStart, extensionStart, oid, oidLength)) {
+                throw new Malformed("an extension appears twice");
             }
-            oidOffsets[count] = oid;
-            oidLengths[count++] = oidLength;
+            count++;
             boolean critical = false;
             if (d.peek() == 0x01) {
                 d.bool("critical");
@@ -65,6 +62,26 @@ final class ExtensionSyntax {
         }
         d.expectEnd(listEnd, "extensions");
         return criticalAltName;
+    }
+
+    /**
+     * Whether an extension in {@code [from, to)}, already read, has the id {@code der[oid, oid + oidLength)}. They are
+     * read again rather than remembered: tables of offsets were two arrays per certificate checked, a cost on every
+     * handshake for the rare certificate with many extensions, whose count {@link #MAX_EXTENSIONS} bounds this work.
+     */
+    private static boolean appearsBefore(StrictDerReader d, int from, int to, int oid, int oidLength)
+            throws Malformed {
+        int resume = d.at;
+        d.at = from;
+        boolean seen = false;
+        while (!seen && d.at < to) {
+            int extensionEnd = d.enter(0x30, "extension");
+            int length = d.objectIdentifier("extension id");
+            seen = Arrays.equals(d.der, d.at - length, d.at, d.der, oid, oid + oidLength);
+            d.at = extensionEnd;
+        }
+        d.at = resume;
+        return seen;
     }
 
     /** KeyUsage ::= BIT STRING, at least one bit. */

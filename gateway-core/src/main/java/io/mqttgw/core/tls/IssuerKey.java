@@ -2,6 +2,7 @@ package io.mqttgw.core.tls;
 
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.cert.X509Certificate;
@@ -35,6 +36,9 @@ final class IssuerKey {
     private static final String ECDSA_WITH_SHA384 = "1.2.840.10045.4.3.3";
     private static final String ECDSA_WITH_SHA512 = "1.2.840.10045.4.3.4";
     private static final String P256 = "1.2.840.10045.3.1.7";
+
+    /** SHA-256, SHA-384 and SHA-512 of this thread, made on first use ({@link #hasher}). */
+    private static final ThreadLocal<MessageDigest[]> HASHERS = ThreadLocal.withInitial(() -> new MessageDigest[3]);
 
     private final PublicKey key;
     /** Null when the key is not EC on a curve with custom arithmetic: then the JDK verifies. */
@@ -122,12 +126,35 @@ final class IssuerKey {
         if (rs == null) {
             return false;
         }
-        MessageDigest hasher = MessageDigest.getInstance(digest);
+        MessageDigest hasher = hasher(digest);
         hasher.update(data, offset, length);
         byte[] hash = hasher.digest();
         ECDSASigner signer = new ECDSASigner();
         signer.init(false, perThread != null ? perThread.get() : decodePoint());
         return signer.verifySignature(hash, rs.r(), rs.s());
+    }
+
+    /**
+     * This thread's digest of that name, reset: {@code MessageDigest.getInstance} looks the algorithm up through the
+     * security providers and builds a new digest, state and buffers included, on every cold handshake.
+     */
+    private static MessageDigest hasher(String digest) throws NoSuchAlgorithmException {
+        int slot = switch (digest) {
+            case "SHA-256" -> 0;
+            case "SHA-384" -> 1;
+            case "SHA-512" -> 2;
+            default -> -1;
+        };
+        if (slot < 0) {
+            return MessageDigest.getInstance(digest);
+        }
+        MessageDigest[] hashers = HASHERS.get();
+        if (hashers[slot] == null) {
+            hashers[slot] = MessageDigest.getInstance(digest);
+        }
+        // digest() resets it too; this covers a check that ended between update and digest
+        hashers[slot].reset();
+        return hashers[slot];
     }
 
     private ECPublicKeyParameters decodePoint() {

@@ -13,7 +13,10 @@ import static io.mqttgw.core.tls.RawDer.tlv;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.lang.management.ManagementFactory;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.List;
@@ -95,5 +98,68 @@ class CertificateSyntaxTest {
         byte[] longForm = RawDer.concat(new byte[] {0x30, (byte) 0x82, (byte) (content.length >> 8),
                 (byte) content.length}, content);
         assertEquals("certificate: not a definite, minimal DER length", CertificateSyntax.problem(longForm));
+    }
+
+    /** An extension list of {@code count} private extensions with distinct ids, then {@code more}. */
+    private static byte[] extensions(int count, byte[]... more) {
+        List<byte[]> list = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            list.add(extension("1.3.6.1.4.1.99999." + i, false, tlv(0x04, new byte[] {1})));
+        }
+        list.addAll(List.of(more));
+        return tlv(0xa3, seq(list.toArray(new byte[0][])));
+    }
+
+    @Test
+    void refusesAnExtensionRepeatedAnywhereInTheList() {
+        byte[] keyUsage = extension("2.5.29.15", true, tlv(0x03, new byte[] {0x07, (byte) 0x80}));
+        byte[] firstAgain = extension("1.3.6.1.4.1.99999.0", false, tlv(0x04, new byte[] {2}));
+        byte[] thirdAgain = extension("1.3.6.1.4.1.99999.2", false, tlv(0x04, new byte[] {2}));
+        assertNull(CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, extensions(5, keyUsage))));
+        assertEquals("an extension appears twice",
+                CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, extensions(5, keyUsage, firstAgain))),
+                "the first one repeated last");
+        assertEquals("an extension appears twice",
+                CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, extensions(5, thirdAgain, keyUsage))),
+                "one from the middle repeated");
+        assertEquals("an extension appears twice",
+                CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, extensions(0, keyUsage, keyUsage))),
+                "two in a row");
+        // an id that is a prefix of an earlier one is another extension
+        assertNull(CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, extensions(2,
+                extension("1.3.6.1.4.1.99999", false, tlv(0x04, new byte[] {1}))))));
+    }
+
+    @Test
+    void takesSixtyFourExtensionsAndRefusesMore() {
+        assertNull(CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME, extensions(64))));
+        assertEquals("too many extensions", CertificateSyntax.problem(certificate(v3(), VALIDITY, NAME,
+                extensions(65))));
+    }
+
+    /**
+     * The shape check runs on every full handshake; what it allocates is garbage a connect storm makes by the
+     * thousand. It needs its cursor and nothing per extension: the bound is far above a cursor and the date checks'
+     * temporaries, and below a table of the extension ids seen (two int[64], 544 bytes).
+     */
+    @Test
+    void checksTheShapeWithoutATablePerCertificate() {
+        assumeTrue(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean);
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        assumeTrue(threads.isThreadAllocatedMemorySupported() && threads.isThreadAllocatedMemoryEnabled());
+        byte[] der = certificate(v3(), VALIDITY, NAME, extensions(3,
+                extension("2.5.29.15", true, tlv(0x03, new byte[] {0x07, (byte) 0x80})),
+                extension("2.5.29.37", false, seq(oid("1.3.6.1.5.5.7.3.2")))));
+        assertNull(CertificateSyntax.problem(der));
+        long thread = Thread.currentThread().getId();
+        int checks = 2_000;
+        long before = threads.getThreadAllocatedBytes(thread);
+        int passed = 0;
+        for (int i = 0; i < checks; i++) {
+            passed += CertificateSyntax.problem(der) == null ? 1 : 0;
+        }
+        long perCheck = (threads.getThreadAllocatedBytes(thread) - before) / checks;
+        assertEquals(checks, passed);
+        assertTrue(perCheck < 400, perCheck + " bytes allocated per check");
     }
 }
