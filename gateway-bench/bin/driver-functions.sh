@@ -1,5 +1,5 @@
 # Shell functions shared by the benchmark drivers in this directory (storm-vs-mosquitto.sh, uplink-vs-mosquitto.sh,
-# keepalive-vs-mosquitto.sh, uplink-acks.sh, fleet-node-kill.sh); sourced, not run. Each stops or waits for one thing the driver started, by pid or port, never by name.
+# keepalive-vs-mosquitto.sh, uplink-acks.sh, fleet-node-kill.sh, field-profile-vs-mosquitto.sh); sourced, not run. Each stops or waits for one thing the driver started, by pid or port, never by name.
 
 # start_mosquitto DIR PORT PKI: Debian's mosquitto with mutual TLS on 127.0.0.1:PORT, the certificate's CN as user name,
 # config and log in DIR, the bench PKI in PKI; sets SERVER_PID and returns once the port accepts
@@ -126,9 +126,10 @@ stop_server() {
 }
 
 # start_gateway_dist DIR DIST NODE [RUN-ARGS...]: the distribution in DIST (the directory holding bin/gateway) with
-# the shipped defaults apart from ports (GW_PORT, GW_ADMIN_PORT), files (the bench PKI in PKI) and the discard sink,
-# JVM options GATEWAY_OPTS, further config lines GATEWAY_CONFIG (e.g. "server.transport: io_uring"), config and logs
-# in DIR; sets SERVER_PID (the JVM's: the launcher execs it) and returns once /metrics answers
+# the shipped defaults apart from ports (GW_PORT, GW_ADMIN_PORT), files (the bench PKI in PKI) and the sink (the
+# discard sink, or the gateway.yaml lines in GW_SINK_CONFIG), JVM options GATEWAY_OPTS, further config lines
+# GATEWAY_CONFIG (e.g. "server.transport: io_uring"), config and logs in DIR; sets SERVER_PID (the JVM's: the launcher
+# execs it) and returns once /metrics answers
 start_gateway_dist() {
   local dir="$1" dist="$2" node="$3"
   shift 3
@@ -140,7 +141,7 @@ listener.tls.port: $GW_PORT
 listener.tls.cert-file: $PKI/server.pem
 listener.tls.key-file: $PKI/server.key
 listener.tls.ca-file: $PKI/ca.pem
-uplink.sink: discard
+${GW_SINK_CONFIG:-uplink.sink: discard}
 admin.bind: 127.0.0.1
 admin.port: $GW_ADMIN_PORT
 log.lifecycle-rate: 5
@@ -156,4 +157,123 @@ YAML
     curl -sf "http://127.0.0.1:$GW_ADMIN_PORT/metrics" >/dev/null && return 0
     sleep 0.5
   done
+}
+
+# seconds DURATION: whole seconds of a duration written in s or m (or a bare number of seconds)
+seconds() {
+  case "$1" in *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac
+}
+
+# cpu_ticks PID: utime + stime of the process so far, in clock ticks (getconf CLK_TCK)
+cpu_ticks() {
+  stat_ticks "/proc/$1/stat"
+}
+
+# stat_ticks FILE: utime + stime from a /proc stat file (a process's, or a thread's /proc/PID/task/TID/stat)
+stat_ticks() {
+  local stat
+  stat="$(cat "$1")"
+  # the command in parentheses may hold spaces ("GC Thread#0"); the fields after it are fixed
+  stat="${stat##*) }"
+  # shellcheck disable=SC2086
+  set -- $stat
+  echo $((${12} + ${13}))
+}
+
+# A single Kafka broker for the drivers that send the uplink into one (fleet-node-kill.sh SINK=kafka,
+# field-profile-vs-mosquitto.sh): call kafka_jars once, then start_kafka per round; the driver sets KAFKA_PARTITIONS
+# and stops KAFKA_PID. KAFKA_CACHE and KAFKA_OPTS come from the environment.
+KAFKA_VERSION=4.3.1
+KAFKA_CACHE="${KAFKA_CACHE:-$HOME/.cache/mqttgw-bench/kafka-$KAFKA_VERSION}"
+KAFKA_TOPIC=device.uplink
+
+# kafka_jars: the broker's and the console tools' jars in KAFKA_CACHE/lib, resolved once from Maven Central with the
+# repository's Maven wrapper (a fresh machine needs nothing else)
+kafka_jars() {
+  [[ -f "$KAFKA_CACHE/lib/.complete" ]] && return 0
+  mkdir -p "$KAFKA_CACHE"
+  cat > "$KAFKA_CACHE/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>local.bench</groupId>
+  <artifactId>kafka-broker-jars</artifactId>
+  <version>1</version>
+  <packaging>pom</packaging>
+  <dependencies>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$KAFKA_VERSION</version></dependency>
+    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-api</artifactId><version>2.0.20</version></dependency>
+    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j2-impl</artifactId><version>2.26.1</version></dependency>
+  </dependencies>
+</project>
+POM
+  echo "resolving Kafka $KAFKA_VERSION into $KAFKA_CACHE/lib (once) ..."
+  (cd "$ROOT" && ./mvnw -B -ntp -q -f "$KAFKA_CACHE/pom.xml" dependency:copy-dependencies \
+    -DoutputDirectory="$KAFKA_CACHE/lib" -DincludeScope=runtime)
+  touch "$KAFKA_CACHE/lib/.complete"
+}
+
+# KAFKA_JAVA: a JVM on the Kafka jars, logging warnings to its stdout (an array, not a function: a function run with &
+# is a subshell, and its pid is not the broker's, which kill -9 must reach)
+read -r -a KAFKA_JVM_OPTS <<< "${KAFKA_OPTS:--Xmx1g}"
+KAFKA_JAVA=(java "${KAFKA_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$KAFKA_CACHE/log4j2.properties"
+  -cp "$KAFKA_CACHE/lib/*")
+
+# free_port: a port on 127.0.0.1 that nothing accepts on, below the ephemeral range
+free_port() {
+  local p
+  for _ in $(seq 1 200); do
+    p=$((20000 + RANDOM % 12000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
+  done
+  return 1
+}
+
+# start_kafka DIR: one broker (KRaft, combined broker and controller) on free ports with its log dir in DIR, and the
+# uplink topic; sets KAFKA_PORT (kept for the restart) and KAFKA_PID
+start_kafka() {
+  KAFKA_DIR="$1"
+  mkdir -p "$KAFKA_DIR"
+  printf '%s\n' 'rootLogger.level = WARN' 'rootLogger.appenderRef.out.ref = out' 'appender.out.type = Console' \
+    'appender.out.name = out' 'appender.out.layout.type = PatternLayout' \
+    'appender.out.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} %m%n' > "$KAFKA_CACHE/log4j2.properties"
+  KAFKA_PORT="$(free_port)"
+  local controller
+  controller="$(free_port)"
+  printf '%s\n' "process.roles=broker,controller" "node.id=1" "controller.quorum.voters=1@127.0.0.1:$controller" \
+    "listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$controller" \
+    "advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT" "controller.listener.names=CONTROLLER" \
+    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" "inter.broker.listener.name=PLAINTEXT" \
+    "log.dirs=$KAFKA_DIR/data" "num.partitions=$KAFKA_PARTITIONS" "auto.create.topics.enable=false" \
+    "offsets.topic.replication.factor=1" "transaction.state.log.replication.factor=1" \
+    "transaction.state.log.min.isr=1" "share.coordinator.state.topic.replication.factor=1" \
+    "share.coordinator.state.topic.min.isr=1" "group.initial.rebalance.delay.ms=0" \
+    "offsets.topic.num.partitions=1" > "$KAFKA_DIR/server.properties"
+  "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$("${KAFKA_JAVA[@]}" kafka.tools.StorageTool random-uuid)" \
+    -c "$KAFKA_DIR/server.properties" > "$KAFKA_DIR/format.log" 2>&1 \
+    || { echo "kafka storage format failed: see $KAFKA_DIR/format.log" >&2; exit 1; }
+  launch_kafka
+  for _ in $(seq 1 60); do
+    "${KAFKA_JAVA[@]}" org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
+      --create --if-not-exists --topic "$KAFKA_TOPIC" --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >> "$KAFKA_DIR/topic.log" 2>&1 \
+      && return 0
+    sleep 1
+  done
+  echo "cannot create topic $KAFKA_TOPIC: see $KAFKA_DIR/topic.log" >&2
+  exit 1
+}
+
+# launch_kafka: the broker of KAFKA_DIR (again, after a kill: same ports, same log dir); returns once its port accepts
+launch_kafka() {
+  "${KAFKA_JAVA[@]}" kafka.Kafka "$KAFKA_DIR/server.properties" >> "$KAFKA_DIR/broker.log" 2>&1 &
+  KAFKA_PID=$!
+  disown  # stop_pid polls; the shell need not report the broker this scenario kills
+  wait_port "$KAFKA_PORT"
+}
+
+# kafka_sink_config: the gateway.yaml lines that send the uplink into the broker of start_kafka (the producer's
+# other settings at the gateway's defaults)
+kafka_sink_config() {
+  printf '%s\n' "uplink.sink: kafka" "uplink.kafka.bootstrap-servers: 127.0.0.1:$KAFKA_PORT" \
+    "uplink.kafka.default-topic: $KAFKA_TOPIC"
 }

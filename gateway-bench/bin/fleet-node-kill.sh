@@ -71,7 +71,7 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# wait_port, stop_pid, metric
+# wait_port, stop_pid, metric, seconds, kafka_jars, start_kafka, launch_kafka, KAFKA_JAVA, kafka_sink_config
 source "$MODULE/bin/driver-functions.sh"
 
 NODES=3
@@ -121,17 +121,11 @@ KAFKA_OUTAGE="${KAFKA_OUTAGE:-60s}"
 KAFKA_OUTAGE_MODE="${KAFKA_OUTAGE_MODE:-kill}"
 KAFKA_AFTER="${KAFKA_AFTER:-60s}"
 KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-12}"
-KAFKA_VERSION=4.3.1
-KAFKA_CACHE="${KAFKA_CACHE:-$HOME/.cache/mqttgw-bench/kafka-$KAFKA_VERSION}"
-KAFKA_TOPIC=device.uplink
 [[ "$SINK" =~ ^(discard|kafka)$ ]] || { echo "SINK is discard or kafka" >&2; exit 2; }
 [[ "$KAFKA_OUTAGE_MODE" =~ ^(kill|stop)$ ]] || { echo "KAFKA_OUTAGE_MODE is kill or stop" >&2; exit 2; }
 [[ "$SCENARIO" != kafka-outage || "$SINK" == kafka ]] || { echo "--scenario kafka-outage needs SINK=kafka" >&2; exit 2; }
 # a clean-session device gives its unacknowledged messages up, which the check against Kafka would take as acknowledged
 [[ "$SINK" != kafka || "$CLEAN_SESSION" == false ]] || { echo "SINK=kafka needs CLEAN_SESSION=false" >&2; exit 2; }
-seconds() { # DURATION in s or m: whole seconds
-  case "$1" in *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;; esac
-}
 [[ "$REDIS_MODE" =~ ^(standalone|sentinel|cluster)$ ]] || { echo "REDIS_MODE is standalone, sentinel or cluster" >&2; exit 2; }
 [[ "$SCENARIO" != redis-kill || "$REDIS_MODE" != standalone ]] \
   || { echo "--scenario redis-kill needs REDIS_MODE sentinel or cluster (a replica to fail over to)" >&2; exit 2; }
@@ -276,96 +270,12 @@ redis_address() {
   esac
 }
 
-# kafka_jars: the broker's and the console tools' jars in KAFKA_CACHE/lib, resolved once from Maven Central with the
-# repository's Maven wrapper (a fresh machine needs nothing else)
-kafka_jars() {
-  [[ -f "$KAFKA_CACHE/lib/.complete" ]] && return 0
-  mkdir -p "$KAFKA_CACHE"
-  cat > "$KAFKA_CACHE/pom.xml" <<POM
-<project xmlns="http://maven.apache.org/POM/4.0.0">
-  <modelVersion>4.0.0</modelVersion>
-  <groupId>local.bench</groupId>
-  <artifactId>kafka-broker-jars</artifactId>
-  <version>1</version>
-  <packaging>pom</packaging>
-  <dependencies>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka_2.13</artifactId><version>$KAFKA_VERSION</version></dependency>
-    <dependency><groupId>org.apache.kafka</groupId><artifactId>kafka-tools</artifactId><version>$KAFKA_VERSION</version></dependency>
-    <dependency><groupId>org.slf4j</groupId><artifactId>slf4j-api</artifactId><version>2.0.20</version></dependency>
-    <dependency><groupId>org.apache.logging.log4j</groupId><artifactId>log4j-slf4j2-impl</artifactId><version>2.26.1</version></dependency>
-  </dependencies>
-</project>
-POM
-  echo "resolving Kafka $KAFKA_VERSION into $KAFKA_CACHE/lib (once) ..."
-  (cd "$ROOT" && ./mvnw -B -ntp -q -f "$KAFKA_CACHE/pom.xml" dependency:copy-dependencies \
-    -DoutputDirectory="$KAFKA_CACHE/lib" -DincludeScope=runtime)
-  touch "$KAFKA_CACHE/lib/.complete"
-}
-
-# KAFKA_JAVA: a JVM on the Kafka jars, logging warnings to its stdout (an array, not a function: a function run with &
-# is a subshell, and its pid is not the broker's, which kill -9 must reach)
-read -r -a KAFKA_JVM_OPTS <<< "${KAFKA_OPTS:--Xmx1g}"
-KAFKA_JAVA=(java "${KAFKA_JVM_OPTS[@]}" -Dlog4j2.configurationFile="$KAFKA_CACHE/log4j2.properties"
-  -cp "$KAFKA_CACHE/lib/*")
-
-# free_port: a port on 127.0.0.1 that nothing accepts on, below the ephemeral range
-free_port() {
-  local p
-  for _ in $(seq 1 200); do
-    p=$((20000 + RANDOM % 12000))
-    (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null || { echo "$p"; return 0; }
-  done
-  return 1
-}
-
-# start_kafka DIR: one broker (KRaft, combined broker and controller) on free ports with its log dir in DIR, and the
-# uplink topic; sets KAFKA_PORT (kept for the restart) and KAFKA_PID
-start_kafka() {
-  KAFKA_DIR="$1"
-  mkdir -p "$KAFKA_DIR"
-  printf '%s\n' 'rootLogger.level = WARN' 'rootLogger.appenderRef.out.ref = out' 'appender.out.type = Console' \
-    'appender.out.name = out' 'appender.out.layout.type = PatternLayout' \
-    'appender.out.layout.pattern = %d{HH:mm:ss.SSS} %-5p %c{1} %m%n' > "$KAFKA_CACHE/log4j2.properties"
-  KAFKA_PORT="$(free_port)"
-  local controller
-  controller="$(free_port)"
-  printf '%s\n' "process.roles=broker,controller" "node.id=1" "controller.quorum.voters=1@127.0.0.1:$controller" \
-    "listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT,CONTROLLER://127.0.0.1:$controller" \
-    "advertised.listeners=PLAINTEXT://127.0.0.1:$KAFKA_PORT" "controller.listener.names=CONTROLLER" \
-    "listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT" "inter.broker.listener.name=PLAINTEXT" \
-    "log.dirs=$KAFKA_DIR/data" "num.partitions=$KAFKA_PARTITIONS" "auto.create.topics.enable=false" \
-    "offsets.topic.replication.factor=1" "transaction.state.log.replication.factor=1" \
-    "transaction.state.log.min.isr=1" "share.coordinator.state.topic.replication.factor=1" \
-    "share.coordinator.state.topic.min.isr=1" "group.initial.rebalance.delay.ms=0" \
-    "offsets.topic.num.partitions=1" > "$KAFKA_DIR/server.properties"
-  "${KAFKA_JAVA[@]}" kafka.tools.StorageTool format -t "$("${KAFKA_JAVA[@]}" kafka.tools.StorageTool random-uuid)" \
-    -c "$KAFKA_DIR/server.properties" > "$KAFKA_DIR/format.log" 2>&1 \
-    || { echo "kafka storage format failed: see $KAFKA_DIR/format.log" >&2; exit 1; }
-  launch_kafka
-  for _ in $(seq 1 60); do
-    "${KAFKA_JAVA[@]}" org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$KAFKA_PORT" \
-      --create --if-not-exists --topic "$KAFKA_TOPIC" --partitions "$KAFKA_PARTITIONS" --replication-factor 1 >> "$KAFKA_DIR/topic.log" 2>&1 \
-      && return 0
-    sleep 1
-  done
-  echo "cannot create topic $KAFKA_TOPIC: see $KAFKA_DIR/topic.log" >&2
-  exit 1
-}
-
-# launch_kafka: the broker of KAFKA_DIR (again, after a kill: same ports, same log dir); returns once its port accepts
-launch_kafka() {
-  "${KAFKA_JAVA[@]}" kafka.Kafka "$KAFKA_DIR/server.properties" >> "$KAFKA_DIR/broker.log" 2>&1 &
-  KAFKA_PID=$!
-  disown  # stop_pid polls; the shell need not report the broker this scenario kills
-  wait_port "$KAFKA_PORT"
-}
-
 # sink_config: the nodes' uplink sink lines of gateway.yaml
 sink_config() {
   if [[ "$SINK" == kafka ]]; then
     # a record waits for Kafka this long before it fails (and its device is closed to resend): above the outage
-    printf '%s\n' "uplink.sink: kafka" "uplink.kafka.bootstrap-servers: 127.0.0.1:$KAFKA_PORT" \
-      "uplink.kafka.default-topic: $KAFKA_TOPIC" "uplink.kafka.delivery-timeout: $(($(seconds "$KAFKA_OUTAGE") + 60))s"
+    kafka_sink_config
+    echo "uplink.kafka.delivery-timeout: $(($(seconds "$KAFKA_OUTAGE") + 60))s"
   else
     echo "uplink.sink: discard"
   fi

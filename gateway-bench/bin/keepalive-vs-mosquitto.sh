@@ -21,7 +21,7 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# driver_defaults, prepare_driver, start_driver_server, stop_server, stop_pid
+# driver_defaults, prepare_driver, start_driver_server, stop_server, stop_pid, cpu_ticks
 source "$MODULE/bin/driver-functions.sh"
 
 driver_defaults keepalive-vs-mosquitto 18000 "$@"
@@ -36,16 +36,6 @@ command -v ss >/dev/null || { echo "needs ss (iproute2)" >&2; exit 2; }
 prepare_driver
 CLIENT=""
 trap 'stop_pid "$CLIENT" 10; stop_server' EXIT
-
-# cpu_ticks PID: utime + stime of the process so far
-cpu_ticks() {
-  local stat
-  stat="$(cat "/proc/$1/stat")"
-  stat="${stat##*) }"
-  # shellcheck disable=SC2086
-  set -- $stat
-  echo $((${12} + ${13}))
-}
 
 # established PORT: connections established to 127.0.0.1:PORT
 established() {

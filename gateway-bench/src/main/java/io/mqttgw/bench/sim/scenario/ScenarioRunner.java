@@ -217,6 +217,8 @@ public final class ScenarioRunner {
         hold.put("unexpectedDisconnects", after.unexpectedDisconnects() - before.unexpectedDisconnects());
         hold.put("failures", diff(after.failures(), before.failures()));
         hold.put("ackLatencyMs", percentiles(timeline.phaseAckLatency()));
+        // its count is the PINGREQs the server answered (pings above are the ones sent)
+        hold.put("pingRespMs", percentiles(timeline.phasePingLatency()));
         double cpu = last.cpuSeconds() - first.cpuSeconds();
         double wall = last.t() - first.t();
         hold.put("gatewayCpuSeconds", cpu);
