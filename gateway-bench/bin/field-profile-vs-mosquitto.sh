@@ -177,7 +177,7 @@ for round in $(seq 1 "$ROUNDS"); do
   RUN_DIR="$OUT/r$round"
   mkdir -p "$RUN_DIR"
   echo "== round $round at $(date -u +%H:%M:%SZ), load $(load1): Kafka broker"
-  start_kafka "$RUN_DIR/kafka"
+  start_kafka "$RUN_DIR/broker"
   declare -A PID_OF=() PORT_OF=() ADMIN_OF=()
   for server in "${SERVERS[@]}"; do
     dir="$RUN_DIR/$server"
