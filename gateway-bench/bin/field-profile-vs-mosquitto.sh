@@ -86,6 +86,8 @@ stop_all() { # benches and their samplers first (their devices close), then the 
     stop_pid "$pid" 30
   done
   PIDS=()
+  # a server whose start failed half way
+  stop_server
   if [[ -n "$KAFKA_PID" ]]; then
     stop_pid "$KAFKA_PID" 30
     KAFKA_PID=""
@@ -250,11 +252,14 @@ for round in $(seq 1 "$ROUNDS"); do
     tail -n 1 "$OUT/results.tsv"
   done
   # the Kafka path's own cost: the kafka gateway's figures minus the discard gateway's, same round
-  awk -F'\t' -v r="$round" '$1 == r && $2 == "kafka" { k6 = $7; k7 = $8 } $1 == r && $2 == "discard" { d6 = $7; d7 = $8 }
-    END { if (k6 != "" && d6 != "") printf "%s\t%.2f\t%.2f\n", r, k6 - d6, k7 - d7 }' "$OUT/results.tsv" \
-    >> "$OUT/kafka-path.tsv"
-  echo "   Kafka path (kafka - discard): $(tail -n 1 "$OUT/kafka-path.tsv" | cut -f 2) us per packet," \
-    "$(tail -n 1 "$OUT/kafka-path.tsv" | cut -f 3) ms per device-hour"
+  path="$(awk -F'\t' -v r="$round" '$1 == r && $2 == "kafka" { k6 = $7; k7 = $8 }
+    $1 == r && $2 == "discard" { d6 = $7; d7 = $8 }
+    END { if (k6 != "" && d6 != "") printf "%s\t%.2f\t%.2f", r, k6 - d6, k7 - d7 }' "$OUT/results.tsv")"
+  if [[ -n "$path" ]]; then
+    echo "$path" >> "$OUT/kafka-path.tsv"
+    echo "   Kafka path (kafka - discard): $(cut -f 2 <<< "$path") us per packet, $(cut -f 3 <<< "$path") ms per" \
+      "device-hour"
+  fi
 done
 column -t -s $'\t' "$OUT/results.tsv" 2>/dev/null || cat "$OUT/results.tsv"
 echo "Kafka path (kafka row minus discard row):"
