@@ -1,5 +1,6 @@
 # Shell functions shared by the benchmark drivers in this directory (storm-vs-mosquitto.sh, uplink-vs-mosquitto.sh,
-# keepalive-vs-mosquitto.sh, uplink-acks.sh, fleet-node-kill.sh, field-profile-vs-mosquitto.sh); sourced, not run. Each stops or waits for one thing the driver started, by pid or port, never by name.
+# keepalive-vs-mosquitto.sh, uplink-acks.sh, fleet-node-kill.sh, field-profile-vs-mosquitto.sh); sourced, not run.
+# Each stops or waits for one thing the driver started, by pid or port, never by name.
 
 # start_mosquitto DIR PORT PKI: Debian's mosquitto with mutual TLS on 127.0.0.1:PORT, the certificate's CN as user name,
 # config and log in DIR, the bench PKI in PKI; sets SERVER_PID and returns once the port accepts

@@ -134,7 +134,8 @@ window() {
   t1="$(date +%s%3N)"
   [[ "$admin" == none ]] || curl -s -m 5 "http://127.0.0.1:$admin/metrics" > "$dir/metrics-end.txt" || true
   printf '%s\t%s\t%s\t%s\t%s\n' "$(date -u -d "@$((t0 / 1000))" +%H:%M:%SZ)" \
-    "$(date -u -d "@$((t1 / 1000))" +%H:%M:%SZ)" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')" \
+    "$(date -u -d "@$((t1 / 1000))" +%H:%M:%SZ)" \
+    "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1000 }')" \
     "$l0" "$(load1)" > "$dir/window.txt"
 }
 
@@ -145,8 +146,8 @@ share() {
   awk -F'\t' -v g="$3" '$1 == g { printf "%.3f", $4 }' "$1"
 }
 
-# thread_split START END HZ: per thread group "group<TAB>threads<TAB>cpu_s<TAB>share", then "exited" (the process's CPU not
-# in a live thread) and "process"; a thread born within the window counts from 0
+# thread_split START END HZ: per thread group "group<TAB>threads<TAB>cpu_s<TAB>share", then "exited" (the process's
+# CPU not in a live thread) and "process"; a thread born within the window counts from 0
 thread_split() {
   awk -F'\t' -v hz="$3" '
     function group(c) {
