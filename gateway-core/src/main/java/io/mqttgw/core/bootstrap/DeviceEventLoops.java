@@ -2,7 +2,6 @@ package io.mqttgw.core.bootstrap;
 
 import io.mqttgw.core.config.GatewayConfig;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.TimeUnit;
 
@@ -21,10 +20,10 @@ final class DeviceEventLoops {
     DeviceEventLoops(Transport transport, GatewayConfig config) {
         // not made at all when unused: an idle loop still holds an epoll, an eventfd and a timerfd
         this.accept = DeviceListeners.socketPerLoop(transport, config) ? null
-                : new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
+                : new DeviceIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
                         transport.ioHandlerFactory());
         try {
-            this.io = new MultiThreadIoEventLoopGroup(config.server().effectiveIoThreads(),
+            this.io = new DeviceIoEventLoopGroup(config.server().effectiveIoThreads(),
                     new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
         } catch (RuntimeException | Error e) {
             // the node's close never sees a half-made pair: release the accept loop here
