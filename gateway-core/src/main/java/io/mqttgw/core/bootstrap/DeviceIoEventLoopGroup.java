@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
  * confirms the shutdown after its tasks. A shutdown that begins between the two, while the loop is busy (the last
  * bytes of a device that just left, a listener's close), is confirmed at once with a quiet period of 0, and the loop
  * stops with its channels open: their sockets stay open and their pipelines are never torn down, so each TLS engine,
- * and through it the listener's SSL context, is never released. Here the shutdown is confirmed only in a pass that
- * closed the channels, which costs a stopping loop one more pass and a connection nothing.
+ * and through it the listener's SSL context, is never released. Here the loop closes its channels again right before
+ * it confirms the shutdown, which costs a stopping loop one more look at its registrations and a connection nothing.
  */
 final class DeviceIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
     /** What Netty's loop gives its tasks per pass; its own copy of the value is private. */
@@ -41,20 +41,26 @@ final class DeviceIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
         @Override
         protected void run() {
             ioHandler().initialize();
-            boolean closedChannels;
             do {
                 runIo();
-                // read once: the shutdown may begin on another thread at any moment of this pass
-                closedChannels = isShuttingDown();
-                if (closedChannels) {
+                if (isShuttingDown()) {
                     ioHandler().prepareToDestroy();
                 }
                 runAllTasks(TASK_QUANTUM_NANOS);
-                if (closedChannels) {
-                    // a task may have registered a channel (one an accept thread handed over before it closed)
-                    ioHandler().prepareToDestroy();
-                }
-            } while (!(closedChannels && confirmShutdown()) && !canSuspend());
+            } while (!closedAndConfirmed() && !canSuspend());
+        }
+
+        /**
+         * Whether the loop may stop now. The shutdown may have begun after the check in this pass, and a task may have
+         * registered a channel since (one an accept thread handed over before it closed): the channels are closed
+         * here, and their pipelines torn down by the tasks the confirmation runs.
+         */
+        private boolean closedAndConfirmed() {
+            if (!isShuttingDown()) {
+                return false;
+            }
+            ioHandler().prepareToDestroy();
+            return confirmShutdown();
         }
     }
 }
