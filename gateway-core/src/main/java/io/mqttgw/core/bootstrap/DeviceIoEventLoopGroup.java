@@ -10,7 +10,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Netty's I/O event loops with one change: a loop stops only after a pass that closed every channel it still held.
+ * Netty's I/O event loops with one change: a loop closes every channel it still holds right before it confirms its
+ * shutdown.
  *
  * <p>Netty's loop checks whether it is shutting down right after its I/O step (and closes its channels then), but it
  * confirms the shutdown after its tasks. A shutdown that begins between the two, while the loop is busy (the last
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
  * stops with its channels open: their sockets stay open and their pipelines are never torn down, so each TLS engine,
  * and through it the listener's SSL context, is never released. Here the loop closes its channels again right before
  * it confirms the shutdown, which costs a stopping loop one more look at its registrations and a connection nothing.
+ * The rest of {@link ClosingLoop#run} is Netty 4.2's own loop: compare it again when Netty is upgraded.
  */
 final class DeviceIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
     /** What Netty's loop gives its tasks per pass; its own copy of the value is private. */
