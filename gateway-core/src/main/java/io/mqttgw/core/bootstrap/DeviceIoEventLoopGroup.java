@@ -7,7 +7,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SingleThreadIoEventLoop;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Netty's I/O event loops with one change: a loop closes every channel it still holds right before it confirms its
@@ -17,15 +16,11 @@ import java.util.concurrent.TimeUnit;
  * confirms the shutdown after its tasks. A shutdown that begins between the two, while the loop is busy (the last
  * bytes of a device that just left, a listener's close), is confirmed at once with a quiet period of 0, and the loop
  * stops with its channels open: their sockets stay open and their pipelines are never torn down, so each TLS engine,
- * and through it the listener's SSL context, is never released. Here the loop closes its channels again right before
- * it confirms the shutdown, which costs a stopping loop one more look at its registrations and a connection nothing.
- * The rest of {@link ClosingLoop#run} is Netty 4.2's own loop: compare it again when Netty is upgraded.
+ * and through it the listener's SSL context, is never released. Closing them again when the shutdown is confirmed
+ * costs a stopping loop one more look at its registrations and a running loop nothing; the confirmation then runs the
+ * tasks that tear the pipelines down, while the loop still accepts tasks.
  */
 final class DeviceIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
-    /** What Netty's loop gives its tasks per pass; its own copy of the value is private. */
-    private static final long TASK_QUANTUM_NANOS = TimeUnit.MILLISECONDS.toNanos(
-            Math.max(100, Integer.getInteger("io.netty.eventLoop.maxTaskProcessingQuantumMs", 1000)));
-
     DeviceIoEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory ioHandlerFactory) {
         super(threads, threadFactory, ioHandlerFactory);
     }
@@ -41,28 +36,13 @@ final class DeviceIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
         }
 
         @Override
-        protected void run() {
-            ioHandler().initialize();
-            do {
-                runIo();
-                if (isShuttingDown()) {
-                    ioHandler().prepareToDestroy();
-                }
-                runAllTasks(TASK_QUANTUM_NANOS);
-            } while (!closedAndConfirmed() && !canSuspend());
-        }
-
-        /**
-         * Whether the loop may stop now. The shutdown may have begun after the check in this pass, and a task may have
-         * registered a channel since (one an accept thread handed over before it closed): the channels are closed
-         * here, and their pipelines torn down by the tasks the confirmation runs.
-         */
-        private boolean closedAndConfirmed() {
-            if (!isShuttingDown()) {
-                return false;
+        protected boolean confirmShutdown() {
+            // once shut down for good no task is taken any more: a channel closed then could not tear its pipeline
+            // down, so the channels are closed only while the confirmation still runs the tasks that do
+            if (isShuttingDown() && !isShutdown()) {
+                ioHandler().prepareToDestroy();
             }
-            ioHandler().prepareToDestroy();
-            return confirmShutdown();
+            return super.confirmShutdown();
         }
     }
 }
