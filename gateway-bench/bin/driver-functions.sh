@@ -85,7 +85,7 @@ driver_defaults() {
 
 # start_driver_server ROUND ENTRY NODE [RUN-ARGS...]: one entry of SERVERS for a round: mosquitto, gateway (the
 # distribution of this checkout) or gateway:LABEL=DIST (the distribution in DIST), a gateway's name followed by config
-# keys after commas (gateway:uring,server.transport=io_uring); the gateway as node NODE with the `gateway run`
+# keys after commas (gateway:nio,server.transport=nio); the gateway as node NODE with the `gateway run`
 # arguments RUN-ARGS; sets label (the name with ':' as '-'), dir (OUT/rROUND-label, made), port, admin (the gateway's
 # admin address, none for Mosquitto) and SERVER_PID
 start_driver_server() {
@@ -129,7 +129,7 @@ stop_server() {
 # start_gateway_dist DIR DIST NODE [RUN-ARGS...]: the distribution in DIST (the directory holding bin/gateway) with
 # the shipped defaults apart from ports (GW_PORT, GW_ADMIN_PORT), files (the bench PKI in PKI) and the sink (the
 # discard sink, or the gateway.yaml lines in GW_SINK_CONFIG), JVM options GATEWAY_OPTS, further config lines
-# GATEWAY_CONFIG (e.g. "server.transport: io_uring"), config and logs in DIR; sets SERVER_PID (the JVM's: the launcher
+# GATEWAY_CONFIG (e.g. "server.transport: nio"), config and logs in DIR; sets SERVER_PID (the JVM's: the launcher
 # execs it) and returns once /metrics answers
 start_gateway_dist() {
   local dir="$1" dist="$2" node="$3"

@@ -8,8 +8,8 @@
 # Two gateway builds can be compared in one run: SERVERS names each gateway as gateway:<label>=<distribution dir>
 # (the directory holding bin/gateway), e.g.
 #   SERVERS="gateway:old=/tmp/old-dist gateway:new=deploy/target/mqtt-gateway mosquitto" uplink-vs-mosquitto.sh
-# Config keys of one gateway follow its name after commas, so one build can run two ways, e.g. epoll against io_uring:
-#   SERVERS="gateway:epoll gateway:uring,server.transport=io_uring mosquitto" uplink-vs-mosquitto.sh
+# Config keys of one gateway follow its name after commas, so one build can run two ways, e.g. epoll against NIO:
+#   SERVERS="gateway:epoll gateway:nio,server.transport=nio mosquitto" uplink-vs-mosquitto.sh
 #
 #   gateway-bench/bin/uplink-vs-mosquitto.sh [--devices 1000] [--rounds 3] [--out DIR] [--pki-dir DIR]
 #

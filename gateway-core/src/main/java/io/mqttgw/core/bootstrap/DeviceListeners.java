@@ -104,7 +104,7 @@ final class DeviceListeners {
             // cost an eventfd write, a wake-up of the target loop and one of the accept thread per connection
             // (strace). The kernel spreads connections over the sockets by their addresses.
             for (EventExecutor loop : ioGroup) {
-                // the option both native transports read (epoll's and io_uring's option classes inherit it)
+                // the option every native transport of Netty reads (epoll's option class inherits it)
                 bootstraps.add(template.clone().group((EventLoop) loop, (EventLoop) loop)
                         .option(UnixChannelOption.SO_REUSEPORT, true));
             }

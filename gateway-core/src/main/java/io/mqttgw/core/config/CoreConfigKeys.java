@@ -27,12 +27,8 @@ public final class CoreConfigKeys {
             "Name of this gateway node in routes, Kafka headers and logs.", string());
 
     public static final ConfigKey<String> SERVER_TRANSPORT = new ConfigKey<>("server.transport", "auto",
-            "auto, epoll, io_uring or nio", "Socket transport; auto uses epoll where available and logs the NIO "
-                    + "fallback. io_uring (Linux 5.9 or newer, and not under a seccomp filter that refuses it, such "
-                    + "as the shipped systemd unit's or the container runtime default of containerd 2.0 and Docker "
-                    + "25) is used only when named; epoll or io_uring named but unavailable stops startup with the "
-                    + "cause.",
-            oneOf("auto", "epoll", "io_uring", "nio"));
+            "auto, epoll or nio", "Socket transport; auto uses epoll where available and logs the NIO fallback.",
+            oneOf("auto", "epoll", "nio"));
     public static final ConfigKey<Integer> SERVER_IO_THREADS = new ConfigKey<>("server.io-threads", "0",
             "0 to 1024; 0 means one per core", "Event-loop threads that do all per-connection work.",
             intRange(0, 1024));
@@ -41,10 +37,10 @@ public final class CoreConfigKeys {
                     + "kernel caps it at net.core.somaxconn).",
             intRange(1, 1 << 20));
     public static final ConfigKey<Boolean> SERVER_REUSE_PORT = new ConfigKey<>("server.reuse-port", "true",
-            "true or false", "With epoll or io_uring, each I/O thread listens on its own socket (SO_REUSEPORT) and "
-                    + "accepts for itself, so a new connection never passes between threads; false: one socket per "
-                    + "listener and an accept thread. Another process of the same user that binds the same port "
-                    + "with SO_REUSEPORT shares its connections. No effect with NIO.", bool());
+            "true or false", "With epoll, each I/O thread listens on its own socket (SO_REUSEPORT) and accepts for "
+                    + "itself, so a new connection never passes between threads; false: one socket per listener and "
+                    + "an accept thread. Another process of the same user that binds the same port with SO_REUSEPORT "
+                    + "shares its connections. No effect with NIO.", bool());
     public static final ConfigKey<String> SERVER_ALLOCATOR = new ConfigKey<>("server.allocator", "pooled",
             "pooled or adaptive", "Netty buffer allocator.", oneOf("pooled", "adaptive"));
     public static final ConfigKey<Long> SERVER_WRITE_LOW = new ConfigKey<>("server.write-buffer-low-water-mark",

@@ -90,10 +90,6 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
         // Seen in RedisClusterIT (CI, 2026-11-28).
         builder.allowBlockingCallsInside("org.redisson.connection.ClusterConnectionManager",
                 "lambda$buildMasterEntry$0");
-        // An io_uring loop that shuts down closes its ring only once no other thread is inside its wake-up (one
-        // eventfd write each): it spins for those writes to end, after it stopped serving channels. Netty 4.2's
-        // own BlockHound integration does not list it yet. Seen in IoUringTransportIT at every loop shutdown.
-        builder.allowBlockingCallsInside("io.netty.channel.uring.IoUringIoHandler", "closeWakeupGate");
     }
 
     /** BlockHound asks this on the thread itself, once per thread. */

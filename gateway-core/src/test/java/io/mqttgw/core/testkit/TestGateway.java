@@ -43,7 +43,7 @@ public final class TestGateway {
     /** What every test gateway shares: loopback listeners on ephemeral ports, the admin endpoint, quick shutdown. */
     private static TestGateway common(Path dir) {
         TestGateway gateway = new TestGateway();
-        // -Dmqttgw.test.transport=io_uring runs the integration tests' gateways on another socket transport than the
+        // -Dmqttgw.test.transport=nio runs the integration tests' gateways on another socket transport than the
         // default; a test that sets server.transport itself still decides for its own gateway
         String transport = System.getProperty(TRANSPORT_PROPERTY);
         if (transport != null && !transport.isBlank()) {
