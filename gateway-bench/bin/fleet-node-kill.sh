@@ -30,7 +30,9 @@
 #                       outage_disconnects (devices the nodes closed in that time: target 0), kafka_back_s (from the restart to the broker accepting),
 #                       uplink_flow_s (from then to the first record Kafka acknowledged again), and from the bench's
 #                       per-second lines puback_p99_before_ms and puback_p99_after_ms (the largest per-second PUBACK p99
-#                       before the outage, and from 10 s after uplink flows again to the end of the hold).
+#                       before the outage, and from 10 s after uplink flows again to the end of the hold),
+#                       peak_pending_mb (the largest charge of one node against max-pending-bytes from the outage on)
+#                       and kafka_failed (records the nodes refused or failed in that window, all causes).
 # SINK=kafka (default discard) starts one real Kafka broker per round (KRaft, combined broker and controller, free
 # ports, its log dir in OUT/rN/kafka, jars resolved once with the Maven wrapper into KAFKA_CACHE), creates the uplink
 # topic (KAFKA_PARTITIONS) and points every node's uplink sink at it (acks all; delivery-timeout above the outage).
@@ -63,6 +65,8 @@
 # reconnecting device waits for its stored session while Redis fails over), SINK [discard] (or kafka),
 # KAFKA_OUTAGE [60s], KAFKA_OUTAGE_MODE [kill] (or stop), KAFKA_AFTER [60s] (hold after the outage: the
 # broker's restart, 10-30 s, counts against it),
+# KAFKA_MAX_PENDING [the shipped uplink.kafka.max-pending-bytes] (set it low, e.g. 2MiB, for an outage that fills
+# it: past it a QoS 1 PUBLISH is refused and its device closed to resend after reconnecting),
 # KAFKA_PARTITIONS [12], KAFKA_OPTS [-Xmx1g] (the broker's JVM), KAFKA_CACHE [~/.cache/mqttgw-bench/kafka-4.3.1].
 # With kafka-outage the bench holds HOLD + KAFKA_OUTAGE + KAFKA_AFTER.
 # Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
@@ -276,6 +280,7 @@ sink_config() {
     # a record waits for Kafka this long before it fails (and its device is closed to resend): above the outage
     kafka_sink_config
     echo "uplink.kafka.delivery-timeout: $(($(seconds "$KAFKA_OUTAGE") + 60))s"
+    [[ -z "${KAFKA_MAX_PENDING:-}" ]] || echo "uplink.kafka.max-pending-bytes: $KAFKA_MAX_PENDING"
   else
     echo "uplink.sink: discard"
   fi
@@ -296,14 +301,17 @@ sample_nodes() {
   done
 }
 
-# kafka_figures METRICS: "heap_bytes disconnects records_acknowledged" (sampled every second with kafka-outage)
+# kafka_figures METRICS: "heap_bytes disconnects records_acknowledged pending_bytes records_failed" (sampled every
+# second with kafka-outage)
 kafka_figures() {
   # the value is the last field: a memory pool's label (id="G1 Eden Space") has spaces
   echo "$1" | awk '
     /^jvm_memory_used_bytes\{/ && /area="heap"/ { h += $NF }
     /^mqttgw_disconnects_total[{ ]/ { d += $NF }
     /^mqttgw_kafka_records_acknowledged_total[{ ]/ { a += $NF }
-    END { printf "%.0f %.0f %.0f", h, d, a }'
+    /^mqttgw_kafka_pending_bytes[{ ]/ { p += $NF }
+    /^mqttgw_kafka_records_failed_total[{ ]/ { f += $NF }
+    END { printf "%.0f %.0f %.0f %.0f %.0f", h, d, a, p, f }'
 }
 
 # bench_t: the run time of the bench's last per-second line (seconds since its start)
@@ -450,7 +458,7 @@ COLUMNS=(round scenario utc load1 devices nodes connected_before on_killed all_b
   qos1_sent qos1_unacked qos1_resent qos1_lost routes_gone_s redis_write_outage_s resynced verify_found)
 [[ "$SINK" == kafka ]] && COLUMNS+=(kafka_acked kafka_acked_missing kafka_records)
 [[ "$SCENARIO" == kafka-outage ]] && COLUMNS+=(kafka_outage_s peak_heap_mb heap_before_mb outage_disconnects
-  kafka_back_s uplink_flow_s puback_p99_before_ms puback_p99_after_ms)
+  kafka_back_s uplink_flow_s puback_p99_before_ms puback_p99_after_ms peak_pending_mb kafka_failed)
 (IFS=$'\t'; echo "${COLUMNS[*]}") > "$OUT/results.tsv"
 if [[ "$SINK" == kafka ]]; then
   command -v java >/dev/null || { echo "needs java on the PATH for the Kafka broker" >&2; exit 2; }
@@ -547,13 +555,16 @@ for round in $(seq 1 "$ROUNDS"); do
     # per sample time: the nodes' total of acknowledged records, disconnects, and the largest heap of a node
     # the window ends with the hold (the bench then closes its devices, which the nodes count as disconnects)
     end_ms=$((outage_ms + ($(seconds "$KAFKA_OUTAGE") + $(seconds "$KAFKA_AFTER")) * 1000))
-    read -r peak before disc flow <<< "$(awk -v o="$outage_ms" -v b="$back_ms" -v e="$end_ms" '
-      $1 <= e { heap[$1] = (heap[$1] > $3 ? heap[$1] : $3); d[$1] += $4; a[$1] += $5; if (!($1 in seen)) { seen[$1] = 1; t[++n] = $1 } }
+    # (pending: the largest charge against max-pending-bytes of one node; failed: records refused or failed, all nodes)
+    read -r peak before disc flow pend failed <<< "$(awk -v o="$outage_ms" -v b="$back_ms" -v e="$end_ms" '
+      $1 <= e { heap[$1] = (heap[$1] > $3 ? heap[$1] : $3); d[$1] += $4; a[$1] += $5; f[$1] += $7
+        if ($1 >= o && $6 > pend) pend = $6; if (!($1 in seen)) { seen[$1] = 1; t[++n] = $1 } }
       END { flow = "never"; for (i = 1; i <= n; i++) { s = t[i]
-          if (s < o) { if (heap[s] > before) before = heap[s]; d0 = d[s]; a0 = a[s]; continue }
-          if (heap[s] > peak) peak = heap[s]; d1 = d[s]
+          if (s < o) { if (heap[s] > before) before = heap[s]; d0 = d[s]; a0 = a[s]; f0 = f[s]; continue }
+          if (heap[s] > peak) peak = heap[s]; d1 = d[s]; f1 = f[s]
           if (s <= b) ab = a[s]; else if (flow == "never" && a[s] > ab) flow = sprintf("%.1f", (s - b) / 1000) }
-        printf "%.0f %.0f %d %s", peak / 1048576, before / 1048576, d1 - d0, flow }' "$RUN_DIR/kafka-metrics.txt")"
+        printf "%.0f %.0f %d %s %.1f %d", peak / 1048576, before / 1048576, d1 - d0, flow, pend / 1048576, f1 - f0 }' \
+      "$RUN_DIR/kafka-metrics.txt")"
     # bench run times: the outage, 10 s after uplink flows again, the end of the hold
     read -r flow_t end_t <<< "$(awk -v t="$t_out" -v o="$outage_ms" -v b="$back_ms" -v e="$end_ms" -v f="$flow" \
       'BEGIN { print (f == "never" ? 1e9 : t + (b - o) / 1000 + f + 10), t + (e - o) / 1000 }')"
@@ -566,7 +577,7 @@ for round in $(seq 1 "$ROUNDS"); do
       END { printf "%s %s", (nb ? sprintf("%.2f", b) : "-"), (na ? sprintf("%.2f", a) : "-") }' "$RUN_DIR/bench.out")"
     kafka_fields=("$KAFKA_OUTAGE" "$peak" "$before" "$disc"
       "$(awk -v r="$restart_ms" -v b="$back_ms" 'BEGIN { printf "%.1f", (b - r) / 1000 }')" "$flow" "$p99_before"
-      "$p99_after")
+      "$p99_after" "$pend" "$failed")
   fi
   if [[ "$SINK" == kafka ]]; then
     read -r acked missing records <<< "$(kafka_check "$RUN_DIR/acked" "$RUN_DIR/kafka-records.txt")"
