@@ -1,0 +1,523 @@
+package io.mqttgw.bench.producer;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.core.bootstrap.Gateway;
+import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.ProviderContext;
+import io.mqttgw.core.spi.Providers;
+import io.mqttgw.core.spi.UplinkSink;
+import io.mqttgw.kafka.uplink.KafkaUplinkSettings;
+import io.netty.channel.EventLoop;
+import io.netty.channel.IoHandlerFactory;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.HdrHistogram.Histogram;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.errors.TopicExistsException;
+
+/**
+ * The gateway's Kafka uplink sink at fixed record rates, without devices or TLS: what the producer costs per record
+ * when its batches fill as they would at a node's full rate. The sink is the one a node runs ({@code uplink.sink:
+ * kafka} built by its provider from the shipped defaults: acks all with idempotence, linger, lz4), fed by
+ * {@code --senders} Netty event loops that build each record as the PUBLISH handler does and take its completion
+ * back. The records follow the field profile: per device a 20 B heartbeat every 15 s and a 500 B status every 60 s
+ * (one status per four heartbeats), each kind on its own topic ({@code <prefix>heartbeat}, {@code <prefix>status},
+ * created with {@code --partitions} partitions if missing), keyed by one of {@code --devices} device ids.
+ *
+ * <pre>
+ * java -cp 'gateway-bench/target/bench/lib/*' io.mqttgw.bench.producer.ProducerRate --bootstrap 127.0.0.1:9092 \
+ *   --broker-pid 1234 --rates 5000,20000,50000,80000 --warmup 10s --window 30s --out DIR [--round 1] \
+ *   [--senders 2] [--devices 100000] [--partitions 12] [--topic-prefix device.] [--set uplink.kafka.linger=5ms]
+ * </pre>
+ * Per rate, after the warm-up: records acknowledged per second over the window; CPU per acknowledged record of the
+ * producer's network thread and of the process ({@code /proc/self}), of the sending loops (thread CPU time) and of
+ * the broker ({@code /proc/<broker-pid>}); the producer's {@code batch-size-avg} and {@code records-per-request-avg}
+ * at the window's end (its metrics sample over half a window, so two samples span about the window); and the
+ * acknowledgement latency (send to completion back on the loop) p50, p99 and max. A line a second while it runs;
+ * the rows are appended to {@code DIR/results.csv} and {@code DIR/results.md}.
+ */
+public final class ProducerRate {
+    static final String NETWORK_THREAD = "kafka-producer-network-thread";
+    static final String LOOP_THREAD = "producer-rate-loop";
+    static final int HEARTBEAT_BYTES = 20;
+    static final int STATUS_BYTES = 500;
+    private static final int PAYLOAD_VARIANTS = 64;
+    static final List<String> COLUMNS = List.of("round", "target_per_s", "achieved_per_s", "window_s", "acked",
+            "refused", "failed", "skipped", "net_thread_us_per_record", "net_thread_cores", "senders_us_per_record",
+            "process_us_per_record", "broker_us_per_record", "batch_size_avg_bytes", "records_per_request_avg",
+            "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "load1");
+
+    private ProducerRate() {
+    }
+
+    /**
+     * What to run.
+     *
+     * @param brokerPid  the broker's process, for its CPU; 0 when not known (its column stays empty)
+     * @param settings   gateway config keys over the shipped defaults ({@code uplink.kafka.linger} and so on)
+     */
+    record Options(String bootstrap, long brokerPid, List<Integer> rates, int senders, int devices, Duration warmup,
+                   Duration window, int partitions, String topicPrefix, Path out, String round,
+                   Map<String, String> settings) {
+        String heartbeatTopic() {
+            return topicPrefix + "heartbeat";
+        }
+
+        String statusTopic() {
+            return topicPrefix + "status";
+        }
+
+        String defaultTopic() {
+            return topicPrefix + "uplink";
+        }
+
+        static Options parse(String[] args) {
+            Map<String, String> o = new LinkedHashMap<>();
+            Map<String, String> settings = new LinkedHashMap<>();
+            for (int i = 0; i < args.length; i++) {
+                if (!args[i].startsWith("--") || i + 1 >= args.length) {
+                    throw new IllegalArgumentException("expected --name value at '" + args[i] + "'");
+                }
+                String name = args[i].substring(2);
+                String value = args[++i];
+                if (name.equals("set")) {
+                    int eq = value.indexOf('=');
+                    if (eq <= 0) {
+                        throw new IllegalArgumentException("--set wants key=value, not '" + value + "'");
+                    }
+                    settings.put(value.substring(0, eq), value.substring(eq + 1));
+                } else {
+                    o.put(name, value);
+                }
+            }
+            String bootstrap = o.remove("bootstrap");
+            if (bootstrap == null) {
+                throw new IllegalArgumentException("--bootstrap host:port is required");
+            }
+            List<Integer> rates = new ArrayList<>();
+            for (String r : o.getOrDefault("rates", "5000,20000,50000,80000").split(",")) {
+                rates.add(Integer.parseInt(r.trim()));
+            }
+            o.remove("rates");
+            Options options = new Options(bootstrap, Long.parseLong(o.getOrDefault("broker-pid", "0")), rates,
+                    Integer.parseInt(o.getOrDefault("senders", "2")),
+                    Integer.parseInt(o.getOrDefault("devices", "100000")),
+                    duration(o.getOrDefault("warmup", "10s")), duration(o.getOrDefault("window", "30s")),
+                    Integer.parseInt(o.getOrDefault("partitions", "12")), o.getOrDefault("topic-prefix", "device."),
+                    Path.of(o.getOrDefault("out", "bench-results/producer-rate")), o.getOrDefault("round", "1"),
+                    settings);
+            for (String known : List.of("broker-pid", "senders", "devices", "warmup", "window", "partitions",
+                    "topic-prefix", "out", "round")) {
+                o.remove(known);
+            }
+            if (!o.isEmpty()) {
+                throw new IllegalArgumentException("unknown options " + o.keySet());
+            }
+            if (options.senders < 1 || options.devices < options.senders || options.rates.isEmpty()) {
+                throw new IllegalArgumentException("needs at least one sender, a device per sender and a rate");
+            }
+            return options;
+        }
+
+        static Duration duration(String text) {
+            String t = text.trim();
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            }
+            if (t.endsWith("m")) {
+                return Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
+            }
+            return Duration.ofSeconds(Long.parseLong(t.endsWith("s") ? t.substring(0, t.length() - 1) : t));
+        }
+    }
+
+    /**
+     * One rate's measured window. CPU figures are per acknowledged record, in µs; NaN where not measured (no
+     * {@code /proc}, no broker pid).
+     */
+    record Row(String round, int target, double achieved, double windowSeconds, Sender.Counts counts,
+               double netThreadMicros, double netThreadCores, double sendersMicros, double processMicros,
+               double brokerMicros, double batchSizeAvg, double recordsPerRequestAvg, double p50Millis,
+               double p99Millis, double maxMillis, String load) {
+        List<String> cells() {
+            return List.of(round, Integer.toString(target), fmt(achieved, 1), fmt(windowSeconds, 2),
+                    Long.toString(counts.acked()), Long.toString(counts.refused()), Long.toString(counts.failed()),
+                    Long.toString(counts.skipped()), fmt(netThreadMicros, 2), fmt(netThreadCores, 3),
+                    fmt(sendersMicros, 2), fmt(processMicros, 2), fmt(brokerMicros, 2), fmt(batchSizeAvg, 0),
+                    fmt(recordsPerRequestAvg, 2), fmt(p50Millis, 2), fmt(p99Millis, 2), fmt(maxMillis, 2), load);
+        }
+    }
+
+    /** The rows, and what became of every record sent over the whole run (none in flight at its end). */
+    record Result(List<Row> rows, Sender.Counts totals) {
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            System.err.println("producer-rate: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        Result result = run(options, System.out);
+        Sender.Counts t = result.totals();
+        // a record neither acknowledged nor refused nor failed would make every figure above suspect
+        System.exit(t.inFlight() == 0 && t.failed() == 0 ? 0 : 1);
+    }
+
+    static Result run(Options options, PrintStream out) throws Exception {
+        createTopics(options);
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        Providers providers = Providers.discover();
+        GatewayConfig config = Gateway.configure(null, providers, Map.of(), gatewayProperties(options));
+        UplinkSink sink = providers.uplinkSink("kafka").create(new ProviderContext(config, meters));
+        HealthStatus health = sink.health();
+        if (!health.up()) {
+            sink.close();
+            throw new IllegalStateException("the Kafka sink did not start: " + health.detail());
+        }
+        IoHandlerFactory io = Epoll.isAvailable() ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
+        MultiThreadIoEventLoopGroup loops = new MultiThreadIoEventLoopGroup(options.senders(),
+                new DefaultThreadFactory(LOOP_THREAD, true), io);
+        try {
+            List<Sender> senders = senders(options, loops, sink);
+            long[] loopThreads = new long[senders.size()];
+            for (int i = 0; i < senders.size(); i++) {
+                loopThreads[i] = senders.get(i).loop().submit(() -> Thread.currentThread().getId()).get();
+            }
+            Probe probe = new Probe(ProcCpu.open(), ManagementFactory.getThreadMXBean(), loopThreads,
+                    options.brokerPid(), senders, sink, meters);
+            out.printf(Locale.ROOT, "producer-rate: %s, %d senders (%s), %d devices, topics %s and %s (%d "
+                    + "partitions), warm-up %d s, window %d s, settings %s%n", options.bootstrap(), options.senders(),
+                    Epoll.isAvailable() ? "epoll" : "nio", options.devices(), options.heartbeatTopic(),
+                    options.statusTopic(), options.partitions(), options.warmup().toSeconds(),
+                    options.window().toSeconds(), producerSettings(config));
+            List<Row> rows = new ArrayList<>();
+            for (int rate : options.rates()) {
+                rows.add(measure(options, rate, senders, probe, out));
+            }
+            for (Sender s : senders) {
+                s.loop().submit(() -> s.rate(0)).get();
+            }
+            Sender.Counts totals = drain(probe, Duration.ofSeconds(60));
+            out.printf(Locale.ROOT, "totals: sent %d, acknowledged %d, refused %d, failed %d, in flight %d, "
+                    + "not sent in time %d%n", totals.sent(), totals.acked(), totals.refused(), totals.failed(),
+                    totals.inFlight(), totals.skipped());
+            write(options.out(), rows);
+            return new Result(rows, totals);
+        } finally {
+            sink.close().toCompletableFuture().get(60, TimeUnit.SECONDS);
+            loops.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+        }
+    }
+
+    /** The shipped defaults, with only what this run needs set: the broker, the topics, and the options' keys. */
+    static Properties gatewayProperties(Options options) {
+        Properties p = new Properties();
+        p.setProperty("mqttgw.node.id", "producer-rate");
+        // no listener is started: the TLS one would want certificate files
+        p.setProperty("mqttgw.listener.tls.enabled", "false");
+        p.setProperty("mqttgw.listener.tcp.enabled", "true");
+        p.setProperty("mqttgw.admin.enabled", "false");
+        p.setProperty("mqttgw.uplink.sink", "kafka");
+        p.setProperty("mqttgw.uplink.kafka.bootstrap-servers", options.bootstrap());
+        p.setProperty("mqttgw.uplink.kafka.default-topic", options.defaultTopic());
+        p.setProperty("mqttgw.uplink.kafka.topic-rules", "devices/{id}/heartbeat=" + options.heartbeatTopic()
+                + ",devices/+/status=" + options.statusTopic());
+        // the producer's averages then span about one window (two samples of half a window each), not the
+        // default 30-60 s that would mix in the previous rate; only its metrics change
+        p.setProperty("mqttgw.uplink.kafka.producer.metrics.sample.window.ms",
+                Long.toString(Math.max(1000, options.window().toMillis() / 2)));
+        options.settings().forEach((k, v) -> p.setProperty("mqttgw." + k, v));
+        return p;
+    }
+
+    private static String producerSettings(GatewayConfig config) {
+        KafkaUplinkSettings s = KafkaUplinkSettings.from(config.values());
+        return String.format(Locale.ROOT, "acks %s, linger %d ms, batch-size %d, compression %s, "
+                + "max-pending-bytes %d", s.acks(), s.linger().toMillis(), s.batchSize(), s.compression(),
+                s.maxPendingBytes());
+    }
+
+    private static void createTopics(Options options) throws Exception {
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, options.bootstrap(),
+                AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, 30_000))) {
+            for (String topic : List.of(options.heartbeatTopic(), options.statusTopic(), options.defaultTopic())) {
+                try {
+                    admin.createTopics(List.of(new NewTopic(topic, options.partitions(), (short) 1))).all()
+                            .get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Device {@code d} goes to sender {@code d % senders}, as connections spread over event loops. */
+    private static List<Sender> senders(Options options, MultiThreadIoEventLoopGroup loops, UplinkSink sink) {
+        SplittableRandom random = new SplittableRandom(35);
+        byte[][] heartbeats = new byte[PAYLOAD_VARIANTS][];
+        byte[][] statuses = new byte[PAYLOAD_VARIANTS][];
+        for (int i = 0; i < PAYLOAD_VARIANTS; i++) {
+            heartbeats[i] = payload(random, HEARTBEAT_BYTES);
+            statuses[i] = payload(random, STATUS_BYTES);
+        }
+        List<Sender> senders = new ArrayList<>();
+        int n = options.senders();
+        int d = 0;
+        for (EventExecutor executor : loops) {
+            int count = options.devices() / n + (d < options.devices() % n ? 1 : 0);
+            String[] ids = new String[count];
+            String[] heartbeatTopics = new String[count];
+            String[] statusTopics = new String[count];
+            for (int i = 0; i < count; i++) {
+                String id = String.format(Locale.ROOT, "dev-%07d", d + i * n);
+                ids[i] = id;
+                heartbeatTopics[i] = "devices/" + id + "/heartbeat";
+                statusTopics[i] = "devices/" + id + "/status";
+            }
+            senders.add(new Sender((EventLoop) executor, sink, ids, heartbeatTopics, statusTopics,
+                    heartbeats, statuses));
+            d++;
+        }
+        return senders;
+    }
+
+    /**
+     * JSON-like text of exactly {@code size} bytes with varying figures: compressed about as a device's readings
+     * are, not as random bytes (which do not compress) nor as one repeated array (which compresses too well).
+     */
+    static byte[] payload(SplittableRandom random, int size) {
+        StringBuilder s = new StringBuilder(size + 32).append('{');
+        int field = 0;
+        while (s.length() < size) {
+            s.append('"').append((char) ('a' + field % 26)).append(field / 26).append("\":")
+                    .append(random.nextInt(100_000)).append(',');
+            field++;
+        }
+        s.setLength(size - 1);
+        s.append('}');
+        return s.toString().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static Row measure(Options options, int rate, List<Sender> senders, Probe probe, PrintStream out)
+            throws Exception {
+        for (int i = 0; i < senders.size(); i++) {
+            Sender s = senders.get(i);
+            double share = (double) rate / senders.size();
+            s.loop().submit(() -> s.rate(share)).get();
+        }
+        String label = String.format(Locale.ROOT, "[%6d/s]", rate);
+        long warmupEnd = System.nanoTime() + options.warmup().toNanos();
+        live(label + " warm-up", warmupEnd, probe.sample(), probe, out);
+        probe.takeWindowLatency();
+        Probe.Sample start = probe.sample();
+        String load0 = load1();
+        long windowEnd = start.nanos + options.window().toNanos();
+        Probe.Sample end = live(label + " window ", windowEnd, start, probe, out);
+        Histogram latency = probe.takeWindowLatency();
+        double batch = probe.producerMetric("batch.size.avg");
+        double perRequest = probe.producerMetric("records.per.request.avg");
+        String load = load0 + "/" + load1();
+        Sender.Counts c = end.counts.minus(start.counts);
+        double seconds = (end.nanos - start.nanos) / 1e9;
+        double acked = c.acked();
+        Row row = new Row(options.round(), rate, acked / seconds, seconds, c,
+                perRecord(end.netThread, start.netThread, acked), cores(end.netThread, start.netThread, seconds),
+                perRecord(end.loops, start.loops, acked), perRecord(end.process, start.process, acked),
+                perRecord(end.broker, start.broker, acked), batch, perRequest,
+                latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(99) / 1e3,
+                latency.getMaxValue() / 1e3, load);
+        out.printf(Locale.ROOT, "%s result: %.0f records/s acknowledged; CPU per record: network thread %.2f µs "
+                + "(%.2f cores), senders %.2f µs, process %.2f µs, broker %.2f µs; batch %.0f B, %.2f records per "
+                + "request; ack p50 %.2f ms, p99 %.2f ms; refused %d, failed %d, not sent in time %d%n", label,
+                row.achieved, row.netThreadMicros, row.netThreadCores, row.sendersMicros, row.processMicros,
+                row.brokerMicros, batch, perRequest, row.p50Millis, row.p99Millis, c.refused(), c.failed(),
+                c.skipped());
+        return row;
+    }
+
+    /** A line a second until {@code until}; returns the last sample, taken at {@code until}. */
+    private static Probe.Sample live(String label, long until, Probe.Sample from, Probe probe, PrintStream out)
+            throws Exception {
+        Probe.Sample last = from;
+        while (true) {
+            long now = System.nanoTime();
+            long next = Math.min(until, last.nanos + TimeUnit.SECONDS.toNanos(1));
+            if (next > now) {
+                TimeUnit.NANOSECONDS.sleep(next - now);
+            }
+            Probe.Sample s = probe.sample();
+            Histogram second = probe.takeSecondLatency();
+            double seconds = (s.nanos - last.nanos) / 1e9;
+            Sender.Counts c = s.counts.minus(last.counts);
+            out.printf(Locale.ROOT, "%s sent %7.0f/s acked %7.0f/s refused %d failed %d | network thread %.2f cores "
+                    + "| ack p50 %.2f p99 %.2f ms | pending %.1f %%%n", label, c.sent() / seconds,
+                    c.acked() / seconds, c.refused(), c.failed(), cores(s.netThread, last.netThread, seconds),
+                    second.getValueAtPercentile(50) / 1e3, second.getValueAtPercentile(99) / 1e3,
+                    probe.sink.pressure() * 100);
+            last = s;
+            if (s.nanos >= until) {
+                return s;
+            }
+        }
+    }
+
+    private static Sender.Counts drain(Probe probe, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            Sender.Counts c = probe.counts();
+            if (c.inFlight() == 0 || System.nanoTime() > deadline) {
+                return c;
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    private static double perRecord(long endNanos, long startNanos, double records) {
+        return endNanos < 0 || startNanos < 0 || records <= 0 ? Double.NaN : (endNanos - startNanos) / 1e3 / records;
+    }
+
+    private static double cores(long endNanos, long startNanos, double seconds) {
+        return endNanos < 0 || startNanos < 0 ? Double.NaN : (endNanos - startNanos) / 1e9 / seconds;
+    }
+
+    private static String load1() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).split(" ")[0];
+        } catch (IOException e) {
+            return "";
+        }
+    }
+
+    static String fmt(double v, int decimals) {
+        return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%." + decimals + "f", v);
+    }
+
+    /** Appends the rows to {@code dir/results.csv} and {@code dir/results.md}, each with its header when new. */
+    static void write(Path dir, List<Row> rows) throws IOException {
+        Files.createDirectories(dir);
+        Path csv = dir.resolve("results.csv");
+        Path md = dir.resolve("results.md");
+        StringBuilder c = new StringBuilder();
+        StringBuilder m = new StringBuilder();
+        if (!Files.exists(csv)) {
+            c.append(String.join(",", COLUMNS)).append('\n');
+        }
+        if (!Files.exists(md)) {
+            m.append("| ").append(String.join(" | ", COLUMNS)).append(" |\n|");
+            m.append(" --- |".repeat(COLUMNS.size())).append('\n');
+        }
+        for (Row r : rows) {
+            c.append(String.join(",", r.cells())).append('\n');
+            m.append("| ").append(String.join(" | ", r.cells())).append(" |\n");
+        }
+        Files.writeString(csv, c, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(md, m, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+    }
+
+    /** Reads the counters: the senders' on their loops, CPU from {@code /proc} and the JVM. */
+    private static final class Probe {
+        private final ProcCpu proc;
+        private final ThreadMXBean threads;
+        private final long[] loopThreads;
+        private final long brokerPid;
+        private final List<Sender> senders;
+        final UplinkSink sink;
+        private final SimpleMeterRegistry meters;
+
+        Probe(ProcCpu proc, ThreadMXBean threads, long[] loopThreads, long brokerPid, List<Sender> senders,
+              UplinkSink sink, SimpleMeterRegistry meters) {
+            this.proc = proc;
+            this.threads = threads;
+            this.loopThreads = loopThreads;
+            this.brokerPid = brokerPid;
+            this.senders = senders;
+            this.sink = sink;
+            this.meters = meters;
+        }
+
+        /** CPU figures in ns so far, -1 where not measured. */
+        record Sample(long nanos, Sender.Counts counts, long netThread, long loops, long process, long broker) {
+        }
+
+        Sample sample() throws ExecutionException, InterruptedException, TimeoutException {
+            Sender.Counts counts = counts();
+            long loops = 0;
+            for (long id : loopThreads) {
+                long t = threads.getThreadCpuTime(id);
+                loops = t < 0 || loops < 0 ? -1 : loops + t;
+            }
+            return new Sample(System.nanoTime(), counts, proc == null ? -1 : proc.threads(NETWORK_THREAD), loops,
+                    proc == null ? -1 : proc.self(),
+                    proc == null || brokerPid <= 0 ? -1 : proc.process(brokerPid));
+        }
+
+        Sender.Counts counts() throws ExecutionException, InterruptedException, TimeoutException {
+            Sender.Counts sum = Sender.Counts.ZERO;
+            for (Sender s : senders) {
+                sum = sum.plus(s.loop().submit(s::counts).get(10, TimeUnit.SECONDS));
+            }
+            return sum;
+        }
+
+        Histogram takeSecondLatency() throws ExecutionException, InterruptedException, TimeoutException {
+            Histogram h = new Histogram(Sender.MAX_LATENCY_MICROS, 3);
+            for (Sender s : senders) {
+                h.add(s.loop().submit(s::takeSecond).get(10, TimeUnit.SECONDS));
+            }
+            return h;
+        }
+
+        Histogram takeWindowLatency() throws ExecutionException, InterruptedException, TimeoutException {
+            Histogram h = new Histogram(Sender.MAX_LATENCY_MICROS, 3);
+            for (Sender s : senders) {
+                h.add(s.loop().submit(s::takeWindow).get(10, TimeUnit.SECONDS));
+            }
+            return h;
+        }
+
+        /** A producer metric as the sink's Kafka client metrics publish it ({@code kafka.producer.<name>}). */
+        double producerMetric(String name) {
+            for (Meter m : meters.getMeters()) {
+                String id = m.getId().getName();
+                if (m instanceof Gauge g && id.startsWith("kafka.producer") && id.endsWith("." + name)) {
+                    return g.value();
+                }
+            }
+            return Double.NaN;
+        }
+    }
+}
