@@ -1,0 +1,2 @@
+/** The producer-rate tool against a real broker, and its parts. */
+package io.mqttgw.bench.producer;
