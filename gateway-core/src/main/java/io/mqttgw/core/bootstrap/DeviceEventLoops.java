@@ -1,13 +1,17 @@
 package io.mqttgw.core.bootstrap;
 
 import io.mqttgw.core.config.GatewayConfig;
+import io.netty.buffer.AdaptiveByteBufAllocator;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoopGroup;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The event loops the device listeners run on: one accept loop (none when every I/O loop has a listening socket of
- * its own) and the I/O loops that own the connections. Made before anything binds, shut down after the node's
+ * its own) and the I/O loops that own the connections, with the buffer allocator their channels use
+ * ({@code server.allocator}). Made before anything binds, shut down after the node's
  * providers were flushed, so the last acknowledgements still reach the devices.
  *
  * <p>Made and shut down by the thread that starts and stops the node; the loops' own threads are named
@@ -16,8 +20,11 @@ import java.util.concurrent.TimeUnit;
 final class DeviceEventLoops {
     private final EventLoopGroup accept;
     private final EventLoopGroup io;
+    private final ByteBufAllocator allocator;
 
     DeviceEventLoops(Transport transport, GatewayConfig config) {
+        this.allocator = "adaptive".equals(config.server().allocator())
+                ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
         // not made at all when unused: an idle loop still holds an epoll, an eventfd and a timerfd
         this.accept = DeviceListeners.socketPerLoop(transport, config) ? null
                 : new DeviceIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
@@ -41,6 +48,10 @@ final class DeviceEventLoops {
 
     EventLoopGroup io() {
         return io;
+    }
+
+    ByteBufAllocator allocator() {
+        return allocator;
     }
 
     /** Closes what the loops still hold; waits up to two seconds each, I/O loops first. */

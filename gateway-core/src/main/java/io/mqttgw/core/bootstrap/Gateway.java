@@ -2,13 +2,9 @@ package io.mqttgw.core.bootstrap;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
-import io.mqttgw.core.admin.AdminServer;
-import io.mqttgw.core.admin.HolderOperations;
 import io.mqttgw.core.admin.OperatorApi;
-import io.mqttgw.core.admin.OperatorCredentials;
 import io.mqttgw.core.admission.AdmissionBudget;
 import io.mqttgw.core.admission.AdmissionControl;
-import io.mqttgw.core.admission.HandshakeBudgetHandler;
 import io.mqttgw.core.config.ConfigLoader;
 import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.LiveConfig;
@@ -17,41 +13,19 @@ import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.BuildInfo;
 import io.mqttgw.core.metrics.GatewayMetrics;
-import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.metrics.NodeMeters;
-import io.mqttgw.core.overload.OverloadMonitor;
-import io.mqttgw.core.pipeline.DeviceChannelInitializer;
-import io.mqttgw.core.mqtt.session.DelayedWills;
-import io.mqttgw.core.mqtt.session.WillPublication;
-import io.mqttgw.core.mqtt.downlink.DownlinkDispatcher;
-import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.registry.ChannelRegistry;
-import io.mqttgw.core.registry.LocalRoutes;
-import io.mqttgw.core.registry.LocalSessions;
-import io.mqttgw.core.spi.Authenticator;
-import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.DownlinkTarget;
-import io.mqttgw.core.spi.HealthStatus;
-import io.mqttgw.core.spi.OperationForwarding;
-import io.mqttgw.core.spi.OverloadListener;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.SessionStore;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.tls.CertificateIdentities;
-import io.mqttgw.core.tls.RevokedConnectionSweep;
 import io.mqttgw.core.tls.SslContextStore;
-import io.netty.buffer.AdaptiveByteBufAllocator;
-import io.netty.buffer.ByteBufAllocator;
-import io.netty.buffer.PooledByteBufAllocator;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -60,10 +34,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One gateway node, wired: creates the event loops and the components from providers, connects them, and releases
- * them in order. Each running job has a class of its own: {@link DeviceListeners} (the device ports),
+ * them in order. Each running job has a class of its own: {@link DeviceListeners} with {@link DeviceListenerBinding}
+ * (the device ports and their TLS upkeep), {@link SessionPlane}, {@link AdminPlane}, {@link NodeOverload} with
  * {@link OverloadReactions} (the monitor's thread), {@link GracefulDrain} (the thread that stops the node),
- * {@link LiveReconfiguration} with {@link ConfigReloader} (the housekeeping thread), {@link SessionTicketKeys}; what
- * it owns is grouped by {@link DeviceEventLoops} and {@link NodeProviders}. {@link #start} returns once every
+ * {@link NodeReloads} with {@link ConfigReloader} (the housekeeping thread), {@link Readiness}; what it owns is
+ * grouped by {@link DeviceEventLoops} and {@link NodeProviders}. {@link #start} returns once every
  * listener is bound; {@link #close} shuts down gracefully: drain, flush the sink and route store, stop the loops.
  * Started and closed by the caller's thread (close waits; never call it from an event loop).
  */
@@ -71,7 +46,7 @@ public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
 
     private final GatewayConfig config;
-    private final ConfigReloader reloader;
+    private final NodeReloads reloads;
     private final PrometheusMeterRegistry meters;
     private final GatewayMetrics metrics;
     private final ChannelRegistry registry;
@@ -80,18 +55,14 @@ public final class Gateway implements AutoCloseable {
     private final ScheduledExecutorService background;
     private final NodeProviders providers;
     private final SslContextStore tls;
-    private final OperatorCredentials operators;
+    private final AdminPlane admin;
+    private final DeviceListenerBinding binding;
     private final NodeMeters nodeMeters;
     private final AdmissionControl admission;
     private final DeviceListeners listeners;
     private final GracefulDrain drain;
-    /** MQTT 5.0 wills waiting for their delay; published at shutdown. */
-    private DelayedWills wills;
-    private SessionTicketKeys ticketKeys;
-    private OverloadMonitor overload;
-    private OverloadReactions overloadReactions;
-    private DownlinkDispatcher downlinkTarget;
-    private AdminServer admin;
+    private SessionPlane sessionPlane;
+    private NodeOverload overload;
     private boolean closed;
     private final CompletableFuture<Void> terminated = new CompletableFuture<>();
 
@@ -112,15 +83,14 @@ public final class Gateway implements AutoCloseable {
         // certificate files first: a bad file stops startup before any thread, socket or data file exists
         this.tls = config.tls().enabled() ? new SslContextStore(config.tls(),
                 new CertificateIdentities(config.identity().source()), metrics) : null;
-        this.operators = config.admin().enabled() && config.admin().operations().enabled()
-                ? OperatorCredentials.load(config.admin().operations()) : null;
+        this.admin = new AdminPlane(config);
         Transport transport = Transport.choose(config.server().transport());
         AdmissionBudget budget = AdmissionBudget.derive(config.admission(), config.server().effectiveIoThreads(),
                 config.overload().eventLoopLag());
         LOG.info("{} (handshake cost {} us, {} I/O threads)", budget.describe(),
                 config.admission().handshakeCost().toNanos() / 1000, config.server().effectiveIoThreads());
         this.admission = new AdmissionControl(budget, meters);
-        ConfigReloader reloads = null;
+        this.binding = new DeviceListenerBinding(tls);
         try {
             this.loops = new DeviceEventLoops(transport, config);
             this.background = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -130,76 +100,31 @@ public final class Gateway implements AutoCloseable {
             });
             ProviderContext context = new ProviderContext(config, meters);
             this.providers = NodeProviders.create(config, found, context);
-            Authenticator authenticator = providers.authenticator();
-            RouteStore routes = providers.routes();
-            UplinkSink sink = providers.sink();
-            SessionStore sessions = providers.sessions();
             LiveReconfiguration reconfiguration = new LiveReconfiguration(config.server().effectiveIoThreads(),
-                    admission, authenticator, () -> overload);
-            reloads = source == null || source.file() == null ? null : new ConfigReloader(source, found, live,
-                    reconfiguration::apply, meters, reconfiguration::authenticatorReloads);
-            ByteBufAllocator allocator = "adaptive".equals(config.server().allocator())
-                    ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
-            this.nodeMeters = new NodeMeters(meters, allocator, loops.io());
-            this.listeners = new DeviceListeners(config, transport, allocator, loops.accept(), loops.io(), admission);
+                    admission, providers.authenticator(), () -> overload == null ? null : overload.monitor());
+            this.reloads = new NodeReloads(source == null || source.file() == null ? null : new ConfigReloader(source,
+                    found, live, reconfiguration::apply, meters, reconfiguration::authenticatorReloads), source,
+                    background);
+            this.nodeMeters = new NodeMeters(meters, loops.allocator(), loops.io());
+            this.listeners = new DeviceListeners(config, transport, loops.allocator(), loops.accept(), loops.io(),
+                    admission);
             this.drain = new GracefulDrain(config.nodeId(), config.shutdown(), registry, listeners);
-            NodeGauges.register(config, transport, meters, metrics, registry, listeners, operators);
-
-            routes.start(new LocalRoutes(registry));
-            sessions.start(new LocalSessions(registry));
-            downlinkTarget = new DownlinkDispatcher(registry, config.downlink(), metrics, background, sessions,
-                    config.mqtt().topicLimits());
+            NodeGauges.register(config, transport, meters, metrics, registry, listeners, admin.operators());
             EventLog events = new EventLog(config.lifecycleLogRate());
-            SessionServices services = new SessionServices(config, metrics, registry, authenticator, routes, sink,
-                    events, SessionServices.newEpochSource(), admission, sessions, live);
-            this.wills = services.wills();
-            DelayedWillStore.of(sessions).ifPresent(fleet -> fleet.start(new WillPublication(metrics, sink)));
-            HandshakeBudgetHandler handshakeBudget = new HandshakeBudgetHandler(admission);
+            sessionPlane = new SessionPlane(config, metrics, registry, providers, admission, live, events,
+                    background);
             LOG.info("starting node {}: transport {}, {} I/O threads, allocator {}, auth {}, routes {}, uplink {}, "
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
                     config.server().allocator(), config.auth().provider(), config.routesProvider(),
                     config.uplinkSink(), config.downlinkSource());
-            if (tls != null && !config.tls().ticketKeyRotation().isZero()) {
-                ticketKeys = SessionTicketKeys.start(config, tls, found, context, background, meters);
-            }
-            if (tls != null) {
-                listeners.bindTls(new DeviceChannelInitializer("tls", services, tls, handshakeBudget,
-                        config.tls().proxyProtocol()));
-                // connections a reloaded CRL revokes are closed, paced, each on its own loop
-                tls.onRevocationReload(new RevokedConnectionSweep(registry, events, background,
-                        config.tls().crlDisconnectRate(), config.mqtt().connectTimeout().plus(config.auth().timeout())
-                                .plusSeconds(1)));
-                tls.watch(background);
-            }
-            if (config.tcp().enabled()) {
-                listeners.bindTcp(new DeviceChannelInitializer("tcp", services, null, null,
-                        config.tcp().proxyProtocol()));
-            }
-            // answers other nodes' forwarded operations whether or not this node has an operations listener itself
-            OperationForwarding forwarding = routes.forwarding().orElse(null);
-            if (forwarding != null) {
-                forwarding.serve(new HolderOperations(registry, downlinkTarget, sessions, metrics));
-            }
-            if (config.admin().enabled()) {
-                admin = new AdminServer(config.admin(), meters, this::notReadyReason,
-                        providers.healthChecks(tls != null ? tls.crlHealth()
-                                : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
-                        downlinkTarget, operators, events, config.mqtt().topicLimits(),
-                        new OperatorApi(config.nodeId(), registry, routes, sessions, metrics,
-                                config.mqtt().maxClientIdLength(), reloads == null ? null : this::reload,
-                                this::drain, forwarding, config.downlink().retryInterval()
-                                        .multipliedBy(config.downlink().maxRetries() + 1L)));
-            }
-            providers.downlink().start(downlinkTarget);
-            if (config.overload().enabled()) {
-                List<OverloadListener> reactions = new ArrayList<>();
-                overloadReactions = new OverloadReactions(config.overload(), admission, listeners);
-                reactions.add(overloadReactions);
-                ServiceLoader.load(OverloadListener.class, Gateway.class.getClassLoader()).forEach(reactions::add);
-                overload = new OverloadMonitor(config.overload(), loops.io(), admission, sink::pressure,
-                        routes::pressure, reactions, meters);
-                overload.start();
-            }
+            binding.bind(config, listeners, sessionPlane.services(), admission, registry, events, background, found,
+                    context, meters);
+            admin.start(meters, metrics, registry, providers, tls, sessionPlane.downlink(), events,
+                    new Readiness(drain, listeners, () -> overload),
+                    reloads.available() ? this::reload : null, this::drain);
+            providers.downlink().start(sessionPlane.downlink());
+            overload = NodeOverload.start(config.overload(), admission, listeners, loops.io(), providers.sink(),
+                    providers.routes(), meters);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             close();
@@ -212,15 +137,9 @@ public final class Gateway implements AutoCloseable {
             close();
             throw new IllegalStateException("cannot start the listeners: " + e, e);
         }
-        this.reloader = reloads;
-        Duration watch = config.values().get(CoreConfigKeys.CONFIG_WATCH_INTERVAL);
-        if (reloader != null && !watch.isZero()) {
-            // on the housekeeping thread, where POST /config/reload runs too: one reload at a time
-            new ConfigFileWatcher(source.file(), () -> reloader.reload("file-watch")).start(background, watch);
-        }
+        reloads.watch(config.values().get(CoreConfigKeys.CONFIG_WATCH_INTERVAL));
         listeners.started();
-        LOG.info("node {} ready: {}, admin {}", config.nodeId(), listeners,
-                admin == null ? "off" : config.admin().bind() + ":" + admin.port());
+        LOG.info("node {} ready: {}, admin {}", config.nodeId(), listeners, admin);
     }
 
     /** Starts a node; returns when its listeners are bound. Without a config file there is nothing to reload. */
@@ -243,10 +162,7 @@ public final class Gateway implements AutoCloseable {
      * completes with what happened (a refused file included). Fails when the node was started without a file.
      */
     public CompletableFuture<OperatorApi.ReloadReport> reload(String who) {
-        if (reloader == null) {
-            return CompletableFuture.failedFuture(new IllegalStateException("started without a config file"));
-        }
-        return CompletableFuture.supplyAsync(() -> reloader.reload(who), background);
+        return reloads.reload(who);
     }
 
     /**
@@ -257,20 +173,6 @@ public final class Gateway implements AutoCloseable {
                                           Properties systemProperties) {
         return GatewayConfig.from(new ConfigLoader(ConfigLoader.withCoreKeys(providers.configKeys()),
                 providers.openPrefixes(), environment, systemProperties).load(file));
-    }
-
-    /**
-     * Why this node should get no new devices now, or null when it should: what {@code /health/ready} answers. Any
-     * thread; reads volatile state.
-     */
-    private String notReadyReason() {
-        if (drain != null && drain.leaving()) {
-            return "draining";
-        }
-        if (overloadReactions != null && overloadReactions.overloaded()) {
-            return "overloaded";
-        }
-        return listeners != null && listeners.accepting() ? null : "listeners closed";
     }
 
     /** Whether the node is overloaded now (the monitor's view). */
@@ -284,7 +186,7 @@ public final class Gateway implements AutoCloseable {
 
     /** Where downlink messages for this node's devices go in (also behind the admin endpoint's /downlink). */
     public DownlinkTarget downlink() {
-        return downlinkTarget;
+        return sessionPlane.downlink();
     }
 
     public int tlsPort() {
@@ -302,12 +204,12 @@ public final class Gateway implements AutoCloseable {
 
     /** Port of the admin listener with the read-only endpoints. */
     public int adminPort() {
-        return admin == null ? -1 : admin.port();
+        return admin.port();
     }
 
     /** Port of the separate admin operations listener, or -1 when there is none. */
     public int adminOperationsPort() {
-        return admin == null ? -1 : admin.operationsPort();
+        return admin.operationsPort();
     }
 
     public GatewayConfig config() {
@@ -369,18 +271,12 @@ public final class Gateway implements AutoCloseable {
         if (overload != null) {
             overload.close();
         }
-        if (tls != null) {
-            tls.stopWatching();
-        }
-        if (ticketKeys != null) {
-            ticketKeys.close();
-        }
+        binding.stopUpkeep();
         if (providers != null) {
             providers.stopDownlink();
         }
-        // MQTT 5.0 wills waiting for their delay: nobody on this node will see their devices come back
-        if (wills != null) {
-            wills.publishAll();
+        if (sessionPlane != null) {
+            sessionPlane.publishWaitingWills();
         }
         if (providers != null) {
             providers.flushAndClose(deadline);
@@ -394,9 +290,7 @@ public final class Gateway implements AutoCloseable {
         if (background != null) {
             background.shutdownNow();
         }
-        if (admin != null) {
-            admin.close();
-        }
+        admin.close();
         if (nodeMeters != null) {
             nodeMeters.close();
         }
