@@ -5,6 +5,7 @@ import io.mqttgw.core.config.ConfigKey;
 import io.mqttgw.core.config.CoreConfigKeys;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.config.ListenerBindException;
+import io.mqttgw.core.eventloop.ClosingIoEventLoopGroup;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.HealthCheck;
 import io.mqttgw.core.topic.TopicLimits;
@@ -13,7 +14,6 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -60,7 +60,7 @@ public final class AdminServer implements AutoCloseable {
                 : ops.separateListener() ? "operations are served on the operations listener only" : null;
         AdminChannelInitializer.ReadOnly readOnly = new AdminChannelInitializer.ReadOnly(registry,
                 new HealthEndpoints(notReadyReason, checks), refusal);
-        group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("admin-http", true),
+        group = new ClosingIoEventLoopGroup(1, new DefaultThreadFactory("admin-http", true),
                 NioIoHandler.newFactory());
         try {
             boolean shared = operations != null && !ops.separateListener();
@@ -105,11 +105,21 @@ public final class AdminServer implements AutoCloseable {
         return operationsChannel == null ? -1 : ((InetSocketAddress) operationsChannel.localAddress()).getPort();
     }
 
+    /** The admin thread's loop, for tests that must run a task on it. */
+    EventLoopGroup group() {
+        return group;
+    }
+
+    /**
+     * Stops the listeners, then the loop, which closes every connection it still holds (an open scrape, an operation
+     * under way) before it stops; waits up to a second for it.
+     */
     @Override
     public void close() {
         for (Channel c : new Channel[] {readOnlyChannel, operationsChannel}) {
             if (c != null) {
-                c.close().awaitUninterruptibly();
+                // queued ahead of the shutdown, never awaited: the loop closes them first whatever else it runs
+                c.close();
             }
         }
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();

@@ -1,6 +1,7 @@
 package io.mqttgw.core.bootstrap;
 
 import io.mqttgw.core.config.GatewayConfig;
+import io.mqttgw.core.eventloop.ClosingIoEventLoopGroup;
 import io.netty.buffer.AdaptiveByteBufAllocator;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
@@ -27,10 +28,10 @@ final class DeviceEventLoops {
                 ? new AdaptiveByteBufAllocator() : PooledByteBufAllocator.DEFAULT;
         // not made at all when unused: an idle loop still holds an epoll, an eventfd and a timerfd
         this.accept = DeviceListeners.socketPerLoop(transport, config) ? null
-                : new DeviceIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
+                : new ClosingIoEventLoopGroup(1, new DefaultThreadFactory("mqtt-accept", true),
                         transport.ioHandlerFactory());
         try {
-            this.io = new DeviceIoEventLoopGroup(config.server().effectiveIoThreads(),
+            this.io = new ClosingIoEventLoopGroup(config.server().effectiveIoThreads(),
                     new DefaultThreadFactory("mqtt-io", true), transport.ioHandlerFactory());
         } catch (RuntimeException | Error e) {
             // the node's close never sees a half-made pair: release the accept loop here

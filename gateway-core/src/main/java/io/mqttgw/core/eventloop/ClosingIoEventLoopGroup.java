@@ -1,4 +1,4 @@
-package io.mqttgw.core.bootstrap;
+package io.mqttgw.core.eventloop;
 
 import io.netty.channel.IoEventLoop;
 import io.netty.channel.IoEventLoopGroup;
@@ -14,14 +14,17 @@ import java.util.concurrent.ThreadFactory;
  *
  * <p>Netty's loop checks whether it is shutting down right after its I/O step (and closes its channels then), but it
  * confirms the shutdown after its tasks. A shutdown that begins between the two, while the loop is busy (the last
- * bytes of a device that just left, a listener's close), is confirmed at once with a quiet period of 0, and the loop
- * stops with its channels open: their sockets stay open and their pipelines are never torn down, so each TLS engine,
- * and through it the listener's SSL context, is never released. Closing them again when the shutdown is confirmed
- * costs a stopping loop one more look at its registrations and a running loop nothing; the confirmation then runs the
- * tasks that tear the pipelines down, while the loop still accepts tasks.
+ * bytes of a device that just left, a listener's close, an admin request), is confirmed at once with a quiet period
+ * of 0, and the loop stops with its channels open: their sockets stay open and their pipelines are never torn down,
+ * so each TLS engine, and through it the listener's SSL context, is never released. Closing them again when the
+ * shutdown is confirmed costs a stopping loop one more look at its registrations and a running loop nothing; the
+ * confirmation then runs the tasks that tear the pipelines down, while the loop still accepts tasks.
+ *
+ * <p>Serves the device listeners' accept and I/O loops and the admin plane's loop, whatever their transport. Made and
+ * shut down by the thread that starts and stops the node; the override runs on the stopping loop itself.
  */
-final class DeviceIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
-    DeviceIoEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory ioHandlerFactory) {
+public final class ClosingIoEventLoopGroup extends MultiThreadIoEventLoopGroup {
+    public ClosingIoEventLoopGroup(int threads, ThreadFactory threadFactory, IoHandlerFactory ioHandlerFactory) {
         super(threads, threadFactory, ioHandlerFactory);
     }
 
