@@ -23,7 +23,8 @@ import reactor.blockhound.integration.BlockHoundIntegration;
  * ServiceLoader apply first, among them Netty's (in netty-common), which allows what Netty itself must do (task queue
  * waits, TLS delegated tasks, pool arena locks) and marks every Netty thread non-blocking; this one applies last and
  * narrows that to the threads that run an event loop: Netty's thread factory also makes plain pool threads (Redisson's
- * callback executor), whose idle wait for a task is not a stall. Recording rather than throwing keeps the code under
+ * callback executor), whose idle wait for a task is not a stall; the hand-offs inside libraries it allows are one
+ * list ({@link #HAND_OFFS}). Recording rather than throwing keeps the code under
  * test on its normal path, so a test fails for the blocking call and not for a side effect of an unexpected error.
  * Thread-safe.
  */
@@ -35,6 +36,47 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
     private static boolean installed;
     /** Set on a thread while the non-blocking-thread predicate answers for it ({@link #withoutRecursion}). */
     private static final ThreadLocal<Boolean> DECIDING = new ThreadLocal<>();
+
+    /**
+     * The places inside libraries where BlockHound sees a thread park on an event loop that are hand-offs, not
+     * stalls: each takes a lock that another thread holds only for one insertion, removal or lookup, and never waits
+     * for I/O, for room or for other work. Every event loop stays watched, the Redis and HTTP clients' own included,
+     * because the gateway's code runs on them: the Redis modules' stages complete, and their pub/sub messages arrive,
+     * on the Redis client's event loops (and continue there until they hand a device's work to its loop), the HTTP
+     * authenticator's answers on its client's. A blocking call of ours there stalls every Redis or auth call of the
+     * node, so the guard must see it; a place is added here only with what it is and where it was seen.
+     */
+    private static final List<HandOff> HAND_OFFS = List.of(
+            // Handing a task to a JDK timer pool takes that pool's queue lock for an insertion, and parks only while
+            // a worker holds it for its own insertion or removal. Seen on the HiveMQ test client's loops (RxJava
+            // hands each received PUBLISH to its computation scheduler).
+            new HandOff("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer"),
+            // Handing a task to a JDK thread pool offers it to the pool's queue without a timeout: it never waits for
+            // room (a full pool rejects), and parks only while a worker holds the queue's lock for its own take. Seen
+            // on a Redis client's event loop handing a new connection to its executor (RedisClusterIT, CI on a
+            // loaded machine).
+            new HandOff("java.util.concurrent.ThreadPoolExecutor", "execute"),
+            // The Kafka producer's buffer pool guards its free list with a lock that its sender thread also takes to
+            // give a batch's buffer back; a send on the event loop can meet that hand-off. It never waits for memory
+            // there: the uplink sink runs with max.block.ms=0 (exhaustion throws) and bounds its pending bytes
+            // itself. Seen once in KafkaLeaderFailoverIT (CI, 2026-11-24).
+            new HandOff("org.apache.kafka.clients.producer.internals.BufferPool", "allocate"),
+            // Netty's adaptive allocator, growing its set of magazines under contention, retires a magazine under
+            // that magazine's write lock, which another thread holds only for one allocation from it. Seen in
+            // NodeLivenessIT on a loaded machine, on a Redis client's event loop.
+            new HandOff("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup", "tryExpandMagazines"),
+            // Redisson's connection pool queues waiters for a connection in a list guarded by a lock held only for
+            // one link or unlink; its own event loop, giving a connection back, can meet another thread's insertion
+            // there. Seen in NodeLivenessIT on a loaded machine.
+            new HandOff("org.redisson.misc.FastRemovalQueue$DoublyLinkedList", "add", "remove", "removeFirst",
+                    "moveToTail", "clear"),
+            // Redisson builds the entry of each cluster master it discovers on its own event loop (the callback of
+            // the connect in buildMasterEntry), and the entry's pools ask the logging registry for their loggers: the
+            // first time under the registry's write lock, so two of the client's loops building entries at once wait
+            // on each other there for one insertion. Only there: an event loop of ours creating a logger stays an
+            // error (the Kafka producer's partitioner did, see KafkaUplinkSinkProvider). Seen in RedisClusterIT (CI,
+            // 2026-11-28).
+            new HandOff("org.redisson.connection.ClusterConnectionManager", "lambda$buildMasterEntry$0"));
 
     /** Installs BlockHound with the ServiceLoader integrations, then this one; once per JVM. */
     static synchronized void install() {
@@ -56,40 +98,11 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
             return thread -> withoutRecursion(eventLoops, thread);
         });
         builder.blockingMethodCallback(EventLoopBlockingRecorder::record);
-        // Handing a task to a JDK timer pool takes that pool's queue lock for an insertion, and parks only while a
-        // worker holds it for its own insertion or removal: a hand-off, not a wait for I/O or for other work. Seen
-        // on the HiveMQ test client's loops (RxJava hands each received PUBLISH to its computation scheduler).
-        builder.allowBlockingCallsInside("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue",
-                "offer");
-        // The Kafka producer's buffer pool guards its free list with a lock that its sender thread also takes to
-        // give a batch's buffer back; a send on the event loop can meet that hand-off. It never waits for memory
-        // there: the uplink sink runs with max.block.ms=0 (exhaustion throws) and bounds its pending bytes itself.
-        // Seen once in KafkaLeaderFailoverIT (CI, 2026-11-24).
-        builder.allowBlockingCallsInside("org.apache.kafka.clients.producer.internals.BufferPool", "allocate");
-        // Redisson's connection pool queues waiters for a connection in a list guarded by a lock held only for one
-        // link or unlink; its own event loop, giving a connection back, can meet another thread's insertion there.
-        // A hand-off inside the Redis client, never a device event loop. Seen in NodeLivenessIT on a loaded machine.
-        for (String method : new String[] {"add", "remove", "removeFirst", "moveToTail", "clear"}) {
-            builder.allowBlockingCallsInside("org.redisson.misc.FastRemovalQueue$DoublyLinkedList", method);
+        for (HandOff handOff : HAND_OFFS) {
+            for (String method : handOff.methods()) {
+                builder.allowBlockingCallsInside(handOff.type(), method);
+            }
         }
-        // Netty's adaptive allocator, growing its set of magazines under contention, retires a magazine under that
-        // magazine's write lock, which another thread holds only for one allocation from it. Seen in NodeLivenessIT
-        // on a loaded machine, on a Redis client's event loop.
-        builder.allowBlockingCallsInside("io.netty.buffer.AdaptivePoolingAllocator$MagazineGroup",
-                "tryExpandMagazines");
-        // Handing a task to a JDK thread pool offers it to the pool's queue without a timeout: it never waits for
-        // room (a full pool rejects), and parks only while a worker holds the queue's lock for its own take. Seen on
-        // a Redis client's event loop handing a new connection to its executor (RedisClusterIT, CI on a loaded
-        // machine).
-        builder.allowBlockingCallsInside("java.util.concurrent.ThreadPoolExecutor", "execute");
-        // Redisson builds the entry of each cluster master it discovers on its own event loop (the callback of the
-        // connect in buildMasterEntry), and the entry's pools ask the logging registry for their loggers: the first
-        // time under the registry's write lock, so two of the client's loops building entries at once wait on each
-        // other there for one insertion. Inside the Redis client, never a device event loop (an event loop of ours
-        // creating a logger stays an error: the Kafka producer's partitioner did, see KafkaUplinkSinkProvider).
-        // Seen in RedisClusterIT (CI, 2026-11-28).
-        builder.allowBlockingCallsInside("org.redisson.connection.ClusterConnectionManager",
-                "lambda$buildMasterEntry$0");
     }
 
     /** BlockHound asks this on the thread itself, once per thread. */
@@ -147,6 +160,10 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
         }
         PLACES.clear();
         return new Drained(COUNT.getAndSet(0), traces);
+    }
+
+    /** Methods of {@code type} (a binary class name) inside which a park is a hand-off. */
+    private record HandOff(String type, String... methods) {
     }
 
     record Drained(int count, List<String> traces) {
