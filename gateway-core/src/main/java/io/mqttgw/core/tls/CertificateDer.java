@@ -21,7 +21,8 @@ import java.util.Arrays;
  * both give the same answer ({@code CertificateDerTest}, {@code DeviceCertificateVerifierTest}), and every other
  * shape takes the JDK's.
  *
- * <p>The DER is walked with a {@link StrictDerReader}; the extension values are read by {@link DeviceExtensionsDer}.
+ * <p>The DER is walked with a {@link StrictDerReader}; {@link #signed} reads what {@link CertificateSyntax}'s walk kept
+ * ({@link CertificateWalk}), with the extension values read by {@link DeviceExtensionsDer} as they are checked.
  * Stateless and allocation-light; any thread.
  */
 final class CertificateDer {
@@ -43,22 +44,16 @@ final class CertificateDer {
     /** What a {@link Malformed} of this reading names; never shown: the certificate then takes the JDK's parse. */
     private static final String WHAT = "certificate";
     private static final int SEQUENCE = 0x30;
-    private static final int BOOLEAN = 0x01;
-    private static final int INTEGER = 0x02;
-    private static final int BIT_STRING = 0x03;
-    private static final int OCTET_STRING = 0x04;
-    private static final int EXPLICIT_EXTENSIONS = 0xa3;
-    private static final int OID = 0x06;
     private static final int EXPLICIT_VERSION = 0xa0;
-    /** ecdsa-with-SHA256/384/512 (1.2.840.10045.4.3.2-4) as DER content bytes, but for the last byte. */
-    private static final byte[] ECDSA_WITH = {0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x04, 0x03};
-    /** Key usage (2.5.29.15) and extended key usage (2.5.29.37), content bytes. */
-    private static final byte[] KEY_USAGE = {0x55, 0x1d, 0x0f};
-    private static final byte[] EXTENDED_KEY_USAGE = {0x55, 0x1d, 0x25};
-    /** Subject alternative name (2.5.29.17), content bytes. */
-    private static final byte[] SUBJECT_ALT_NAME = {0x55, 0x1d, 0x11};
-    /** Name constraints (2.5.29.30), content bytes: in a device certificate, the parsed path refuses it. */
-    private static final byte[] NAME_CONSTRAINTS = {0x55, 0x1d, 0x1e};
+    /**
+     * The AlgorithmIdentifiers ecdsa-with-SHA256/384/512 (1.2.840.10045.4.3.2-4) without parameters, whole DER (the
+     * only encoding once the shape check passed its lengths), and their digests' JDK names.
+     */
+    private static final byte[][] ECDSA_ALGORITHMS = {
+        {0x30, 0x0a, 0x06, 0x08, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x04, 0x03, 0x02},
+        {0x30, 0x0a, 0x06, 0x08, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x04, 0x03, 0x03},
+        {0x30, 0x0a, 0x06, 0x08, 0x2a, (byte) 0x86, 0x48, (byte) 0xce, 0x3d, 0x04, 0x03, 0x04}};
+    private static final String[] ECDSA_DIGESTS = {"SHA-256", "SHA-384", "SHA-512"};
     /** keyCertSign and cRLSign in the first byte of the key usage bits: the parsed path decides such a certificate. */
     private static final int SIGNS_FOR_OTHERS = 0x04 | 0x02;
     /**
@@ -88,156 +83,56 @@ final class CertificateDer {
     /** What the lean verifier checks, for a certificate of the simple shape, or null: then read it through the JDK. */
     static Signed signed(byte[] der) {
         try {
-            // the shape both paths require first: the parsed path refuses what fails it, so this one must not accept
-            return CertificateSyntax.problem(der) != null ? null : signedFields(new StrictDerReader(der));
-        } catch (RuntimeException | Malformed unexpected) {
+            // one walk checks the shape both paths require and keeps the fields: nothing is read that it did not pass
+            CertificateWalk walk = CertificateSyntax.walked(der);
+            return walk == null ? null : signedFields(walk);
+        } catch (RuntimeException unexpected) {
             return null;
         }
     }
 
-    private static Signed signedFields(StrictDerReader d) throws Malformed {
-        int certificateEnd = d.enter(SEQUENCE, WHAT);
-        int tbsOffset = d.at;
-        int tbsEnd = d.enter(SEQUENCE, WHAT);
-        int tbsLength = tbsEnd - tbsOffset;
-        if (d.peek() != EXPLICIT_VERSION) {
-            return null;                   // v1: the JDK's
+    private static Signed signedFields(CertificateWalk w) {
+        if (w.version != 2 || w.uniqueIdentifiers) {
+            return null;                   // v1, v2, unique identifiers: the JDK's
         }
-        int versionEnd = d.enter(EXPLICIT_VERSION, WHAT);
-        if (d.length(INTEGER, WHAT) != 1 || d.der[d.at++] != 2 || d.at != versionEnd) {
-            return null;
-        }
-        int serialLength = d.length(INTEGER, WHAT);
-        BigInteger serial = new BigInteger(d.der, d.at, serialLength);
-        d.at += serialLength;
-        int algorithmOffset = d.at;
-        String digest = ecdsaDigest(d);
-        int algorithmLength = d.at - algorithmOffset;
-        if (digest == null) {
-            return null;
-        }
-        int issuerOffset = d.at;
-        d.skip(WHAT);
-        int issuerLength = d.at - issuerOffset;
-        int validityEnd = d.enter(SEQUENCE, WHAT);
-        long notBefore = d.time(WHAT, false);
-        long notAfter = d.time(WHAT, false);
-        if (d.at != validityEnd) {
-            return null;
-        }
-        d.skip(WHAT);                      // subject
-        int keyEnd = d.enter(SEQUENCE, WHAT);      // subjectPublicKeyInfo
-        int keyAlgorithm = d.at;
-        d.skip(WHAT);
-        if (!strongEcKey(d, keyAlgorithm, d.at)) {
+        String digest = ecdsaDigest(w);
+        if (digest == null || !strongEcKey(w)) {
             return null;                   // RSA, Ed25519, or a key under the floor: the parsed path decides
         }
-        d.at = keyEnd;
-        boolean digitalSignature = true;
-        boolean clientAuth = true;
-        if (d.at < tbsEnd) {
-            int extensionsEnd = d.enter(EXPLICIT_EXTENSIONS, WHAT);
-            int listEnd = d.enter(SEQUENCE, WHAT);
-            boolean sawKeyUsage = false;
-            boolean sawExtendedKeyUsage = false;
-            while (d.at < listEnd) {
-                int extensionEnd = d.enter(SEQUENCE, WHAT);
-                int oidLength = d.length(OID, WHAT);
-                int oid = d.at;
-                d.at += oidLength;
-                boolean critical = false;
-                if (d.peek() == BOOLEAN) {
-                    if (d.length(BOOLEAN, WHAT) != 1) {
-                        return null;
-                    }
-                    critical = d.der[d.at++] != 0;
-                }
-                int valueLength = d.length(OCTET_STRING, WHAT);
-                if (d.at + valueLength != extensionEnd) {
-                    return null;
-                }
-                if (critical && !DeviceExtensionsDer.understoodWhenCritical(d, oid, oidLength)) {
-                    return null;               // the parsed path refuses it and names the extension
-                }
-                if (d.is(oid, oidLength, KEY_USAGE)) {
-                    if (sawKeyUsage) {
-                        return null;
-                    }
-                    sawKeyUsage = true;
-                    int bits = DeviceExtensionsDer.keyUsageFirstByte(d);
-                    if ((bits & SIGNS_FOR_OTHERS) != 0) {
-                        return null;
-                    }
-                    digitalSignature = (bits & 0x80) != 0;
-                } else if (d.is(oid, oidLength, EXTENDED_KEY_USAGE)) {
-                    if (sawExtendedKeyUsage) {
-                        return null;
-                    }
-                    sawExtendedKeyUsage = true;
-                    clientAuth = DeviceExtensionsDer.extendedKeyUsageAllowsClientAuth(d);
-                } else if (d.is(oid, oidLength, SUBJECT_ALT_NAME)
-                        && !DeviceExtensionsDer.plainAltNames(d, extensionEnd)) {
-                    return null;                   // the JDK's parse decides on a name it may not read
-                } else if (d.is(oid, oidLength, NAME_CONSTRAINTS)) {
-                    return null;
-                }
-                d.at = extensionEnd;
-            }
-            if (d.at != extensionsEnd) {
-                return null;
-            }
+        if (w.criticalNotUnderstood || w.nameConstraints || !w.plainAltNames
+                || w.keyUsageBits >= 0 && (w.keyUsageBits & SIGNS_FOR_OTHERS) != 0) {
+            return null;                   // the parsed path refuses it or decides on what it may not read here
         }
-        if (d.at != tbsEnd) {
-            return null;                   // unique identifiers, or anything else after the key: the JDK's
-        }
-        // the outer signature algorithm must be the one the issuer signed inside the TBS
-        if (!Arrays.equals(d.der, d.at, d.at + algorithmLength, d.der, algorithmOffset,
-                algorithmOffset + algorithmLength)) {
+        byte[] der = w.der;
+        if (w.signatureLength < 2 || der[w.signatureOffset] != 0) {
             return null;
         }
-        d.at += algorithmLength;
-        int bitsLength = d.length(BIT_STRING, WHAT);
-        if (bitsLength < 2 || d.der[d.at] != 0) {
-            return null;
-        }
-        byte[] signature = Arrays.copyOfRange(d.der, d.at + 1, d.at + bitsLength);
-        d.at += bitsLength;
-        if (d.at != certificateEnd || d.at != d.der.length) {
-            return null;
-        }
-        return new Signed(d.der, tbsOffset, tbsLength, issuerOffset, issuerLength, digest, signature, serial, notBefore,
-                notAfter, digitalSignature, clientAuth);
+        byte[] signature = Arrays.copyOfRange(der, w.signatureOffset + 1, w.signatureOffset + w.signatureLength);
+        BigInteger serial = new BigInteger(der, w.serialOffset, w.serialLength);
+        boolean digitalSignature = w.keyUsageBits < 0 || (w.keyUsageBits & 0x80) != 0;
+        return new Signed(der, w.tbsOffset, w.tbsEnd - w.tbsOffset, w.issuerOffset, w.issuerEnd - w.issuerOffset,
+                digest, signature, serial, w.notBeforeMillis, w.notAfterMillis, digitalSignature, w.clientAuth);
     }
 
-    /** Whether {@code der[from, to)} is the AlgorithmIdentifier of an EC key on P-256, P-384 or P-521. */
-    private static boolean strongEcKey(StrictDerReader d, int from, int to) {
+    /** Whether the subject public key's AlgorithmIdentifier is that of an EC key on P-256, P-384 or P-521. */
+    private static boolean strongEcKey(CertificateWalk w) {
         for (byte[] allowed : EC_KEY_ALGORITHMS) {
-            if (Arrays.equals(d.der, from, to, allowed, 0, allowed.length)) {
+            if (Arrays.equals(w.der, w.keyAlgorithmOffset, w.keyAlgorithmEnd, allowed, 0, allowed.length)) {
                 return true;
             }
         }
         return false;
     }
 
-    /** The digest of an ECDSA AlgorithmIdentifier without parameters, or null for any other algorithm. */
-    private static String ecdsaDigest(StrictDerReader d) throws Malformed {
-        int end = d.enter(SEQUENCE, WHAT);
-        int oidLength = d.length(OID, WHAT);
-        if (oidLength != ECDSA_WITH.length + 1 || !Arrays.equals(d.der, d.at, d.at + ECDSA_WITH.length, ECDSA_WITH, 0,
-                ECDSA_WITH.length)) {
-            return null;
+    /** The digest of the signed AlgorithmIdentifier if it is ECDSA without parameters, else null. */
+    private static String ecdsaDigest(CertificateWalk w) {
+        for (int i = 0; i < ECDSA_ALGORITHMS.length; i++) {
+            if (Arrays.equals(w.der, w.algorithmOffset, w.algorithmEnd, ECDSA_ALGORITHMS[i], 0,
+                    ECDSA_ALGORITHMS[i].length)) {
+                return ECDSA_DIGESTS[i];
+            }
         }
-        int last = d.der[d.at + ECDSA_WITH.length];
-        d.at += oidLength;
-        if (d.at != end) {
-            return null;                   // parameters
-        }
-        return switch (last) {
-            case 2 -> "SHA-256";
-            case 3 -> "SHA-384";
-            case 4 -> "SHA-512";
-            default -> null;
-        };
+        return null;
     }
 
     /** The DER content bytes of a dotted OID: the first two arcs as 40 x a + b, every arc base 128, high bit = more. */

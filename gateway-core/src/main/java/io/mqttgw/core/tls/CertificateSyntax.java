@@ -15,7 +15,8 @@ import java.util.Arrays;
  * non-empty extension list without a repeated extension; and the value of every extension the verifiers evaluate
  * (key usage, extended key usage, basic constraints, subject alternative name) exactly of its ASN.1 type, critical
  * or not, with nothing after it. The extension checks are {@link ExtensionSyntax}'s, the DER primitives
- * {@link StrictDerReader}'s. Stateless; any thread.
+ * {@link StrictDerReader}'s. The walk that checks also keeps where the fields are ({@link CertificateWalk}), so the DER
+ * fast path reads a certificate once. Stateless; any thread.
  */
 final class CertificateSyntax {
     private CertificateSyntax() {
@@ -26,8 +27,24 @@ final class CertificateSyntax {
         if (der == null || der.length == 0) {
             return "empty certificate";
         }
+        return problem(new CertificateWalk(der));
+    }
+
+    /**
+     * The walk of a certificate of RFC 5280's shape, holding where its fields are; null for any other certificate.
+     * The one reading the DER fast path takes: what it reads has passed every check {@link #problem} makes.
+     */
+    static CertificateWalk walked(byte[] der) {
+        if (der == null || der.length == 0) {
+            return null;
+        }
+        CertificateWalk walk = new CertificateWalk(der);
+        return problem(walk) == null ? walk : null;
+    }
+
+    private static String problem(CertificateWalk walk) {
         try {
-            certificate(new StrictDerReader(der));
+            certificate(walk);
             return null;
         } catch (Malformed e) {
             return e.getMessage();
@@ -36,12 +53,14 @@ final class CertificateSyntax {
         }
     }
 
-    private static void certificate(StrictDerReader d) throws Malformed {
+    private static void certificate(CertificateWalk d) throws Malformed {
         int end = d.enter(0x30, "certificate");
         if (end != d.der.length) {
             throw new Malformed("bytes after the certificate");
         }
+        d.tbsOffset = d.at;
         int tbsEnd = d.enter(0x30, "TBSCertificate");
+        d.tbsEnd = tbsEnd;
         int version = 0;
         if (d.peek() == 0xa0) {
             int versionEnd = d.enter(0xa0, "version");
@@ -50,20 +69,27 @@ final class CertificateSyntax {
                 throw new Malformed("version");
             }
         }
+        d.version = version;
         serialNumber(d);
         int algorithmFrom = d.at;
         d.algorithmIdentifier("signature algorithm");
         int algorithmTo = d.at;
+        d.algorithmOffset = algorithmFrom;
+        d.algorithmEnd = algorithmTo;
+        d.issuerOffset = d.at;
         if (name(d, "issuer") == 0) {
             throw new Malformed("empty issuer");
         }
+        d.issuerEnd = d.at;
         int validityEnd = d.enter(0x30, "validity");
-        d.time("notBefore", true);                     // RFC 5280 4.1.2.5: GeneralizedTime from 2050 only
-        d.time("notAfter", true);
+        d.notBeforeMillis = d.time("notBefore", true);     // RFC 5280 4.1.2.5: GeneralizedTime from 2050 only
+        d.notAfterMillis = d.time("notAfter", true);
         d.expectEnd(validityEnd, "validity");
         boolean subjectEmpty = name(d, "subject") == 0;
         int keyEnd = d.enter(0x30, "subject public key info");
+        d.keyAlgorithmOffset = d.at;
         d.algorithmIdentifier("public key algorithm");
+        d.keyAlgorithmEnd = d.at;
         d.bitString("public key");
         d.expectEnd(keyEnd, "subject public key info");
         for (int tag = 0x81; tag <= 0x82; tag++) {     // issuerUniqueID, subjectUniqueID: each optional
@@ -72,18 +98,18 @@ final class CertificateSyntax {
                     throw new Malformed("unique identifier in a v1 certificate");
                 }
                 d.bitStringContent(d.length(tag, "unique identifier"), "unique identifier");
+                d.uniqueIdentifiers = true;
             }
         }
-        boolean criticalAltName = false;
         if (d.at < tbsEnd && d.peek() == 0xa3) {
             if (version != 2) {
                 throw new Malformed("extensions in a v" + (version + 1) + " certificate");
             }
             int extensionsEnd = d.enter(0xa3, "extensions");
-            criticalAltName = ExtensionSyntax.extensions(d);
+            ExtensionSyntax.extensions(d);
             d.expectEnd(extensionsEnd, "extensions");
         }
-        if (subjectEmpty && !criticalAltName) {
+        if (subjectEmpty && !d.criticalAltName) {
             // RFC 5280 4.1.2.6: the identity is then in the SAN, which must be critical (the JDK refuses it too)
             throw new Malformed("empty subject without a critical subject alternative name");
         }
@@ -93,7 +119,10 @@ final class CertificateSyntax {
         if (!Arrays.equals(d.der, algorithmFrom, algorithmTo, d.der, outerFrom, d.at)) {
             throw new Malformed("outer signature algorithm differs from the signed one");
         }
-        d.bitString("signature");
+        int signatureLength = d.length(0x03, "signature");
+        d.signatureOffset = d.at;
+        d.signatureLength = signatureLength;
+        d.bitStringContent(signatureLength, "signature");
         d.expectEnd(end, "certificate");
     }
 
@@ -102,7 +131,7 @@ final class CertificateSyntax {
      * counted, not the sign byte DER puts before a value whose high bit is set. A CA that issues outside it is outside
      * the profile the verifiers were written for, and a serial is what revocation is looked up by.
      */
-    private static void serialNumber(StrictDerReader d) throws Malformed {
+    private static void serialNumber(CertificateWalk d) throws Malformed {
         int length = d.integerContent("serial number");
         if (d.der[d.at] < 0) {
             throw new Malformed("negative serial number");
@@ -113,6 +142,8 @@ final class CertificateSyntax {
         if (length - (d.der[d.at] == 0 ? 1 : 0) > 20) {
             throw new Malformed("serial number longer than 20 octets");
         }
+        d.serialOffset = d.at;
+        d.serialLength = length;
         d.at += length;
     }
 

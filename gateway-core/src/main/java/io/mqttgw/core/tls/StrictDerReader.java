@@ -10,10 +10,10 @@ import java.util.Arrays;
  * end; minimal INTEGERs and OBJECT IDENTIFIERs; DER BOOLEANs and BIT STRINGs; validity times) and says what is wrong
  * with {@link Malformed}: the one DER reading of {@link CertificateSyntax}, {@link ExtensionSyntax},
  * {@link CertificateDer} (with {@link DeviceExtensionsDer}) and {@link IdentityDer}, so the shape check, the fast path
- * and the identity cannot read a length differently. One instance per certificate read; confined to the thread that
- * reads it.
+ * and the identity cannot read a length differently ({@link CertificateWalk} extends it to keep what the shape check
+ * saw). One instance per certificate read; confined to the thread that reads it.
  */
-final class StrictDerReader {
+class StrictDerReader {
     /** Thrown inside a walk only; each reader's entry point turns it into its own answer (problem, null, refusal). */
     static final class Malformed extends Exception {
         Malformed(String what) {
