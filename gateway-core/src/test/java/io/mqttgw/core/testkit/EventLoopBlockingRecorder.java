@@ -49,8 +49,11 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
     private static final List<HandOff> HAND_OFFS = List.of(
             // Handing a task to a JDK timer pool takes that pool's queue lock for an insertion, and parks only while
             // a worker holds it for its own insertion or removal. Seen on the HiveMQ test client's loops (RxJava
-            // hands each received PUBLISH to its computation scheduler).
-            new HandOff("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer"),
+            // hands each received PUBLISH to its computation scheduler). The same lock for a removal: a future
+            // bounded with orTimeout that completes in time cancels its timeout task, which the JDK's delayer takes
+            // out of its queue at once. Seen on a Redis client's loop completing a route lookup that an operator
+            // request waited for (ForwardedOperationsIT).
+            new HandOff("java.util.concurrent.ScheduledThreadPoolExecutor$DelayedWorkQueue", "offer", "remove"),
             // Handing a task to a JDK thread pool offers it to the pool's queue without a timeout: it never waits for
             // room (a full pool rejects), and parks only while a worker holds the queue's lock for its own take. Seen
             // on a Redis client's event loop handing a new connection to its executor (RedisClusterIT, CI on a
