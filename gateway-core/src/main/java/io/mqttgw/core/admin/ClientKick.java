@@ -54,10 +54,12 @@ final class ClientKick {
     }
 
     /** The kick run by the node that holds the device, answered with what it did there; bounded like a local one. */
-    private void forward(OperatorCall call, String id, boolean discardSession, String holder) {
+    private void forward(OperatorCall asked, String id, boolean discardSession, String holder) {
+        long correlationId = api.forwarding().newCorrelationId();
+        OperatorCall call = asked.forwarded(holder, correlationId);
         CompletionStage<OperationForwarding.Forwarded<OperationForwarding.Kick>> stage;
         try {
-            stage = api.forwarding().kick(holder, id, discardSession,
+            stage = api.forwarding().kick(holder, correlationId, id, discardSession,
                     Duration.ofSeconds(BoundedAnswers.TIMEOUT_SECONDS));
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);

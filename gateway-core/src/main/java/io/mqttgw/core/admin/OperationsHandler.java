@@ -100,9 +100,7 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
             return;
         }
         DownlinkMessage m = parsed.message();
-        String what = (broadcast ? "broadcast" : "downlink client=" + m.clientId()) + " topic=" + m.topic() + " qos="
-                + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length
-                + (m.expiresAtMillis() > 0 ? " expiry" : "") + (m.properties().isEmpty() ? "" : " properties");
+        String what = describe(m, broadcast);
         if (broadcast) {
             downlink.broadcastReporting(m).whenComplete((r, e) -> {
                 String retained = e == null ? name(r.retained()) : null;
@@ -136,6 +134,13 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
         } else {
             deliver(ctx, keepAlive, endpoint, operator, remote, what, m);
         }
+    }
+
+    /** A downlink as the audit trail shows it, here and on the node a forwarded one runs on: no payload. */
+    static String describe(DownlinkMessage m, boolean broadcast) {
+        return (broadcast ? "broadcast" : "downlink client=" + m.clientId()) + " topic=" + m.topic() + " qos="
+                + m.qos() + " retain=" + m.retain() + " bytes=" + m.payload().length
+                + (m.expiresAtMillis() > 0 ? " expiry" : "") + (m.properties().isEmpty() ? "" : " properties");
     }
 
     private CompletableFuture<Optional<Route>> lookup(String clientId) {
@@ -172,10 +177,12 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
      */
     private void forward(ChannelHandlerContext ctx, boolean keepAlive, String endpoint, String operator,
                          Object remote, String what, DownlinkMessage m, String holder) {
-        String forwarded = what + " via node " + holder;
+        long correlationId = api.forwarding().newCorrelationId();
+        String forwarded = what + " via node " + holder + " correlation="
+                + OperationForwarding.correlation(correlationId);
         CompletionStage<OperationForwarding.Forwarded<DownlinkTarget.Report>> stage;
         try {
-            stage = api.forwarding().downlink(holder, m, api.downlinkTimeout());
+            stage = api.forwarding().downlink(holder, correlationId, m, api.downlinkTimeout());
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
         }

@@ -1,6 +1,7 @@
 package io.mqttgw.core.admin;
 
 import io.mqttgw.core.events.EventLog;
+import io.mqttgw.core.spi.OperationForwarding;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
@@ -35,6 +36,15 @@ final class OperatorCall {
         this.what = what;
         this.metrics = metrics;
         this.events = events;
+    }
+
+    /**
+     * The same call sent on to {@code holder}: its audit line names the holder and the correlation id, which the
+     * holder's own line carries too.
+     */
+    OperatorCall forwarded(String holder, long correlationId) {
+        return new OperatorCall(ctx, keepAlive, endpoint, operator, remote, what + " via node " + holder
+                + " correlation=" + OperationForwarding.correlation(correlationId), metrics, events);
     }
 
     void done(HttpResponseStatus status, String result, String outcome, OperatorJson.Body body) {

@@ -56,7 +56,7 @@ final class AdminPlane implements AutoCloseable {
                OperatorApi.Drain drain) throws InterruptedException {
         OperationForwarding forwarding = providers.routes().forwarding().orElse(null);
         if (forwarding != null) {
-            forwarding.serve(new HolderOperations(registry, downlink, providers.sessions(), metrics));
+            forwarding.serve(new HolderOperations(registry, downlink, providers.sessions(), metrics, events));
         }
         if (!config.admin().enabled()) {
             return;

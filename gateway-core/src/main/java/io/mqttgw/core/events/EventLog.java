@@ -69,6 +69,17 @@ public final class EventLog {
                 LogText.escape(what), LogText.escape(outcome));
     }
 
+    /**
+     * An operation another node forwarded to this one for a device this node holds, as that node's operator asked
+     * it: the asking node and the correlation id that its own {@link #operation} line carries, what and what came of
+     * it. Always written, like an operation: a platform team reading this node's log sees every command its devices
+     * got, wherever the operator called.
+     */
+    public void forwardedOperation(String askingNode, String correlation, String what, String outcome) {
+        LOG.info("operation forwarded from={} correlation={} what={} outcome={}", LogText.escape(askingNode),
+                correlation, LogText.escape(what), LogText.escape(outcome));
+    }
+
     /** An admin request refused before an operator was known (no or a wrong credential); rate-limited. */
     public void operationRefused(Object remote, String what, String reason) {
         if (admit()) {

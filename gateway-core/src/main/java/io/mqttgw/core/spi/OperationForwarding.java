@@ -1,6 +1,7 @@
 package io.mqttgw.core.spi;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -17,21 +18,42 @@ public interface OperationForwarding {
     /** Starts answering the requests other nodes forward to this one; until then they are refused as busy. */
     void serve(Holder node);
 
+    /**
+     * A new correlation id for one request: the asking node writes it in its audit line before it sends the request,
+     * the holder in its own, so the two lines join.
+     */
+    long newCorrelationId();
+
     /** Sends {@code message} to its device on {@code nodeId}; completes with what became of it there. */
-    CompletionStage<Forwarded<DownlinkTarget.Report>> downlink(String nodeId, DownlinkMessage message,
-                                                               Duration timeout);
+    CompletionStage<Forwarded<DownlinkTarget.Report>> downlink(String nodeId, long correlationId,
+                                                               DownlinkMessage message, Duration timeout);
 
     /** Kicks {@code clientId} on {@code nodeId}; completes with what the kick did there. */
-    CompletionStage<Forwarded<Kick>> kick(String nodeId, String clientId, boolean discardSession, Duration timeout);
+    CompletionStage<Forwarded<Kick>> kick(String nodeId, long correlationId, String clientId, boolean discardSession,
+                                          Duration timeout);
 
-    /** What the holder runs for a forwarded request: the same code as a request sent to it directly. Any thread. */
+    /** How a correlation id is written in logs and answers: 16 hexadecimal digits. */
+    static String correlation(long correlationId) {
+        return String.format(Locale.ROOT, "%016x", correlationId);
+    }
+
+    /**
+     * What the holder runs for a forwarded request: the same code as a request sent to it directly, audited on the
+     * holder with the asking node and the correlation id. Any thread.
+     */
     interface Holder {
-        /** Whether the device has a session on this node now. */
-        boolean holds(String clientId);
+        /**
+         * Completes with what became of the message, or with null when the device has no session on this node (then
+         * nothing was done).
+         */
+        CompletionStage<DownlinkTarget.Report> downlink(Origin origin, DownlinkMessage message);
 
-        CompletionStage<DownlinkTarget.Report> downlink(DownlinkMessage message);
+        /** Completes with what the kick did, or with null when the device has no session on this node. */
+        CompletionStage<Kick> kick(Origin origin, String clientId, boolean discardSession);
+    }
 
-        CompletionStage<Kick> kick(String clientId, boolean discardSession);
+    /** Who asked the holder: the asking node and the correlation id of its request. */
+    record Origin(String nodeId, long correlationId) {
     }
 
     /** What a kick did: whether a session was open to close, and whether the stored session was discarded. */

@@ -16,7 +16,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongFunction;
 import org.redisson.api.RTopic;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.ByteArrayCodec;
@@ -132,10 +131,16 @@ public final class RedisOperationForwarding implements OperationForwarding {
     }
 
     @Override
-    public CompletionStage<Forwarded<DownlinkTarget.Report>> downlink(String node, DownlinkMessage message,
-                                                                      Duration timeout) {
+    public long newCorrelationId() {
+        return ids.incrementAndGet();
+    }
+
+    @Override
+    public CompletionStage<Forwarded<DownlinkTarget.Report>> downlink(String node, long correlationId,
+                                                                      DownlinkMessage message, Duration timeout) {
         int millis = millis(timeout);
-        return send(node, id -> ForwardCodec.downlink(id, millis, nodeId, message), millis).thenApply(r -> {
+        byte[] request = ForwardCodec.downlink(correlationId, millis, nodeId, message);
+        return send(node, correlationId, request, millis).thenApply(r -> {
             if (r.status() == ForwardCodec.NOT_HERE) {
                 return new Forwarded<>(r.nodeId(), null);
             }
@@ -145,11 +150,11 @@ public final class RedisOperationForwarding implements OperationForwarding {
     }
 
     @Override
-    public CompletionStage<Forwarded<Kick>> kick(String node, String clientId, boolean discardSession,
-                                                 Duration timeout) {
+    public CompletionStage<Forwarded<Kick>> kick(String node, long correlationId, String clientId,
+                                                 boolean discardSession, Duration timeout) {
         int millis = millis(timeout);
-        LongFunction<byte[]> request = id -> ForwardCodec.kick(id, millis, nodeId, clientId, discardSession);
-        return send(node, request, millis).thenApply(r -> {
+        byte[] request = ForwardCodec.kick(correlationId, millis, nodeId, clientId, discardSession);
+        return send(node, correlationId, request, millis).thenApply(r -> {
             if (r.status() == ForwardCodec.NOT_HERE) {
                 return new Forwarded<>(r.nodeId(), null);
             }
@@ -172,7 +177,7 @@ public final class RedisOperationForwarding implements OperationForwarding {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
     }
 
-    private CompletableFuture<ForwardCodec.Reply> send(String node, LongFunction<byte[]> request, int timeoutMillis) {
+    private CompletableFuture<ForwardCodec.Reply> send(String node, long id, byte[] request, int timeoutMillis) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("node " + nodeId + " is shutting down"));
         }
@@ -184,12 +189,15 @@ public final class RedisOperationForwarding implements OperationForwarding {
             return CompletableFuture.failedFuture(new Busy("node " + nodeId + " waits for " + maxInFlight
                     + " forwarded operations already (routes.redis.forward-max-in-flight)"));
         }
-        long id = ids.incrementAndGet();
         CompletableFuture<ForwardCodec.Reply> answer = new CompletableFuture<>();
-        waiting.put(id, answer);
+        if (waiting.putIfAbsent(id, answer) != null) {
+            return CompletableFuture.failedFuture(new IllegalArgumentException("correlation id "
+                    + OperationForwarding.correlation(id) + " is in use"));
+        }
         answer.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).whenComplete((r, e) -> waiting.remove(id, answer));
+        String channel = channels.request(node);
         try {
-            client.getTopic(channels.request(node), ByteArrayCodec.INSTANCE).publishAsync(request.apply(id))
+            client.getTopic(channel, ByteArrayCodec.INSTANCE).publishAsync(request)
                     .whenComplete((receivers, error) -> {
                         if (error != null) {
                             answer.completeExceptionally(error);
@@ -253,15 +261,15 @@ public final class RedisOperationForwarding implements OperationForwarding {
     }
 
     private CompletableFuture<byte[]> run(Holder node, ForwardCodec.Request r) {
-        if (!node.holds(r.clientId())) {
-            return CompletableFuture.completedFuture(ForwardCodec.notHere(r.id(), nodeId));
-        }
+        Origin origin = new Origin(r.replyTo(), r.id());
         if (r.kind() == ForwardCodec.DOWNLINK) {
-            return node.downlink(r.message()).toCompletableFuture()
-                    .thenApply(report -> ForwardCodec.downlinkReply(r.id(), nodeId, report));
+            return node.downlink(origin, r.message()).toCompletableFuture()
+                    .thenApply(report -> report == null ? ForwardCodec.notHere(r.id(), nodeId)
+                            : ForwardCodec.downlinkReply(r.id(), nodeId, report));
         }
-        return node.kick(r.clientId(), r.discardSession()).toCompletableFuture()
-                .thenApply(k -> ForwardCodec.kickReply(r.id(), nodeId, k.closed(), k.sessionDiscarded()));
+        return node.kick(origin, r.clientId(), r.discardSession()).toCompletableFuture()
+                .thenApply(k -> k == null ? ForwardCodec.notHere(r.id(), nodeId)
+                        : ForwardCodec.kickReply(r.id(), nodeId, k.closed(), k.sessionDiscarded()));
     }
 
     private void reply(ForwardCodec.Request r, byte[] reply) {

@@ -10,6 +10,7 @@ import com.hivemq.client.mqtt.MqttClientState;
 import com.hivemq.client.mqtt.datatypes.MqttQos;
 import com.hivemq.client.mqtt.mqtt3.Mqtt3AsyncClient;
 import io.mqttgw.core.bootstrap.Gateway;
+import io.mqttgw.core.testkit.EventLogCapture;
 import io.mqttgw.core.testkit.MqttBytes;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestDevices;
@@ -28,6 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.redisson.api.RTopic;
 import org.redisson.client.codec.ByteArrayCodec;
@@ -110,6 +114,93 @@ class ForwardedOperationsIT extends RedisNodes {
     }
 
     @Test
+    void holderWritesAnAuditLineForEachForwardedOperationJoinedToTheAskersByCorrelationId() throws Exception {
+        try (EventLogCapture log = new EventLogCapture();
+             Gateway a = node("node-a").start(); Gateway b = node("node-b").start()) {
+            List<byte[]> received = new CopyOnWriteArrayList<>();
+            Mqtt3AsyncClient device = TestDevices.mutualTls(pki, a.tlsPort(), "dev-audit").buildAsync();
+            device.connectWith().cleanSession(true).send().join();
+            device.subscribeWith().topicFilter("devices/dev-audit/cmd").qos(MqttQos.AT_LEAST_ONCE)
+                    .callback(p -> received.add(p.getPayloadAsBytes())).send().join();
+            awaitRoute(b, "dev-audit", "node-a");
+
+            HttpResponse<String> downlink = send(b, "POST", "/downlink?client=dev-audit&topic=devices/dev-audit/cmd"
+                    + "&qos=1", new byte[] {1, 2, 3}, TestGateway.OPERATOR_TOKEN);
+            assertEquals(200, downlink.statusCode(), downlink.body());
+            String asked = awaitLine(log, l -> l.startsWith("operation operator=") && l.contains("downlink "
+                    + "client=dev-audit") && l.contains("via node node-a"));
+            String correlation = correlationOf(asked);
+            String held = awaitLine(log, l -> l.startsWith("operation forwarded from=node-b correlation="
+                    + correlation + " "));
+            assertTrue(held.contains("what=downlink client=dev-audit topic=devices/dev-audit/cmd qos=1"), held);
+            assertTrue(held.endsWith("outcome=delivered"), held);
+
+            HttpResponse<String> kick = send(b, "DELETE", "/clients/dev-audit", null, TestGateway.OPERATOR_TOKEN);
+            assertEquals(200, kick.statusCode(), kick.body());
+            String kickAsked = awaitLine(log, l -> l.startsWith("operation operator=")
+                    && l.contains("DELETE /clients/dev-audit via node node-a"));
+            String kickCorrelation = correlationOf(kickAsked);
+            assertTrue(!kickCorrelation.equals(correlation), "one id per request: " + kickAsked);
+            String kickHeld = awaitLine(log, l -> l.startsWith("operation forwarded from=node-b correlation="
+                    + kickCorrelation + " "));
+            assertTrue(kickHeld.contains("what=kick client=dev-audit"), kickHeld);
+            assertTrue(kickHeld.endsWith("outcome=kicked"), kickHeld);
+            assertEquals(2, log.lines().stream().filter(l -> l.startsWith("operation forwarded ")).count(),
+                    "one line on the holder per forwarded operation: " + log.lines());
+        }
+    }
+
+    /**
+     * Waits until {@code node} reads routes and hears replies: a node just started may answer 503 for either, which a
+     * test of a 503 must not take for its own.
+     */
+    private static void awaitForwarding(Gateway node) throws Exception {
+        plantRoute("dev-probe", "node-probe");
+        RTopic probe = check.getTopic("mqttgw:ops:{node-probe}", ByteArrayCodec.INSTANCE);
+        // answers every request at once as "no longer held there": a 409 proves the round trip works
+        int listener = probe.addListener(byte[].class, (channel, m) -> {
+            ForwardCodec.Request request = ForwardCodec.request(m);
+            check.getTopic("mqttgw:ops-reply:{" + request.replyTo() + "}", ByteArrayCodec.INSTANCE)
+                    .publishAsync(ForwardCodec.notHere(request.id(), "node-probe"));
+        });
+        try {
+            long deadline = System.currentTimeMillis() + PATIENCE_MILLIS;
+            HttpResponse<String> r;
+            do {
+                r = send(node, "POST", "/downlink?client=dev-probe&topic=t/cmd&qos=1", new byte[] {1},
+                        TestGateway.OPERATOR_TOKEN);
+                if (r.statusCode() == 409) {
+                    return;
+                }
+                Thread.sleep(50);
+            } while (System.currentTimeMillis() < deadline);
+            throw new AssertionError("node does not forward yet: " + r.body());
+        } finally {
+            probe.removeListener(listener);
+            check.getKeys().delete("mqttgw:route:{dev-probe}");
+        }
+    }
+
+    private static String awaitLine(EventLogCapture log, Predicate<String> wanted) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + PATIENCE_MILLIS;
+        do {
+            for (String line : log.lines()) {
+                if (wanted.test(line)) {
+                    return line;
+                }
+            }
+            Thread.sleep(20);
+        } while (System.currentTimeMillis() < deadline);
+        throw new AssertionError("no such line in " + log.lines());
+    }
+
+    private static String correlationOf(String line) {
+        Matcher m = Pattern.compile("correlation=([0-9a-f]{16})").matcher(line);
+        assertTrue(m.find(), "the asking node's line carries the correlation id: " + line);
+        return m.group(1);
+    }
+
+    @Test
     void forwardingNodeRefusesOperatorsWithoutTheRightToken() throws Exception {
         try (Gateway a = node("node-a").start(); Gateway b = node("node-b").start()) {
             List<byte[]> received = new CopyOnWriteArrayList<>();
@@ -148,6 +239,7 @@ class ForwardedOperationsIT extends RedisNodes {
         // bound: retry-interval x (max-retries + 1) = 2 s
         try (Gateway b = node("node-b").with("downlink.retry-interval", "1s").with("downlink.max-retries", "1")
                 .start()) {
+            awaitForwarding(b);
             long started = System.nanoTime();
             HttpResponse<String> onB = send(b, "POST", "/downlink?client=dev-orphan&topic=t/cmd&qos=1",
                     new byte[] {7}, TestGateway.OPERATOR_TOKEN);
@@ -181,6 +273,7 @@ class ForwardedOperationsIT extends RedisNodes {
         int listener = mute.addListener(byte[].class, (channel, m) -> heard.add(m));
         try (Gateway b = node("node-b").with("routes.redis.forward-max-in-flight", "1")
                 .with("downlink.retry-interval", "3s").with("downlink.max-retries", "1").start()) {
+            awaitForwarding(b);
             String downlink = "/downlink?client=dev-silent&topic=t/cmd&qos=1";
             CompletableFuture<HttpResponse<String>> first = sendAsync(b, downlink);
             long deadline = System.currentTimeMillis() + PATIENCE_MILLIS;
