@@ -69,6 +69,8 @@ final class ClientKick {
             if (cause instanceof TimeoutException) {
                 call.refuse(HttpResponseStatus.GATEWAY_TIMEOUT, "timeout", "no answer from node " + holder
                         + " within " + BoundedAnswers.TIMEOUT_SECONDS + " s", holder);
+            } else if (cause instanceof OperationForwarding.Unreachable) {
+                call.refuse(HttpResponseStatus.SERVICE_UNAVAILABLE, "unreachable", cause.getMessage(), holder);
             } else if (cause instanceof OperationForwarding.Busy) {
                 call.refuse(HttpResponseStatus.SERVICE_UNAVAILABLE, "busy", cause.getMessage(), holder);
             } else if (cause != null) {

@@ -192,6 +192,9 @@ final class OperationsHandler extends SimpleChannelInboundHandler<FullHttpReques
                 refuse(ctx, keepAlive, HttpResponseStatus.GATEWAY_TIMEOUT, endpoint, "timeout", operator, remote,
                         forwarded, "no answer from node " + holder + " within " + api.downlinkTimeout().toMillis()
                                 + " ms; the device may or may not have the message", holder);
+            } else if (cause instanceof OperationForwarding.Unreachable) {
+                refuse(ctx, keepAlive, HttpResponseStatus.SERVICE_UNAVAILABLE, endpoint, "unreachable", operator,
+                        remote, forwarded, cause.getMessage(), holder);
             } else if (cause instanceof OperationForwarding.Busy) {
                 refuse(ctx, keepAlive, HttpResponseStatus.SERVICE_UNAVAILABLE, endpoint, "busy", operator, remote,
                         forwarded, cause.getMessage(), holder);

@@ -68,6 +68,18 @@ public interface OperationForwarding {
     record Forwarded<T>(String nodeId, T outcome) {
     }
 
+    /**
+     * Nobody listens on the holder's channel (the node is gone, its route not expired yet): the request was not
+     * delivered, so nothing happened on any node. Only reported where Redis counts every receiver of a message.
+     */
+    final class Unreachable extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        public Unreachable(String message) {
+            super(message, null, false, false);
+        }
+    }
+
     /** The holder had its bound of forwarded requests in flight and refused this one. */
     final class Busy extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -43,6 +43,7 @@ public final class RedisOperationForwarding implements OperationForwarding {
     private final Channels channels;
     private final int maxInFlight;
     private final BooleanSupplier connected;
+    private final boolean receiversCounted;
     private final RTopic requests;
     private final RTopic replies;
     private final ConcurrentHashMap<Long, CompletableFuture<ForwardCodec.Reply>> waiting = new ConcurrentHashMap<>();
@@ -53,6 +54,7 @@ public final class RedisOperationForwarding implements OperationForwarding {
     private final Counter refusedBusy;
     private final Counter malformed;
     private final Counter late;
+    private final Counter unreachable;
     private volatile boolean subscribed;
     private volatile boolean closed;
     private volatile Holder holder;
@@ -65,25 +67,31 @@ public final class RedisOperationForwarding implements OperationForwarding {
     }
 
     /**
-     * @param connected whether Redis has answered once: until then the lazily connecting client would connect on the
-     *                  caller's thread, so nothing is sent
+     * @param connected        whether Redis has answered once: until then the lazily connecting client would connect
+     *                         on the caller's thread, so nothing is sent
+     * @param receiversCounted whether the count a PUBLISH answers is every subscriber of the channel, so that 0 means
+     *                         the holder does not listen: true for one standalone server only (see {@link #send})
      */
     public RedisOperationForwarding(RedissonClient client, String nodeId, Channels channels, int maxInFlight,
-                                    BooleanSupplier connected, MeterRegistry meters) {
+                                    BooleanSupplier connected, boolean receiversCounted, MeterRegistry meters) {
         this.client = client;
         this.nodeId = nodeId;
         this.channels = channels;
         this.maxInFlight = maxInFlight;
         this.connected = connected;
+        this.receiversCounted = receiversCounted;
         this.requests = client.getTopic(channels.request(nodeId), ByteArrayCodec.INSTANCE);
         this.replies = client.getTopic(channels.reply(nodeId), ByteArrayCodec.INSTANCE);
         String name = "mqttgw.operations.forwarded.messages";
-        String description = "Forwarded operator operations this node received: requests answered or refused busy, "
-                + "messages dropped as malformed, replies that came after the asker stopped waiting";
+        String description = "Forwarded operator operations: requests this node received and answered or refused "
+                + "busy, messages dropped as malformed, replies that came after the asker stopped waiting, requests "
+                + "this node sent that no node received (unreachable)";
         this.answered = Counter.builder(name).description(description).tag("result", "answered").register(meters);
         this.refusedBusy = Counter.builder(name).description(description).tag("result", "busy").register(meters);
         this.malformed = Counter.builder(name).description(description).tag("result", "malformed").register(meters);
         this.late = Counter.builder(name).description(description).tag("result", "late").register(meters);
+        this.unreachable = Counter.builder(name).description(description).tag("result", "unreachable")
+                .register(meters);
         String inflight = "Forwarded operator operations in flight: run for other nodes (side=holder), or sent to "
                 + "the holder and waited for (side=asker)";
         Gauge.builder("mqttgw.operations.forwarded.inflight", running, AtomicInteger::get)
@@ -199,10 +207,16 @@ public final class RedisOperationForwarding implements OperationForwarding {
         try {
             client.getTopic(channel, ByteArrayCodec.INSTANCE).publishAsync(request)
                     .whenComplete((receivers, error) -> {
+                        // 0 receivers proves nobody listens only where one server counts every subscriber; in
+                        // Cluster or Sentinel a holder may hear it uncounted, so there only its answer or the bound
                         if (error != null) {
                             answer.completeExceptionally(error);
+                        } else if (receiversCounted && receivers != null && receivers == 0
+                                && answer.completeExceptionally(new Unreachable("node " + node + " is not reachable: "
+                                + "no node listens on " + channel + " (stopped or crashed, its route not expired "
+                                + "yet); the request was not delivered"))) {
+                            unreachable.increment();
                         }
-                        // no receiver is not an answer: in Redis Cluster a PUBLISH counts the receivers of one shard
                     });
         } catch (RuntimeException e) {
             answer.completeExceptionally(e);

@@ -79,7 +79,21 @@ public final class RedisRouteStore implements RouteStore {
             public String reply(String node) {
                 return keys.operationRepliesChannel(node);
             }
-        }, settings.forwardMaxInFlight(), flusher::connected, meters);
+        }, settings.forwardMaxInFlight(), flusher::connected, publishCountsEverySubscriber(settings), meters);
+    }
+
+    /**
+     * Whether 0 receivers of a PUBLISH proves that the holder does not listen, so a request to it can be answered at
+     * once instead of after its whole bound. Only with one standalone server: there PUBLISH counts every client that
+     * got the message. In Redis Cluster it counts only the clients of the node that took the PUBLISH, while the
+     * cluster bus delivers the message to the subscribers of every other node, so a holder subscribed elsewhere (a
+     * topology change, a replica under subscription mode SLAVE) hears it while the asker reads 0. With Sentinel a
+     * PUBLISH is replicated to the replicas and delivered to their subscribers uncounted: a holder still subscribed
+     * to the demoted master during a failover, or to a replica by configuration, hears it too. There, and where a
+     * Redisson file sets the topology, the asker keeps waiting for the answer or the bound.
+     */
+    static boolean publishCountsEverySubscriber(RedisRouteSettings settings) {
+        return settings.configFile() == null && "standalone".equals(settings.mode());
     }
 
     /**

@@ -150,6 +150,37 @@ class ForwardedOperationsIT extends RedisNodes {
         }
     }
 
+    @Test
+    void routeNamingANodeThatDoesNotRunIsAnsweredAtOnceNotAfterTheBound() throws Exception {
+        // the route outlives its node (crashed, its route not expired yet): nobody listens on its channel
+        plantRoute("dev-ghost", "node-ghost");
+        // bound of a forwarded downlink: retry-interval x (max-retries + 1) = 30 s; a kick's is 10 s
+        try (Gateway b = node("node-b").with("downlink.retry-interval", "10s").with("downlink.max-retries", "2")
+                .start()) {
+            awaitForwarding(b);
+            long started = System.nanoTime();
+            HttpResponse<String> downlink = send(b, "POST", "/downlink?client=dev-ghost&topic=t/cmd&qos=1",
+                    new byte[] {7}, TestGateway.OPERATOR_TOKEN);
+            long tookMillis = (System.nanoTime() - started) / 1_000_000;
+            assertEquals(503, downlink.statusCode(), downlink.body());
+            JsonNode answer = JSON.readTree(downlink.body());
+            assertEquals("node-ghost", answer.get("node").asText(), downlink.body());
+            assertTrue(answer.get("error").asText().contains("not delivered"), downlink.body());
+            assertTrue(tookMillis < 10_000, "answered without waiting the 30 s bound: " + tookMillis + " ms");
+
+            HttpResponse<String> kick = send(b, "DELETE", "/clients/dev-ghost", null, TestGateway.OPERATOR_TOKEN);
+            // the kick's bound would end in a 504: a 503 is the answer that did not wait for it
+            assertEquals(503, kick.statusCode(), kick.body());
+            assertEquals("node-ghost", JSON.readTree(kick.body()).get("node").asText(), kick.body());
+            assertTrue(kick.body().contains("not delivered"), kick.body());
+            String metrics = send(b, "GET", "/metrics", null, null).body();
+            assertTrue(metrics.lines().anyMatch(l -> l.startsWith("mqttgw_operations_forwarded_messages_total{")
+                    && l.contains("result=\"unreachable\"") && l.endsWith("} 2.0")), metrics);
+        } finally {
+            check.getKeys().delete("mqttgw:route:{dev-ghost}");
+        }
+    }
+
     /**
      * Waits until {@code node} reads routes and hears replies: a node just started may answer 503 for either, which a
      * test of a 503 must not take for its own.

@@ -1,6 +1,7 @@
 package io.mqttgw.routing.redis;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -37,6 +38,17 @@ class RedisRouteSettingsTest {
         RedisRouteSettings sentinel = RedisRouteSettings.from(TestRouteStores.values(null, "routes.redis.mode",
                 "sentinel", "routes.redis.address", "10.0.0.1:26379", "routes.redis.sentinel-master", "m"));
         assertEquals(ReadMode.MASTER, sentinel.redissonConfig("n").useSentinelServers().getReadMode());
+    }
+
+    @Test
+    void noReceiverOfAForwardedRequestMeansNobodyListensOnAStandaloneServerOnly() {
+        assertTrue(RedisRouteStore.publishCountsEverySubscriber(RedisRouteSettings.from(TestRouteStores.values(null))));
+        // Cluster counts the receiving node's subscribers only, Sentinel leaves a replica's uncounted
+        assertFalse(RedisRouteStore.publishCountsEverySubscriber(RedisRouteSettings.from(TestRouteStores.values(null,
+                "routes.redis.mode", "cluster", "routes.redis.address", "10.0.0.1:7000"))));
+        assertFalse(RedisRouteStore.publishCountsEverySubscriber(RedisRouteSettings.from(TestRouteStores.values(null,
+                "routes.redis.mode", "sentinel", "routes.redis.address", "10.0.0.1:26379",
+                "routes.redis.sentinel-master", "m"))));
     }
 
     @Test
