@@ -13,8 +13,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * The pipeline of one admin listener: connection limit -> idle close -> [TLS -> TLS refusal] -> HTTP codec ->
- * [read-only endpoints] -> [operator authentication ->
+ * The pipeline of one admin listener: connection limit -> idle timer -> [TLS -> TLS refusal] -> HTTP codec -> idle
+ * close -> [read-only endpoints] -> [operator authentication ->
  * body aggregation -> client operations -> config reload -> downlink operations]. The read-only listener has the
  * read-only part, and the operations part too when
  * operations share it; a separate operations listener has only the operations part (and TLS with operator mutual
@@ -51,7 +51,6 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
     private final Supplier<SslContext> tls;
     private final AdminMetrics metrics;
     private final AdminConnectionLimitHandler limit;
-    private final AdminIdleCloseHandler idleClose;
     private final AdminTlsRefusalHandler tlsRefusal;
     private final long idleMillis;
 
@@ -66,7 +65,6 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
         this.tls = tls;
         this.metrics = metrics;
         this.limit = new AdminConnectionLimitHandler(maxConnections, metrics);
-        this.idleClose = new AdminIdleCloseHandler(metrics);
         this.tlsRefusal = new AdminTlsRefusalHandler(metrics);
         this.idleMillis = idleTimeout.toMillis();
     }
@@ -76,13 +74,14 @@ final class AdminChannelInitializer extends ChannelInitializer<Channel> {
         ChannelPipeline p = ch.pipeline();
         p.addLast(LIMIT, limit);
         p.addLast(IDLE, new IdleStateHandler(0, 0, idleMillis, TimeUnit.MILLISECONDS));
-        p.addLast(IDLE_CLOSE, idleClose);
         if (tls != null) {
             // the current context: operator TLS files changed on disk are picked up by the next connection
             p.addLast(TLS, tls.get().newHandler(ch.alloc()));
             p.addLast(TLS_REFUSAL, tlsRefusal);
         }
         p.addLast(HTTP, new HttpServerCodec());
+        // after the codec: it keeps a connection whose answer is still being worked out (see the handler)
+        p.addLast(IDLE_CLOSE, new AdminIdleCloseHandler(metrics));
         if (readOnly != null) {
             p.addLast(READ_ONLY, new ReadOnlyEndpointsHandler(readOnly.registry(), readOnly.health(), metrics,
                     readOnly.operationsRefusal()));

@@ -333,7 +333,9 @@ public final class CoreConfigKeys {
             "0 to 65535; 0 picks a free port", "Port of the admin HTTP listener.", intRange(0, PORT_MAX));
     public static final ConfigKey<Duration> ADMIN_IDLE_TIMEOUT = new ConfigKey<>("admin.idle-timeout", "30s",
             "1s to 1h", "An admin connection (read-only or operations listener) with no byte read or written for this "
-                    + "long is closed, so idle or slow sockets cannot hold the listener.",
+                    + "long is closed, so idle or slow sockets cannot hold the listener; not while the node still owes "
+                    + "the answer to a request read whole (an operation forwarded to another node waits up to its own "
+                    + "bound).",
             duration(Duration.ofSeconds(1), Duration.ofHours(1)));
     public static final ConfigKey<Integer> ADMIN_MAX_CONNECTIONS = new ConfigKey<>("admin.max-connections", "64",
             "1 to 10000", "Open connections each admin listener keeps; a new one past it closes the listener's oldest "
