@@ -10,6 +10,7 @@ import static io.mqttgw.core.tls.RawDer.oid;
 import static io.mqttgw.core.tls.RawDer.rdn;
 import static io.mqttgw.core.tls.RawDer.seq;
 import static io.mqttgw.core.tls.RawDer.tlv;
+import static io.mqttgw.core.tls.RawDer.utc;
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -89,11 +90,6 @@ class MalformedCertificateTest {
             return RawDer.signedCertificate(seq(fields.toArray(new byte[0][])), outerAlgorithm,
                     ca.getKeyPair().getPrivate(), "SHA256withECDSA");
         }
-    }
-
-    private static byte[] utc(Instant t) {
-        return tlv(0x17, ascii(DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'",
-                Locale.ROOT).withZone(ZoneOffset.UTC).format(t)));
     }
 
     private static byte[] device(Consumer<Tbs> change) {

@@ -9,6 +9,10 @@ import java.security.GeneralSecurityException;
 import java.security.PrivateKey;
 import java.security.Provider;
 import java.security.Signature;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 import org.bouncycastle.asn1.ASN1ObjectIdentifier;
 
 /**
@@ -83,6 +87,12 @@ public final class RawDer {
     }
 
     /** Tag, minimal definite length, content. */
+    /** A UTCTime of {@code t} (seconds, Z), as a CA writes validity dates before 2050. */
+    public static byte[] utc(Instant t) {
+        return tlv(0x17, ascii(DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC)
+                .format(t)));
+    }
+
     public static byte[] tlv(int tag, byte[]... parts) {
         byte[] content = concat(parts);
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -10,6 +10,7 @@ import static io.mqttgw.core.tls.RawDer.oid;
 import static io.mqttgw.core.tls.RawDer.rdn;
 import static io.mqttgw.core.tls.RawDer.seq;
 import static io.mqttgw.core.tls.RawDer.tlv;
+import static io.mqttgw.core.tls.RawDer.utc;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -80,11 +81,6 @@ class SignedDerStrictnessTest {
             return concat(RawDer.signedCertificate(tbs, algorithm(ECDSA_SHA256, false), ca.getKeyPair().getPrivate(),
                     "SHA256withECDSA"), after);
         }
-    }
-
-    private static byte[] utc(Instant t) {
-        return tlv(0x17, ascii(DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'",
-                Locale.ROOT).withZone(ZoneOffset.UTC).format(t)));
     }
 
     private static byte[] device(Consumer<Tbs> change) {
