@@ -1,5 +1,7 @@
 package io.mqttgw.core.tls;
 
+import static io.mqttgw.core.tls.HandSignedCa.CLIENT_AUTH;
+import static io.mqttgw.core.tls.HandSignedCa.ECDSA_SHA256;
 import static io.mqttgw.core.tls.RawDer.algorithm;
 import static io.mqttgw.core.tls.RawDer.ascii;
 import static io.mqttgw.core.tls.RawDer.concat;
@@ -21,10 +23,7 @@ import io.netty.handler.ssl.OpenSsl;
 import io.netty.handler.ssl.OpenSslCertificateException;
 import io.netty.handler.ssl.util.LazyX509Certificate;
 import io.netty.internal.tcnative.CertificateVerifier;
-import io.netty.pkitesting.CertificateBuilder;
-import io.netty.pkitesting.X509Bundle;
 import java.math.BigInteger;
-import java.security.KeyPair;
 import java.security.cert.CertificateException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
@@ -50,19 +49,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class MalformedCertificateTest {
     private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-    private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
     private static final String SERVER_AUTH = "1.3.6.1.5.5.7.3.1";
-    private static final String ECDSA_SHA256 = "1.2.840.10045.4.3.2";
-    private static X509Bundle ca;
-    private static KeyPair deviceKey;
+    private static HandSignedCa ca;
 
     @BeforeAll
     static void authority() throws Exception {
-        ca = new CertificateBuilder().ecp256().subject("CN=Malformed Test CA").setIsCertificateAuthority(true)
-                .notBefore(NOW.minus(1, ChronoUnit.DAYS)).notAfter(NOW.plus(30, ChronoUnit.DAYS)).buildSelfSigned();
-        java.security.KeyPairGenerator generator = java.security.KeyPairGenerator.getInstance("EC");
-        generator.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
-        deviceKey = generator.generateKeyPair();
+        ca = HandSignedCa.create("CN=Malformed Test CA", NOW);
     }
 
     /** The fields of a device certificate, well-formed until a test changes one. */
@@ -80,15 +72,14 @@ class MalformedCertificateTest {
             fields.add(version);
             fields.add(integer(BigInteger.valueOf(4711)));
             fields.add(algorithm);
-            fields.add(ca.getCertificate().getSubjectX500Principal().getEncoded());
+            fields.add(ca.issuer());
             fields.add(seq(notBefore, notAfter));
             fields.add(subject);
-            fields.add(deviceKey.getPublic().getEncoded());
+            fields.add(ca.deviceKey());
             if (!extensions.isEmpty()) {
                 fields.add(tlv(0xa3, seq(extensions.toArray(new byte[0][]))));
             }
-            return RawDer.signedCertificate(seq(fields.toArray(new byte[0][])), outerAlgorithm,
-                    ca.getKeyPair().getPrivate(), "SHA256withECDSA");
+            return ca.sign(seq(fields.toArray(new byte[0][])), outerAlgorithm);
         }
     }
 
@@ -151,7 +142,7 @@ class MalformedCertificateTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("malformed")
     void everyVerifierRefusesAMalformedCertificateAsMalformed(String what, byte[] der) throws Exception {
-        List<X509Certificate> cas = List.of(ca.getCertificate());
+        List<X509Certificate> cas = List.of(ca.certificate());
         CertificatePolicy policy = new CertificatePolicy(RevocationLists.NONE, false);
         assertNull(new LeanVerifier(cas, policy, 0, true).verifiedFromDer(der, NOW.toEpochMilli()),
                 "the DER fast path accepted " + what);
@@ -175,7 +166,7 @@ class MalformedCertificateTest {
     @Test
     void theHandMadeDeviceCertificateIsAcceptedWhenWellFormed() throws Exception {
         byte[] der = device(t -> { });
-        List<X509Certificate> cas = List.of(ca.getCertificate());
+        List<X509Certificate> cas = List.of(ca.certificate());
         CertificatePolicy policy = new CertificatePolicy(RevocationLists.NONE, false);
         assertNotNull(new LeanVerifier(cas, policy, 0, true).verifiedFromDer(der, NOW.toEpochMilli()),
                 "the fast path reads the well-formed certificate");
@@ -192,7 +183,7 @@ class MalformedCertificateTest {
             throw new IllegalStateException("the JDK could not parse it");
         }, new CertificateIdentities("cn"), new X509Certificate[0], System::currentTimeMillis);
         CertificateException e = assertThrows(CertificateException.class, () -> trust.checkClientTrusted(
-                new X509Certificate[] {ca.getCertificate()}, "EC"));
+                new X509Certificate[] {ca.certificate()}, "EC"));
         assertEquals(TlsFailureReason.MALFORMED_CERTIFICATE, TlsFailureReason.classify(e));
     }
 }

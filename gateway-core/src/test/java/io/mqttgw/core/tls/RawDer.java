@@ -86,13 +86,13 @@ public final class RawDer {
         return out.toByteArray();
     }
 
-    /** Tag, minimal definite length, content. */
     /** A UTCTime of {@code t} (seconds, Z), as a CA writes validity dates before 2050. */
     public static byte[] utc(Instant t) {
         return tlv(0x17, ascii(DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'", Locale.ROOT).withZone(ZoneOffset.UTC)
                 .format(t)));
     }
 
+    /** Tag, minimal definite length, content. */
     public static byte[] tlv(int tag, byte[]... parts) {
         byte[] content = concat(parts);
         ByteArrayOutputStream out = new ByteArrayOutputStream();

@@ -1,5 +1,7 @@
 package io.mqttgw.core.tls;
 
+import static io.mqttgw.core.tls.HandSignedCa.CLIENT_AUTH;
+import static io.mqttgw.core.tls.HandSignedCa.ECDSA_SHA256;
 import static io.mqttgw.core.tls.RawDer.algorithm;
 import static io.mqttgw.core.tls.RawDer.ascii;
 import static io.mqttgw.core.tls.RawDer.concat;
@@ -18,12 +20,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.netty.pkitesting.CertificateBuilder;
-import io.netty.pkitesting.X509Bundle;
 import java.math.BigInteger;
-import java.security.KeyPair;
-import java.security.KeyPairGenerator;
-import java.security.spec.ECGenParameterSpec;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -49,26 +46,19 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class SignedDerStrictnessTest {
     private static final Instant NOW = Instant.now().truncatedTo(ChronoUnit.SECONDS);
-    private static final String CLIENT_AUTH = "1.3.6.1.5.5.7.3.2";
-    private static final String ECDSA_SHA256 = "1.2.840.10045.4.3.2";
-    private static X509Bundle ca;
-    private static KeyPair deviceKey;
+    private static HandSignedCa ca;
 
     @BeforeAll
     static void authority() throws Exception {
-        ca = new CertificateBuilder().ecp256().subject("CN=Walk Test CA").setIsCertificateAuthority(true)
-                .notBefore(NOW.minus(1, ChronoUnit.DAYS)).notAfter(NOW.plus(30, ChronoUnit.DAYS)).buildSelfSigned();
-        KeyPairGenerator generator = KeyPairGenerator.getInstance("EC");
-        generator.initialize(new ECGenParameterSpec("secp256r1"));
-        deviceKey = generator.generateKeyPair();
+        ca = HandSignedCa.create("CN=Walk Test CA", NOW);
     }
 
     /** The fields of a device certificate of the fast path's shape, well-formed until a test changes one. */
     private static final class Tbs {
-        byte[] issuer = ca.getCertificate().getSubjectX500Principal().getEncoded();
+        byte[] issuer = ca.issuer();
         byte[] validity = seq(utc(NOW.minus(1, ChronoUnit.HOURS)), utc(NOW.plus(1, ChronoUnit.DAYS)));
         byte[] subject = name(List.of(rdn("2.5.4.3", 0x0c, "device-1")));
-        byte[] key = deviceKey.getPublic().getEncoded();
+        byte[] key = ca.deviceKey();
         List<byte[]> extensions = new ArrayList<>(List.of(
                 extension("2.5.29.15", true, tlv(0x03, new byte[] {0x07, (byte) 0x80})),
                 extension("2.5.29.37", false, seq(oid(CLIENT_AUTH)))));
@@ -78,8 +68,7 @@ class SignedDerStrictnessTest {
             byte[] tbs = seq(tlv(0xa0, integer(BigInteger.TWO)), integer(BigInteger.valueOf(4711)),
                     algorithm(ECDSA_SHA256, false), issuer, validity, subject, key,
                     tlv(0xa3, seq(extensions.toArray(new byte[0][]))));
-            return concat(RawDer.signedCertificate(tbs, algorithm(ECDSA_SHA256, false), ca.getKeyPair().getPrivate(),
-                    "SHA256withECDSA"), after);
+            return concat(ca.sign(tbs, algorithm(ECDSA_SHA256, false)), after);
         }
     }
 
