@@ -3,6 +3,7 @@ package io.mqttgw.bench.producer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.bench.NodeWithoutListeners;
 import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.config.GatewayConfig;
 import io.mqttgw.core.spi.HealthStatus;
@@ -243,12 +244,7 @@ public final class ProducerRate {
 
     /** The shipped defaults, with only what this run needs set: the broker, the topics, and the options' keys. */
     static Properties gatewayProperties(Options options) {
-        Properties p = new Properties();
-        p.setProperty("mqttgw.node.id", "producer-rate");
-        // no listener is started: the TLS one would want certificate files
-        p.setProperty("mqttgw.listener.tls.enabled", "false");
-        p.setProperty("mqttgw.listener.tcp.enabled", "true");
-        p.setProperty("mqttgw.admin.enabled", "false");
+        Properties p = NodeWithoutListeners.properties("producer-rate");
         p.setProperty("mqttgw.uplink.sink", "kafka");
         p.setProperty("mqttgw.uplink.kafka.bootstrap-servers", options.bootstrap());
         p.setProperty("mqttgw.uplink.kafka.default-topic", options.defaultTopic());

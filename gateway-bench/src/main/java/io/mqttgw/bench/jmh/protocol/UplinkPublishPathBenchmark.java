@@ -1,6 +1,7 @@
 package io.mqttgw.bench.jmh.protocol;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.mqttgw.bench.NodeWithoutListeners;
 import io.mqttgw.core.admission.AdmissionControl;
 import io.mqttgw.core.bootstrap.Gateway;
 import io.mqttgw.core.config.GatewayConfig;
@@ -69,12 +70,9 @@ public class UplinkPublishPathBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        Properties p = new Properties();
-        p.setProperty("mqttgw.listener.tls.enabled", "false");
-        p.setProperty("mqttgw.listener.tcp.enabled", "true");
+        Properties p = NodeWithoutListeners.properties("uplink-benchmark");
         p.setProperty("mqttgw.auth.certificate.allow-without-certificate", "true");
         p.setProperty("mqttgw.uplink.sink", "discard");
-        p.setProperty("mqttgw.admin.enabled", "false");
         GatewayConfig config = Gateway.configure(null, Providers.discover(), Map.of(), p);
         SessionServices services = new SessionServices(config, new GatewayMetrics(new SimpleMeterRegistry()),
                 new ChannelRegistry(16), new CertificateAuthenticator(true), new InMemoryRouteStore(),
