@@ -2,11 +2,7 @@ package io.mqttgw.routing.redis;
 
 import io.mqttgw.core.retry.FullJitterBackoff;
 import io.mqttgw.core.spi.RouteEvents;
-import io.mqttgw.routing.route.RouteCoalescer;
-import io.mqttgw.routing.route.RouteOp;
 import io.mqttgw.routing.route.RouteQueue;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -15,17 +11,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The loop of the {@code redis-route-flusher} thread, the one background thread between the queue and Redis, and
- * its hand-off: it takes what the event loops queued when a batch is full ({@code batch-size}) or its oldest
- * operation has waited {@code flush-interval}, coalesces per device, and hands the result to {@link ShardPipelines}
- * (one pipeline in flight per shard, so a Redis Cluster master failing over holds up only its own slots). After a
- * failure it waits out the backoff {@link RedisHealth} sets; while Redis is down the queue keeps taking operations up
- * to its bound. Between flushes (no pipeline in flight) it gives the thread to the other jobs ({@link
+ * The loop of the {@code redis-route-flusher} thread, the one background thread between the queue and Redis: it
+ * decides when to flush and when to sleep. A flush is due when a batch is full ({@code batch-size}) or its oldest
+ * operation has waited {@code flush-interval}; {@link CoalescingSender} then coalesces it per device and sends it by
+ * shard (one pipeline in flight per shard, so a Redis Cluster master failing over holds up only its own slots). After
+ * a failure it waits out the backoff {@link RedisHealth} sets; while Redis is down the queue keeps taking operations
+ * up to its bound. Between flushes (no pipeline in flight) it gives the thread to the other jobs ({@link
  * FlusherIdleJobs}), each a class of its own that works in chunks of {@code batch-size} so flushes are never held up
  * long: {@link RouteResync} when this node's routes may have drifted, {@link DeadNodeCleanup} for the routes of dead
- * nodes; at close,
- * {@link ShutdownCleanup}. The node's heartbeat is not its job: {@link NodeHeartbeat} refreshes it on its own thread,
- * so a backlog here cannot starve it.
+ * nodes; at close, {@link ShutdownCleanup}. The node's heartbeat is not its job: {@link NodeHeartbeat} refreshes it
+ * on its own thread, so a backlog here cannot starve it.
  */
 final class RouteFlusher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RouteFlusher.class);
@@ -33,26 +28,7 @@ final class RouteFlusher implements Runnable {
 
     private final RedisRouteSettings settings;
     private final RouteQueue queue;
-    private final RouteTableMetrics metrics;
-    private final RouteCoalescer coalescer = new RouteCoalescer();
-    private final ShardPipelines pipelines;
-    private final ShardPipelines.Listener flushes = new ShardPipelines.Listener() {
-        @Override
-        public void stored(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
-            resync.stored(devices);
-            // while another shard still fails, Redis is not back as a whole: no recovery resync yet
-            if (!pipelines.anyFailing()) {
-                health.succeeded();
-            } else if (!health.connected()) {
-                health.markConnected();
-            }
-        }
-
-        @Override
-        public void failed(String what, Exception e) {
-            health.noteFailure(what, e);
-        }
-    };
+    private final CoalescingSender sender;
     private final long intervalNanos;
     final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean ended;
@@ -76,11 +52,10 @@ final class RouteFlusher implements Runnable {
         this.settings = settings;
         RouteKeys keys = new RouteKeys(settings.keyPrefix());
         this.queue = queue;
-        this.metrics = metrics;
         RouteBatches batches = new RouteBatches(client, keys, nodeId, settings.timeout());
         FullJitterBackoff backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
-        this.pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()), keys,
-                nodeId, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
+        ShardPipelines pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()),
+                keys, nodeId, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
         this.intervalNanos = settings.flushInterval().toNanos();
         this.liveness = new NodeLiveness(settings.nodeTtl().toNanos());
         this.heartbeat = new NodeHeartbeat(settings, nodeId, runId, client, metrics, new NodeHeartbeat.Listener() {
@@ -105,7 +80,8 @@ final class RouteFlusher implements Runnable {
         this.resync = new RouteResync(settings, nodeId, keys, client, batches, metrics);
         this.deadNodes = new DeadNodeCleanup(settings, nodeId, runId, keys, client, batches, metrics, liveness);
         this.shutdown = new ShutdownCleanup(settings, nodeId, keys, client, batches, metrics, heartbeat);
-        this.health = new RedisHealth(backoff, metrics, liveness, resync, () -> coalescer.operations() + queue.size());
+        this.health = new RedisHealth(backoff, metrics, liveness, resync, this::unsent);
+        this.sender = new CoalescingSender(queue, metrics, pipelines, resync, health);
         this.idleJobs = new FlusherIdleJobs(resync, deadNodes, health);
     }
 
@@ -180,8 +156,7 @@ final class RouteFlusher implements Runnable {
             health.flusherStopped(t);
         } finally {
             heartbeat.stop(0);
-            coalescer.failAll(ShutdownCleanup.CLOSED, shutdown::abandon);
-            pipelines.failAll(ShutdownCleanup.CLOSED, shutdown::abandon);
+            sender.failAll(ShutdownCleanup.CLOSED, shutdown::abandon);
             ended = true;
             long late = afterEnd();
             if (shutdown.abandoned() > 0) {
@@ -211,31 +186,31 @@ final class RouteFlusher implements Runnable {
         while (true) {
             long now = System.nanoTime();
             boolean stopping = closing;
-            if (batchDeadlineNanos == NONE && (queue.size() > 0 || !coalescer.isEmpty())) {
+            if (batchDeadlineNanos == NONE && (queue.size() > 0 || !sender.nothingPending())) {
                 batchDeadlineNanos = now + intervalNanos;
             }
             boolean mayTalk = health.mayTalk(now);
-            pipelines.poll(flushes);
+            sender.pollAnswers();
             boolean due = batchDeadlineNanos != NONE
                     && (stopping || now - batchDeadlineNanos >= 0 || queue.size() >= settings.batchSize());
             if (due && mayTalk) {
-                flushPending();
+                sender.flush(health.connected());
                 now = System.nanoTime();
-                batchDeadlineNanos = queue.size() == 0 && coalescer.isEmpty() ? NONE : now + intervalNanos;
+                batchDeadlineNanos = queue.size() == 0 && sender.nothingPending() ? NONE : now + intervalNanos;
                 mayTalk = health.retryAtNanos() == NONE;
             }
-            pendingOperations = coalescer.operations() + pipelines.operations();
-            if (mayTalk && !stopping && coalescer.isEmpty() && pipelines.isEmpty()) {
+            pendingOperations = sender.operations();
+            if (mayTalk && !stopping && sender.nothingPending() && sender.nothingInFlight()) {
                 idleJobs.runOne(now, events);
             }
             if (stopping) {
-                if (queue.size() == 0 && coalescer.isEmpty() && pipelines.isEmpty() && mayTalk) {
+                if (queue.size() == 0 && sender.nothingPending() && sender.nothingInFlight() && mayTalk) {
                     shutdown.deleteRoutes(closeDeadlineNanos);
                     return;
                 }
                 if (now - closeDeadlineNanos >= 0) {
                     LOG.warn("route store gives up at shutdown: Redis did not take {} operations ({})",
-                            coalescer.operations() + pipelines.operations() + queue.size(), health.lastError());
+                            sender.operations() + queue.size(), health.lastError());
                     return;
                 }
             }
@@ -255,9 +230,9 @@ final class RouteFlusher implements Runnable {
         } else {
             until = idleJobs.nextCheckNanos();
         }
-        if (!pipelines.isEmpty()) {
+        if (!sender.nothingInFlight()) {
             // an answer wakes this thread; a pipeline's own timeout and retry are checked at least this often
-            long retry = pipelines.nextRetryNanos();
+            long retry = sender.nextRetryNanos();
             until = earliest(until, retry != NONE ? retry : now + TimeUnit.MILLISECONDS.toNanos(100));
             until = earliest(until, now + TimeUnit.MILLISECONDS.toNanos(100));
         }
@@ -272,39 +247,16 @@ final class RouteFlusher implements Runnable {
 
     /** Work that can go on at once: a resync or cleanup chunk with Redis answering and nothing due to flush. */
     private boolean busy() {
-        return health.retryAtNanos() == NONE && coalescer.isEmpty() && pipelines.isEmpty() && !closing
+        return health.retryAtNanos() == NONE && sender.nothingPending() && sender.nothingInFlight() && !closing
                 && idleJobs.hasWork();
+    }
+
+    /** Operations not yet handed to a pipeline: queued or coalesced. */
+    private int unsent() {
+        return sender.pendingOperations() + queue.size();
     }
 
     private static long earliest(long a, long b) {
         return a - b <= 0 ? a : b;
-    }
-
-    // ---- flushing
-
-    private void drain() {
-        int limit = queue.capacity();
-        RouteOp op;
-        while (coalescer.devices() < limit && (op = queue.poll()) != null) {
-            switch (coalescer.add(op)) {
-                case SUPERSEDED -> metrics.putCoalesced.increment();
-                case CANCELLED -> {
-                    metrics.putCoalesced.increment();
-                    metrics.deleteCoalesced.increment();
-                }
-                default -> { }
-            }
-        }
-        pendingOperations = coalescer.operations();
-    }
-
-    /**
-     * Sends what is pending, a pipeline per shard that has none in flight ({@link ShardPipelines}); never waits
-     * for an answer, so a shard that does not answer holds up no other.
-     */
-    private void flushPending() {
-        drain();
-        pipelines.sendNew(coalescer, health.connected(), flushes);
-        pendingOperations = coalescer.operations() + pipelines.operations();
     }
 }
