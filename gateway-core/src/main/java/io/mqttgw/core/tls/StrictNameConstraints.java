@@ -1,7 +1,6 @@
 package io.mqttgw.core.tls;
 
 import java.security.cert.CertificateException;
-import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +20,7 @@ import org.bouncycastle.asn1.x509.NameConstraints;
  * or a malformed name under one, is a refusal, and a wildcard counts as every name it covers: permitted only when
  * all are, excluded when any is. directoryName, uniformResourceIdentifier and otherName are left to the JDK, which
  * matches them; x400Address, ediPartyName and registeredID constraints, which nothing here or there evaluates, are
- * refused rather than ignored. Stateless.
+ * refused rather than ignored; what is a well-formed name or constraint is {@link NameSyntax}'s to say. Stateless.
  */
 final class StrictNameConstraints {
     /**
@@ -34,8 +33,6 @@ final class StrictNameConstraints {
     static final int MAX_COMPARISONS = 1024;
     static final String NAME_CONSTRAINTS = "2.5.29.30";
     private static final String SUBJECT_ALT_NAME = "2.5.29.17";
-    private static final int MAX_HOST_LENGTH = 253;
-    private static final int MAX_LABEL_LENGTH = 63;
 
     private StrictNameConstraints() {
     }
@@ -54,8 +51,8 @@ final class StrictNameConstraints {
                     return subtrees + " subtrees, more than a chain may be compared against ("
                             + MAX_COMPARISONS + " comparisons)";
                 }
-                requireWellFormed(constraints.getPermittedSubtrees());
-                requireWellFormed(constraints.getExcludedSubtrees());
+                NameSyntax.requireWellFormed(constraints.getPermittedSubtrees());
+                NameSyntax.requireWellFormed(constraints.getExcludedSubtrees());
             }
             return null;
         } catch (CertificateException e) {
@@ -93,8 +90,8 @@ final class StrictNameConstraints {
             GeneralSubtree[] permitted = c.getPermittedSubtrees();
             GeneralSubtree[] excluded = c.getExcludedSubtrees();
             try {
-                requireWellFormed(permitted);
-                requireWellFormed(excluded);
+                NameSyntax.requireWellFormed(permitted);
+                NameSyntax.requireWellFormed(excluded);
             } catch (CertificateException e) {
                 throw CertificateRefusals.malformed("malformed name constraints in "
                         + path.get(k).getSubjectX500Principal().getName() + ": " + e.getMessage());
@@ -120,10 +117,10 @@ final class StrictNameConstraints {
         }
         byte[] address = type == GeneralName.iPAddress ? ASN1OctetString.getInstance(name.getName()).getOctets()
                 : null;
-        String value = address != null ? "iPAddress of " + address.length + " bytes" : text(name);
+        String value = address != null ? "iPAddress of " + address.length + " bytes" : NameSyntax.text(name);
         String syntax = address != null
                 ? address.length == 4 || address.length == 16 ? null : value + " is not an address"
-                : nameProblem(type, value);
+                : NameSyntax.nameProblem(type, value);
         if (syntax != null) {
             throw CertificateRefusals.malformed("a subjectAltName under the name constraints of "
                     + ca.getSubjectX500Principal().getName() + ": " + syntax);
@@ -155,7 +152,7 @@ final class StrictNameConstraints {
      * of it is enough).
      */
     private static boolean matches(int type, String value, byte[] address, GeneralName base, boolean excluded) {
-        String constraint = type == GeneralName.iPAddress ? null : text(base).toLowerCase(Locale.ROOT);
+        String constraint = type == GeneralName.iPAddress ? null : NameSyntax.text(base).toLowerCase(Locale.ROOT);
         if (type == GeneralName.dNSName) {
             String host = value.toLowerCase(Locale.ROOT);
             if (!host.startsWith("*.")) {
@@ -170,7 +167,7 @@ final class StrictNameConstraints {
             String mailbox = value;
             int at = mailbox.lastIndexOf('@');
             String host = mailbox.substring(at + 1).toLowerCase(Locale.ROOT);
-            String original = text(base);
+            String original = NameSyntax.text(base);
             int baseAt = original.lastIndexOf('@');
             if (baseAt >= 0) {
                 // a mailbox: the local part as it is, the host without case
@@ -195,94 +192,6 @@ final class StrictNameConstraints {
     /** Whether a host name is the constraint's or under it (the empty constraint holds every name). */
     private static boolean within(String host, String constraint) {
         return constraint.isEmpty() || host.equals(constraint) || host.endsWith("." + constraint);
-    }
-
-    private static void requireWellFormed(GeneralSubtree[] subtrees) throws CertificateException {
-        if (subtrees == null) {
-            return;
-        }
-        for (GeneralSubtree subtree : subtrees) {
-            if (subtree.getMinimum().signum() != 0 || subtree.getMaximum() != null) {
-                throw new CertificateParsingException("a subtree has a minimum or maximum, which RFC 5280 4.2.1.10 "
-                        + "forbids");
-            }
-            GeneralName base = subtree.getBase();
-            String problem = switch (base.getTagNo()) {
-                case GeneralName.dNSName -> {
-                    String host = text(base);
-                    yield host.isEmpty() ? null : hostProblem(host, "the dNSName constraint " + host);
-                }
-                case GeneralName.rfc822Name -> mailConstraintProblem(text(base));
-                case GeneralName.iPAddress -> rangeProblem(ASN1OctetString.getInstance(base.getName()).getOctets());
-                case GeneralName.directoryName, GeneralName.uniformResourceIdentifier, GeneralName.otherName -> null;
-                default -> "a constraint of name form " + base.getTagNo() + ", which is not evaluated";
-            };
-            if (problem != null) {
-                throw new CertificateParsingException(problem);
-            }
-        }
-    }
-
-    private static String mailConstraintProblem(String constraint) {
-        int at = constraint.lastIndexOf('@');
-        if (at >= 0) {
-            return nameProblem(GeneralName.rfc822Name, constraint);
-        }
-        String host = constraint.startsWith(".") ? constraint.substring(1) : constraint;
-        return hostProblem(host, "the rfc822Name constraint " + constraint);
-    }
-
-    private static String rangeProblem(byte[] range) {
-        if (range.length != 8 && range.length != 32) {
-            return "an iPAddress constraint of " + range.length + " bytes, not an address and mask (8 or 32)";
-        }
-        boolean zero = false;
-        for (int i = range.length / 2; i < range.length; i++) {
-            for (int bit = 7; bit >= 0; bit--) {
-                boolean one = (range[i] >> bit & 1) != 0;
-                if (one && zero) {
-                    return "an iPAddress constraint whose mask is not a prefix (CIDR)";
-                }
-                zero |= !one;
-            }
-        }
-        return null;
-    }
-
-    /** Why a subjectAltName dNSName or rfc822Name is not one, or null. */
-    static String nameProblem(int type, String name) {
-        if (type == GeneralName.dNSName) {
-            String host = name.startsWith("*.") ? name.substring(2) : name;
-            return hostProblem(host, "dNSName " + name);
-        }
-        int at = name.indexOf('@');
-        if (at <= 0 || at != name.lastIndexOf('@')) {
-            return "rfc822Name " + name + " is not a mailbox (one @ after a local part)";
-        }
-        return hostProblem(name.substring(at + 1), "rfc822Name " + name);
-    }
-
-    /** Why {@code host} is not in RFC 1034's preferred name syntax (as RFC 1123 relaxes it), or null. */
-    private static String hostProblem(String host, String what) {
-        if (host.isEmpty() || host.length() > MAX_HOST_LENGTH) {
-            return what + " is not a host name (empty or too long)";
-        }
-        for (String label : host.split("\\.", -1)) {
-            if (label.isEmpty() || label.length() > MAX_LABEL_LENGTH || label.startsWith("-") || label.endsWith("-")) {
-                return what + " is not a host name (an empty, long or hyphen-edged label)";
-            }
-            for (int i = 0; i < label.length(); i++) {
-                char c = label.charAt(i);
-                if (!(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-')) {
-                    return what + " is not a host name (the character '" + c + "')";
-                }
-            }
-        }
-        return null;
-    }
-
-    private static String text(GeneralName name) {
-        return name.getName().toString();
     }
 
     private static int length(GeneralSubtree[] subtrees) {
