@@ -27,7 +27,6 @@ import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,10 +36,10 @@ import org.slf4j.LoggerFactory;
  * them in order. Each running job has a class of its own: {@link DeviceListeners} with {@link DeviceListenerBinding}
  * (the device ports and their TLS upkeep), {@link SessionPlane}, {@link AdminPlane}, {@link NodeOverload} with
  * {@link OverloadReactions} (the monitor's thread), {@link GracefulDrain} (the thread that stops the node),
- * {@link NodeReloads} with {@link ConfigReloader} (the housekeeping thread), {@link Readiness}; what it owns is
- * grouped by {@link DeviceEventLoops} and {@link NodeProviders}. {@link #start} returns once every
- * listener is bound; {@link #close} shuts down gracefully: drain, flush the sink and route store, stop the loops.
- * Started and closed by the caller's thread (close waits; never call it from an event loop).
+ * {@link NodeReloads} with {@link ConfigReloader}, {@link Readiness}; the jobs of the {@link HousekeepingThread} are
+ * listed there. What it owns is grouped by {@link DeviceEventLoops} and {@link NodeProviders}. {@link #start} returns
+ * once every listener is bound; {@link #close} shuts down gracefully: drain, flush the sink and route store, stop the
+ * loops. Started and closed by the caller's thread (close waits; never call it from an event loop).
  */
 public final class Gateway implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(Gateway.class);
@@ -51,8 +50,7 @@ public final class Gateway implements AutoCloseable {
     private final GatewayMetrics metrics;
     private final ChannelRegistry registry;
     private final DeviceEventLoops loops;
-    /** The housekeeping thread: reloads, certificate and CRL watches, ticket keys, downlink retries. */
-    private final ScheduledExecutorService background;
+    private final HousekeepingThread housekeeping;
     private final NodeProviders providers;
     private final SslContextStore tls;
     private final AdminPlane admin;
@@ -93,11 +91,8 @@ public final class Gateway implements AutoCloseable {
         this.binding = new DeviceListenerBinding(tls);
         try {
             this.loops = new DeviceEventLoops(transport, config);
-            this.background = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "gateway-housekeeping");
-                t.setDaemon(true);
-                return t;
-            });
+            this.housekeeping = new HousekeepingThread();
+            ScheduledExecutorService background = housekeeping.scheduler();
             ProviderContext context = new ProviderContext(config, meters);
             this.providers = NodeProviders.create(config, found, context);
             LiveReconfiguration reconfiguration = new LiveReconfiguration(config.server().effectiveIoThreads(),
@@ -287,8 +282,8 @@ public final class Gateway implements AutoCloseable {
         if (tls != null) {
             tls.close();
         }
-        if (background != null) {
-            background.shutdownNow();
+        if (housekeeping != null) {
+            housekeeping.close();
         }
         admin.close();
         if (nodeMeters != null) {

@@ -20,7 +20,7 @@ import java.util.concurrent.ScheduledExecutorService;
  * delayed wills published through the sink; this node's own published when it stops).
  *
  * <p>Made and stopped by the thread that starts and stops the node. The services run on the device event loops, the
- * dispatcher's retries on the housekeeping thread.
+ * dispatcher's broadcast pacing on the housekeeping thread.
  */
 final class SessionPlane {
     private final DownlinkDispatcher downlink;
