@@ -27,6 +27,22 @@ import java.util.function.Supplier;
  * device's event loop.
  */
 final class AdminPlane implements AutoCloseable {
+    /** What the admin plane reads and acts on: the node's meters, registry, stores, TLS health and downlink. */
+    record NodeParts(PrometheusMeterRegistry meters, GatewayMetrics metrics, ChannelRegistry registry,
+                     NodeProviders providers, SslContextStore tls, DownlinkDispatcher downlink, EventLog events) {
+    }
+
+    /**
+     * The node's controls an operator reaches through the admin plane.
+     *
+     * @param notReadyReason why the node should get no new devices now, or null when it should
+     * @param reload         re-reads the config file for an operator, or null when the node has none
+     * @param drain          drains the node on an operator's request
+     */
+    record Controls(Supplier<String> notReadyReason,
+                    Function<String, CompletionStage<OperatorApi.ReloadReport>> reload, OperatorApi.Drain drain) {
+    }
+
     private final GatewayConfig config;
     private final OperatorCredentials operators;
     private AdminServer server;
@@ -46,27 +62,24 @@ final class AdminPlane implements AutoCloseable {
     /**
      * Serves forwarded operations (whether or not this node has an operations listener itself), then binds the
      * admin listeners when the admin plane is on; returns once they are bound.
-     *
-     * @param notReadyReason why the node should get no new devices now, or null when it should
-     * @param reload         re-reads the config file for an operator, or null when the node has none
      */
-    void start(PrometheusMeterRegistry meters, GatewayMetrics metrics, ChannelRegistry registry,
-               NodeProviders providers, SslContextStore tls, DownlinkDispatcher downlink, EventLog events,
-               Supplier<String> notReadyReason, Function<String, CompletionStage<OperatorApi.ReloadReport>> reload,
-               OperatorApi.Drain drain) throws InterruptedException {
+    void start(NodeParts node, Controls controls) throws InterruptedException {
+        NodeProviders providers = node.providers();
         OperationForwarding forwarding = providers.routes().forwarding().orElse(null);
         if (forwarding != null) {
-            forwarding.serve(new HolderOperations(registry, downlink, providers.sessions(), metrics, events));
+            forwarding.serve(new HolderOperations(node.registry(), node.downlink(), providers.sessions(),
+                    node.metrics(), node.events()));
         }
         if (!config.admin().enabled()) {
             return;
         }
-        server = new AdminServer(config.admin(), meters, notReadyReason,
-                providers.healthChecks(tls != null ? tls.crlHealth()
+        server = new AdminServer(config.admin(), node.meters(), controls.notReadyReason(),
+                providers.healthChecks(node.tls() != null ? node.tls().crlHealth()
                         : new HealthCheck("tls-crl", () -> HealthStatus.UP)),
-                downlink, operators, events, config.mqtt().topicLimits(),
-                new OperatorApi(config.nodeId(), registry, providers.routes(), providers.sessions(), metrics,
-                        config.mqtt().maxClientIdLength(), reload, drain, forwarding,
+                node.downlink(), operators, node.events(), config.mqtt().topicLimits(),
+                new OperatorApi(config.nodeId(), node.registry(), providers.routes(), providers.sessions(),
+                        node.metrics(), config.mqtt().maxClientIdLength(), controls.reload(), controls.drain(),
+                        forwarding,
                         config.downlink().retryInterval().multipliedBy(config.downlink().maxRetries() + 1L)));
     }
 

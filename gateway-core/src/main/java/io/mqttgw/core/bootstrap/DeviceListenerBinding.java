@@ -23,6 +23,18 @@ import java.util.concurrent.ScheduledExecutorService;
  * then run on the housekeeping thread, and the sweep closes each connection on its own event loop.
  */
 final class DeviceListenerBinding {
+    /** What the device listeners are bound with: the ports, what every device pipeline shares, the admission. */
+    record Pipelines(DeviceListeners listeners, SessionServices services, AdmissionControl admission) {
+    }
+
+    /**
+     * What the TLS listener's upkeep needs: the ticket keys' source ({@code found}, {@code context}) and meters, the
+     * registry and event log the revocation sweep walks and writes, and the thread all of it is scheduled on.
+     */
+    record TlsUpkeep(ScheduledExecutorService housekeeping, Providers found, ProviderContext context,
+                     MeterRegistry meters, ChannelRegistry registry, EventLog events) {
+    }
+
     private final SslContextStore tls;
     private SessionTicketKeys ticketKeys;
 
@@ -35,24 +47,23 @@ final class DeviceListenerBinding {
      * Starts the ticket keys before the TLS listener binds (so the first handshake already gets a shared key), then
      * binds the listeners; returns once they are bound.
      */
-    void bind(GatewayConfig config, DeviceListeners listeners, SessionServices services, AdmissionControl admission,
-              ChannelRegistry registry, EventLog events, ScheduledExecutorService background, Providers found,
-              ProviderContext context, MeterRegistry meters) throws InterruptedException {
+    void bind(GatewayConfig config, Pipelines pipelines, TlsUpkeep upkeep) throws InterruptedException {
         if (tls != null) {
             if (!config.tls().ticketKeyRotation().isZero()) {
-                ticketKeys = SessionTicketKeys.start(config, tls, found, context, background, meters);
+                ticketKeys = SessionTicketKeys.start(config, tls, upkeep.found(), upkeep.context(),
+                        upkeep.housekeeping(), upkeep.meters());
             }
-            listeners.bindTls(new DeviceChannelInitializer("tls", services, tls, new HandshakeBudgetHandler(admission),
-                    config.tls().proxyProtocol()));
+            pipelines.listeners().bindTls(new DeviceChannelInitializer("tls", pipelines.services(), tls,
+                    new HandshakeBudgetHandler(pipelines.admission()), config.tls().proxyProtocol()));
             // the registry is walked again once a connection that passed its handshake under the old list has
             // had time to register (CONNECT and its auth call)
-            tls.onRevocationReload(new RevokedConnectionSweep(registry, events, background,
-                    config.tls().crlDisconnectRate(), config.mqtt().connectTimeout().plus(config.auth().timeout())
-                            .plusSeconds(1)));
-            tls.watch(background);
+            tls.onRevocationReload(new RevokedConnectionSweep(upkeep.registry(), upkeep.events(),
+                    upkeep.housekeeping(), config.tls().crlDisconnectRate(),
+                    config.mqtt().connectTimeout().plus(config.auth().timeout()).plusSeconds(1)));
+            tls.watch(upkeep.housekeeping());
         }
         if (config.tcp().enabled()) {
-            listeners.bindTcp(new DeviceChannelInitializer("tcp", services, null, null,
+            pipelines.listeners().bindTcp(new DeviceChannelInitializer("tcp", pipelines.services(), null, null,
                     config.tcp().proxyProtocol()));
         }
     }

@@ -112,11 +112,11 @@ public final class Gateway implements AutoCloseable {
                             + "downlink {}", config.nodeId(), transport.name(), config.server().effectiveIoThreads(),
                     config.server().allocator(), config.auth().provider(), config.routesProvider(),
                     config.uplinkSink(), config.downlinkSource());
-            binding.bind(config, listeners, sessionPlane.services(), admission, registry, events, background, found,
-                    context, meters);
-            admin.start(meters, metrics, registry, providers, tls, sessionPlane.downlink(), events,
-                    new Readiness(drain, listeners, () -> overload),
-                    reloads.available() ? this::reload : null, this::drain);
+            binding.bind(config, new DeviceListenerBinding.Pipelines(listeners, sessionPlane.services(), admission),
+                    new DeviceListenerBinding.TlsUpkeep(background, found, context, meters, registry, events));
+            admin.start(new AdminPlane.NodeParts(meters, metrics, registry, providers, tls, sessionPlane.downlink(),
+                    events), new AdminPlane.Controls(new Readiness(drain, listeners, () -> overload),
+                    reloads.available() ? this::reload : null, this::drain));
             providers.downlink().start(sessionPlane.downlink());
             overload = NodeOverload.start(config.overload(), admission, listeners, loops.io(), providers.sink(),
                     providers.routes(), meters);
