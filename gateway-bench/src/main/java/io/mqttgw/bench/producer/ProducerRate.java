@@ -1,7 +1,5 @@
 package io.mqttgw.bench.producer;
 
-import io.micrometer.core.instrument.Gauge;
-import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.bench.NodeWithoutListeners;
 import io.mqttgw.core.bootstrap.Gateway;
@@ -22,7 +20,6 @@ import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +34,6 @@ import java.util.Properties;
 import java.util.SplittableRandom;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.HdrHistogram.Histogram;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -216,7 +211,7 @@ public final class ProducerRate {
             for (int i = 0; i < senders.size(); i++) {
                 loopThreads[i] = senders.get(i).loop().submit(() -> Thread.currentThread().getId()).get();
             }
-            Probe probe = new Probe(ProcCpu.open(), ManagementFactory.getThreadMXBean(), loopThreads,
+            RateWindows windows = new RateWindows(ProcCpu.open(), ManagementFactory.getThreadMXBean(), loopThreads,
                     options.brokerPid(), senders, sink, meters);
             out.printf(Locale.ROOT, "producer-rate: %s, %d senders (%s), %d devices, topics %s and %s (%d "
                     + "partitions), warm-up %d s, window %d s, settings %s%n", options.bootstrap(), options.senders(),
@@ -225,12 +220,12 @@ public final class ProducerRate {
                     options.window().toSeconds(), producerSettings(config));
             List<Row> rows = new ArrayList<>();
             for (int rate : options.rates()) {
-                rows.add(measure(options, rate, senders, probe, out));
+                rows.add(windows.measure(options, rate, out));
             }
             for (Sender s : senders) {
                 s.loop().submit(() -> s.rate(0)).get();
             }
-            Sender.Counts totals = drain(probe, Duration.ofSeconds(60));
+            Sender.Counts totals = windows.drain(Duration.ofSeconds(60));
             out.printf(Locale.ROOT, "totals: sent %d, acknowledged %d, refused %d, failed %d, in flight %d, "
                     + "not sent in time %d%n", totals.sent(), totals.acked(), totals.refused(), totals.failed(),
                     totals.inFlight(), totals.skipped());
@@ -328,96 +323,6 @@ public final class ProducerRate {
         return s.toString().getBytes(StandardCharsets.US_ASCII);
     }
 
-    private static Row measure(Options options, int rate, List<Sender> senders, Probe probe, PrintStream out)
-            throws Exception {
-        for (int i = 0; i < senders.size(); i++) {
-            Sender s = senders.get(i);
-            double share = (double) rate / senders.size();
-            s.loop().submit(() -> s.rate(share)).get();
-        }
-        String label = String.format(Locale.ROOT, "[%6d/s]", rate);
-        long warmupEnd = System.nanoTime() + options.warmup().toNanos();
-        live(label + " warm-up", warmupEnd, probe.sample(), probe, out);
-        probe.takeWindowLatency();
-        Probe.Sample start = probe.sample();
-        String load0 = load1();
-        long windowEnd = start.nanos + options.window().toNanos();
-        Probe.Sample end = live(label + " window ", windowEnd, start, probe, out);
-        Histogram latency = probe.takeWindowLatency();
-        double batch = probe.producerMetric("batch.size.avg");
-        double perRequest = probe.producerMetric("records.per.request.avg");
-        String load = load0 + "/" + load1();
-        Sender.Counts c = end.counts.minus(start.counts);
-        double seconds = (end.nanos - start.nanos) / 1e9;
-        double acked = c.acked();
-        Row row = new Row(options.round(), rate, acked / seconds, seconds, c,
-                perRecord(end.netThread, start.netThread, acked), cores(end.netThread, start.netThread, seconds),
-                perRecord(end.loops, start.loops, acked), perRecord(end.process, start.process, acked),
-                perRecord(end.broker, start.broker, acked), batch, perRequest,
-                latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(99) / 1e3,
-                latency.getMaxValue() / 1e3, load);
-        out.printf(Locale.ROOT, "%s result: %.0f records/s acknowledged; CPU per record: network thread %.2f µs "
-                + "(%.2f cores), senders %.2f µs, process %.2f µs, broker %.2f µs; batch %.0f B, %.2f records per "
-                + "request; ack p50 %.2f ms, p99 %.2f ms; refused %d, failed %d, not sent in time %d%n", label,
-                row.achieved, row.netThreadMicros, row.netThreadCores, row.sendersMicros, row.processMicros,
-                row.brokerMicros, batch, perRequest, row.p50Millis, row.p99Millis, c.refused(), c.failed(),
-                c.skipped());
-        return row;
-    }
-
-    /** A line a second until {@code until}; returns the last sample, taken at {@code until}. */
-    private static Probe.Sample live(String label, long until, Probe.Sample from, Probe probe, PrintStream out)
-            throws Exception {
-        Probe.Sample last = from;
-        while (true) {
-            long now = System.nanoTime();
-            long next = Math.min(until, last.nanos + TimeUnit.SECONDS.toNanos(1));
-            if (next > now) {
-                TimeUnit.NANOSECONDS.sleep(next - now);
-            }
-            Probe.Sample s = probe.sample();
-            Histogram second = probe.takeSecondLatency();
-            double seconds = (s.nanos - last.nanos) / 1e9;
-            Sender.Counts c = s.counts.minus(last.counts);
-            out.printf(Locale.ROOT, "%s sent %7.0f/s acked %7.0f/s refused %d failed %d | network thread %.2f cores "
-                    + "| ack p50 %.2f p99 %.2f ms | pending %.1f %%%n", label, c.sent() / seconds,
-                    c.acked() / seconds, c.refused(), c.failed(), cores(s.netThread, last.netThread, seconds),
-                    second.getValueAtPercentile(50) / 1e3, second.getValueAtPercentile(99) / 1e3,
-                    probe.sink.pressure() * 100);
-            last = s;
-            if (s.nanos >= until) {
-                return s;
-            }
-        }
-    }
-
-    private static Sender.Counts drain(Probe probe, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            Sender.Counts c = probe.counts();
-            if (c.inFlight() == 0 || System.nanoTime() > deadline) {
-                return c;
-            }
-            Thread.sleep(50);
-        }
-    }
-
-    private static double perRecord(long endNanos, long startNanos, double records) {
-        return endNanos < 0 || startNanos < 0 || records <= 0 ? Double.NaN : (endNanos - startNanos) / 1e3 / records;
-    }
-
-    private static double cores(long endNanos, long startNanos, double seconds) {
-        return endNanos < 0 || startNanos < 0 ? Double.NaN : (endNanos - startNanos) / 1e9 / seconds;
-    }
-
-    private static String load1() {
-        try {
-            return Files.readString(Path.of("/proc/loadavg"), StandardCharsets.US_ASCII).split(" ")[0];
-        } catch (IOException e) {
-            return "";
-        }
-    }
-
     static String fmt(double v, int decimals) {
         return Double.isNaN(v) ? "" : String.format(Locale.ROOT, "%." + decimals + "f", v);
     }
@@ -442,78 +347,5 @@ public final class ProducerRate {
         }
         Files.writeString(csv, c, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
         Files.writeString(md, m, StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    }
-
-    /** Reads the counters: the senders' on their loops, CPU from {@code /proc} and the JVM. */
-    private static final class Probe {
-        private final ProcCpu proc;
-        private final ThreadMXBean threads;
-        private final long[] loopThreads;
-        private final long brokerPid;
-        private final List<Sender> senders;
-        final UplinkSink sink;
-        private final SimpleMeterRegistry meters;
-
-        Probe(ProcCpu proc, ThreadMXBean threads, long[] loopThreads, long brokerPid, List<Sender> senders,
-              UplinkSink sink, SimpleMeterRegistry meters) {
-            this.proc = proc;
-            this.threads = threads;
-            this.loopThreads = loopThreads;
-            this.brokerPid = brokerPid;
-            this.senders = senders;
-            this.sink = sink;
-            this.meters = meters;
-        }
-
-        /** CPU figures in ns so far, -1 where not measured. */
-        record Sample(long nanos, Sender.Counts counts, long netThread, long loops, long process, long broker) {
-        }
-
-        Sample sample() throws ExecutionException, InterruptedException, TimeoutException {
-            Sender.Counts counts = counts();
-            long loops = 0;
-            for (long id : loopThreads) {
-                long t = threads.getThreadCpuTime(id);
-                loops = t < 0 || loops < 0 ? -1 : loops + t;
-            }
-            return new Sample(System.nanoTime(), counts, proc == null ? -1 : proc.threads(NETWORK_THREAD), loops,
-                    proc == null ? -1 : proc.self(),
-                    proc == null || brokerPid <= 0 ? -1 : proc.process(brokerPid));
-        }
-
-        Sender.Counts counts() throws ExecutionException, InterruptedException, TimeoutException {
-            Sender.Counts sum = Sender.Counts.ZERO;
-            for (Sender s : senders) {
-                sum = sum.plus(s.loop().submit(s::counts).get(10, TimeUnit.SECONDS));
-            }
-            return sum;
-        }
-
-        Histogram takeSecondLatency() throws ExecutionException, InterruptedException, TimeoutException {
-            Histogram h = new Histogram(Sender.MAX_LATENCY_MICROS, 3);
-            for (Sender s : senders) {
-                h.add(s.loop().submit(s::takeSecond).get(10, TimeUnit.SECONDS));
-            }
-            return h;
-        }
-
-        Histogram takeWindowLatency() throws ExecutionException, InterruptedException, TimeoutException {
-            Histogram h = new Histogram(Sender.MAX_LATENCY_MICROS, 3);
-            for (Sender s : senders) {
-                h.add(s.loop().submit(s::takeWindow).get(10, TimeUnit.SECONDS));
-            }
-            return h;
-        }
-
-        /** A producer metric as the sink's Kafka client metrics publish it ({@code kafka.producer.<name>}). */
-        double producerMetric(String name) {
-            for (Meter m : meters.getMeters()) {
-                String id = m.getId().getName();
-                if (m instanceof Gauge g && id.startsWith("kafka.producer") && id.endsWith("." + name)) {
-                    return g.value();
-                }
-            }
-            return Double.NaN;
-        }
     }
 }
