@@ -9,14 +9,12 @@ import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.Providers;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.kafka.uplink.KafkaUplinkSettings;
-import io.netty.channel.EventLoop;
 import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.EventExecutor;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
@@ -65,7 +63,6 @@ public final class ProducerRate {
     static final String LOOP_THREAD = "producer-rate-loop";
     static final int HEARTBEAT_BYTES = 20;
     static final int STATUS_BYTES = 500;
-    private static final int PAYLOAD_VARIANTS = 64;
     static final List<String> COLUMNS = List.of("round", "target_per_s", "achieved_per_s", "window_s", "acked",
             "refused", "failed", "skipped", "net_thread_us_per_record", "net_thread_cores", "senders_us_per_record",
             "process_us_per_record", "broker_us_per_record", "batch_size_avg_bytes", "records_per_request_avg",
@@ -206,7 +203,7 @@ public final class ProducerRate {
         MultiThreadIoEventLoopGroup loops = new MultiThreadIoEventLoopGroup(options.senders(),
                 new DefaultThreadFactory(LOOP_THREAD, true), io);
         try {
-            List<Sender> senders = senders(options, loops, sink);
+            List<Sender> senders = Sender.spread(options.devices(), loops, sink);
             long[] loopThreads = new long[senders.size()];
             for (int i = 0; i < senders.size(); i++) {
                 loopThreads[i] = senders.get(i).loop().submit(() -> Thread.currentThread().getId()).get();
@@ -274,36 +271,6 @@ public final class ProducerRate {
                 }
             }
         }
-    }
-
-    /** Device {@code d} goes to sender {@code d % senders}, as connections spread over event loops. */
-    private static List<Sender> senders(Options options, MultiThreadIoEventLoopGroup loops, UplinkSink sink) {
-        SplittableRandom random = new SplittableRandom(35);
-        byte[][] heartbeats = new byte[PAYLOAD_VARIANTS][];
-        byte[][] statuses = new byte[PAYLOAD_VARIANTS][];
-        for (int i = 0; i < PAYLOAD_VARIANTS; i++) {
-            heartbeats[i] = payload(random, HEARTBEAT_BYTES);
-            statuses[i] = payload(random, STATUS_BYTES);
-        }
-        List<Sender> senders = new ArrayList<>();
-        int n = options.senders();
-        int d = 0;
-        for (EventExecutor executor : loops) {
-            int count = options.devices() / n + (d < options.devices() % n ? 1 : 0);
-            String[] ids = new String[count];
-            String[] heartbeatTopics = new String[count];
-            String[] statusTopics = new String[count];
-            for (int i = 0; i < count; i++) {
-                String id = String.format(Locale.ROOT, "dev-%07d", d + i * n);
-                ids[i] = id;
-                heartbeatTopics[i] = "devices/" + id + "/heartbeat";
-                statusTopics[i] = "devices/" + id + "/status";
-            }
-            senders.add(new Sender((EventLoop) executor, sink, ids, heartbeatTopics, statusTopics,
-                    heartbeats, statuses));
-            d++;
-        }
-        return senders;
     }
 
     /**

@@ -4,8 +4,14 @@ import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
 import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.HdrHistogram.Histogram;
@@ -22,6 +28,8 @@ final class Sender implements Runnable {
     /** A loop that fell behind sends at most this much of its backlog at once, then lets the rest go. */
     private static final long MAX_BACKLOG_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     static final long MAX_LATENCY_MICROS = TimeUnit.MINUTES.toMicros(2);
+    /** Payloads of each kind the devices share. */
+    private static final int PAYLOAD_VARIANTS = 64;
 
     private final EventLoop loop;
     private final UplinkSink sink;
@@ -46,6 +54,39 @@ final class Sender implements Runnable {
     private long skipped;
     private final Histogram latency = new Histogram(MAX_LATENCY_MICROS, 3);
     private final Histogram latencySecond = new Histogram(MAX_LATENCY_MICROS, 3);
+
+    /**
+     * A sender per loop of {@code loops}: device {@code d} goes to sender {@code d % loops}, as connections spread over
+     * event loops; all share the same few payloads of each kind.
+     */
+    static List<Sender> spread(int devices, MultiThreadIoEventLoopGroup loops, UplinkSink sink) {
+        SplittableRandom random = new SplittableRandom(35);
+        byte[][] heartbeats = new byte[PAYLOAD_VARIANTS][];
+        byte[][] statuses = new byte[PAYLOAD_VARIANTS][];
+        for (int i = 0; i < PAYLOAD_VARIANTS; i++) {
+            heartbeats[i] = ProducerRate.payload(random, ProducerRate.HEARTBEAT_BYTES);
+            statuses[i] = ProducerRate.payload(random, ProducerRate.STATUS_BYTES);
+        }
+        List<Sender> senders = new ArrayList<>();
+        int n = loops.executorCount();
+        int d = 0;
+        for (EventExecutor executor : loops) {
+            int count = devices / n + (d < devices % n ? 1 : 0);
+            String[] ids = new String[count];
+            String[] heartbeatTopics = new String[count];
+            String[] statusTopics = new String[count];
+            for (int i = 0; i < count; i++) {
+                String id = String.format(Locale.ROOT, "dev-%07d", d + i * n);
+                ids[i] = id;
+                heartbeatTopics[i] = "devices/" + id + "/heartbeat";
+                statusTopics[i] = "devices/" + id + "/status";
+            }
+            senders.add(new Sender((EventLoop) executor, sink, ids, heartbeatTopics, statusTopics,
+                    heartbeats, statuses));
+            d++;
+        }
+        return senders;
+    }
 
     Sender(EventLoop loop, UplinkSink sink, String[] clientIds, String[] heartbeatTopics, String[] statusTopics,
            byte[][] heartbeats, byte[][] statuses) {
