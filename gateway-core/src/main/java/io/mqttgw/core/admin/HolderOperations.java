@@ -54,10 +54,30 @@ public final class HolderOperations implements OperationForwarding.Holder {
                 : name(r.outcome()) + (r.retained() == null ? "" : " retained=" + name(r.retained()))));
     }
 
+    /**
+     * Audits a forwarded downlink this node refused before running it, for {@code reason}: written as the line of
+     * one it ran, so the holder's log shows every request it answered. Any thread; needs no running node.
+     */
+    public static void refused(OperationForwarding.Origin origin, DownlinkMessage message, String reason) {
+        EventLog.forwardedOperationRefused(origin.nodeId(), OperationForwarding.correlation(origin.correlationId()),
+                OperationsHandler.describe(message, false), reason);
+    }
+
+    /** As {@link #refused(OperationForwarding.Origin, DownlinkMessage, String)}, for a kick. */
+    public static void refused(OperationForwarding.Origin origin, String clientId, boolean discardSession,
+                               String reason) {
+        EventLog.forwardedOperationRefused(origin.nodeId(), OperationForwarding.correlation(origin.correlationId()),
+                kickWhat(clientId, discardSession), reason);
+    }
+
+    private static String kickWhat(String clientId, boolean discardSession) {
+        return "kick client=" + clientId + " discard-session=" + discardSession;
+    }
+
     @Override
     public CompletionStage<OperationForwarding.Kick> kick(OperationForwarding.Origin origin, String clientId,
                                                           boolean discardSession) {
-        String what = "kick client=" + clientId + " discard-session=" + discardSession;
+        String what = kickWhat(clientId, discardSession);
         Channel channel = registry.find(clientId);
         if (channel == null) {
             audit(origin, what, NOT_HERE);

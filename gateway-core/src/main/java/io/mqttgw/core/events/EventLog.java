@@ -80,6 +80,16 @@ public final class EventLog {
                 correlation, LogText.escape(what), LogText.escape(outcome));
     }
 
+    /**
+     * A forwarded operation this node refused before running it (busy, starting, shutting down), in the line
+     * {@link #forwardedOperation} writes: the asking node's 503 has a counterpart in the holder's log. Static, since
+     * a node that is starting refuses before its event log is handed to anyone; always written, like the others.
+     */
+    public static void forwardedOperationRefused(String askingNode, String correlation, String what, String reason) {
+        LOG.info("operation forwarded from={} correlation={} what={} outcome={}", LogText.escape(askingNode),
+                correlation, LogText.escape(what), LogText.escape("refused: " + reason));
+    }
+
     /** An admin request refused before an operator was known (no or a wrong credential); rate-limited. */
     public void operationRefused(Object remote, String what, String reason) {
         if (admit()) {

@@ -69,8 +69,8 @@ public interface OperationForwarding {
     }
 
     /**
-     * Nobody listens on the holder's channel (the node is gone, its route not expired yet): the request was not
-     * delivered, so nothing happened on any node. Only reported where Redis counts every receiver of a message.
+     * The holder is gone (its route not removed yet): the request was not delivered, so nothing happened on any node.
+     * Reported once the fleet found the holder dead, and where the store can tell sooner that nobody listens.
      */
     final class Unreachable extends RuntimeException {
         private static final long serialVersionUID = 1L;

@@ -1,6 +1,5 @@
 package io.mqttgw.routing.forward;
 
-import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.spi.DownlinkMessage;
@@ -24,16 +23,26 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Operation forwarding over Redis pub/sub ({@link ForwardCodec} has the format). Each node listens on two channels of
- * its own: its request channel, where other nodes send the downlinks and kicks of devices it holds, and its reply
- * channel, where the holders answer; a correlation id pairs a reply with its request. Publishing needs no more than
- * writing a route does: whoever may write to this Redis may send a node operations, as whoever may write the route
- * table may send it takeovers.
+ * its own: its request channel, where other nodes send the downlinks and kicks of devices it holds (run by
+ * {@link ForwardedRequests}), and its reply channel, where the holders answer; a correlation id pairs a reply with its
+ * request. Publishing needs no more than writing a route does: whoever may write to this Redis may send a node
+ * operations, as whoever may write the route table may send it takeovers.
  *
  * <p>Bounded on both sides by {@code routes.redis.forward-max-in-flight}: requests this node waits for (more are
  * refused as busy at once) and requests it runs for others (more are answered busy). A request waits at most its
  * timeout, on the asking node and on the holder alike, so a holder that never answers costs the asker a slot for
- * that long only. Only asynchronous Redis calls; messages arrive on the Redis client's threads, and nothing here
- * blocks. Thread-safe.
+ * that long only.
+ *
+ * <p>A holder that is gone is answered {@link Unreachable} at once, not after the bound, in two ways, because each
+ * covers a time the other cannot. Before sending, on every topology, the asker asks the fleet's verdict
+ * ({@link Liveness}): a node is dead once another node watched its heartbeat stand still for {@code node-ttl}, so
+ * this answers from about {@code node-ttl} after the crash until the holder's routes are removed (a large node's
+ * cleanup takes a while). In the first {@code node-ttl} only one standalone server can tell: its PUBLISH counts
+ * every subscriber, so 0 proves the holder's connection is gone; in Cluster and Sentinel the count misses subscribers
+ * of other Redis nodes (see {@code receiversCounted}), and there the asker waits for the answer or the bound.
+ *
+ * <p>Only asynchronous Redis calls; messages arrive on the Redis client's threads, and nothing here blocks.
+ * Thread-safe.
  */
 public final class RedisOperationForwarding implements OperationForwarding {
     private static final Logger LOG = LoggerFactory.getLogger(RedisOperationForwarding.class);
@@ -43,21 +52,17 @@ public final class RedisOperationForwarding implements OperationForwarding {
     private final Channels channels;
     private final int maxInFlight;
     private final BooleanSupplier connected;
+    private final Liveness liveness;
     private final boolean receiversCounted;
     private final RTopic requests;
     private final RTopic replies;
+    private final ForwardCounters counters;
+    private final ForwardedRequests held;
     private final ConcurrentHashMap<Long, CompletableFuture<ForwardCodec.Reply>> waiting = new ConcurrentHashMap<>();
-    private final AtomicInteger running = new AtomicInteger();
     private final AtomicLong ids = new AtomicLong(ThreadLocalRandom.current().nextLong());
     private final AtomicBoolean subscribing = new AtomicBoolean();
-    private final Counter answered;
-    private final Counter refusedBusy;
-    private final Counter malformed;
-    private final Counter late;
-    private final Counter unreachable;
     private volatile boolean subscribed;
     private volatile boolean closed;
-    private volatile Holder holder;
 
     /** The channel names: {@code request(node)} and {@code reply(node)}. */
     public interface Channels {
@@ -66,35 +71,40 @@ public final class RedisOperationForwarding implements OperationForwarding {
         String reply(String nodeId);
     }
 
+    /** What the fleet found of a node's heartbeat. */
+    @FunctionalInterface
+    public interface Liveness {
+        /**
+         * Completes with true when the fleet found {@code nodeId} dead and it has not come back, false otherwise;
+         * fails when Redis does not answer. Asynchronous; completes on the Redis client's threads.
+         */
+        CompletionStage<Boolean> foundDead(String nodeId);
+    }
+
     /**
      * @param connected        whether Redis has answered once: until then the lazily connecting client would connect
      *                         on the caller's thread, so nothing is sent
+     * @param liveness         the fleet's verdict on a holder, asked before each request is sent
      * @param receiversCounted whether the count a PUBLISH answers is every subscriber of the channel, so that 0 means
-     *                         the holder does not listen: true for one standalone server only (see {@link #send})
+     *                         the holder does not listen: true for one standalone server only
      */
     public RedisOperationForwarding(RedissonClient client, String nodeId, Channels channels, int maxInFlight,
-                                    BooleanSupplier connected, boolean receiversCounted, MeterRegistry meters) {
+                                    BooleanSupplier connected, Liveness liveness, boolean receiversCounted,
+                                    MeterRegistry meters) {
         this.client = client;
         this.nodeId = nodeId;
         this.channels = channels;
         this.maxInFlight = maxInFlight;
         this.connected = connected;
+        this.liveness = liveness;
         this.receiversCounted = receiversCounted;
         this.requests = client.getTopic(channels.request(nodeId), ByteArrayCodec.INSTANCE);
         this.replies = client.getTopic(channels.reply(nodeId), ByteArrayCodec.INSTANCE);
-        String name = "mqttgw.operations.forwarded.messages";
-        String description = "Forwarded operator operations: requests this node received and answered or refused "
-                + "busy, messages dropped as malformed, replies that came after the asker stopped waiting, requests "
-                + "this node sent that no node received (unreachable)";
-        this.answered = Counter.builder(name).description(description).tag("result", "answered").register(meters);
-        this.refusedBusy = Counter.builder(name).description(description).tag("result", "busy").register(meters);
-        this.malformed = Counter.builder(name).description(description).tag("result", "malformed").register(meters);
-        this.late = Counter.builder(name).description(description).tag("result", "late").register(meters);
-        this.unreachable = Counter.builder(name).description(description).tag("result", "unreachable")
-                .register(meters);
+        this.counters = new ForwardCounters(meters);
+        this.held = new ForwardedRequests(client, nodeId, channels, maxInFlight, counters);
         String inflight = "Forwarded operator operations in flight: run for other nodes (side=holder), or sent to "
                 + "the holder and waited for (side=asker)";
-        Gauge.builder("mqttgw.operations.forwarded.inflight", running, AtomicInteger::get)
+        Gauge.builder("mqttgw.operations.forwarded.inflight", held.running, AtomicInteger::get)
                 .description(inflight).tag("side", "holder").register(meters);
         Gauge.builder("mqttgw.operations.forwarded.inflight", waiting, ConcurrentHashMap::size)
                 .description(inflight).tag("side", "asker").register(meters);
@@ -102,7 +112,7 @@ public final class RedisOperationForwarding implements OperationForwarding {
 
     @Override
     public void serve(Holder node) {
-        this.holder = node;
+        held.serve(node);
     }
 
     /**
@@ -115,7 +125,7 @@ public final class RedisOperationForwarding implements OperationForwarding {
         }
         try {
             CompletableFuture.allOf(
-                    requests.addListenerAsync(byte[].class, (channel, m) -> onRequest(m)).toCompletableFuture(),
+                    requests.addListenerAsync(byte[].class, (channel, m) -> held.onRequest(m)).toCompletableFuture(),
                     replies.addListenerAsync(byte[].class, (channel, m) -> onReply(m)).toCompletableFuture())
                     .whenComplete((ok, error) -> subscribed(error));
         } catch (RuntimeException e) {
@@ -203,6 +213,30 @@ public final class RedisOperationForwarding implements OperationForwarding {
                     + OperationForwarding.correlation(id) + " is in use"));
         }
         answer.orTimeout(timeoutMillis, TimeUnit.MILLISECONDS).whenComplete((r, e) -> waiting.remove(id, answer));
+        CompletionStage<Boolean> dead;
+        try {
+            dead = liveness.foundDead(node);
+        } catch (RuntimeException e) {
+            dead = CompletableFuture.failedFuture(e);
+        }
+        dead.whenComplete((isDead, error) -> {
+            if (answer.isDone()) {
+                return;
+            }
+            if (error != null) {
+                answer.completeExceptionally(new IllegalStateException("cannot tell whether node " + node
+                        + " is alive, Redis did not answer (" + error + "); the request was not sent"));
+            } else if (isDead) {
+                unreachable(answer, "node " + node + " is not reachable: the fleet found it dead (its heartbeat "
+                        + "stopped; its routes are being removed); the request was not delivered");
+            } else {
+                publish(node, request, answer);
+            }
+        });
+        return answer;
+    }
+
+    private void publish(String node, byte[] request, CompletableFuture<ForwardCodec.Reply> answer) {
         String channel = channels.request(node);
         try {
             client.getTopic(channel, ByteArrayCodec.INSTANCE).publishAsync(request)
@@ -211,97 +245,40 @@ public final class RedisOperationForwarding implements OperationForwarding {
                         // Cluster or Sentinel a holder may hear it uncounted, so there only its answer or the bound
                         if (error != null) {
                             answer.completeExceptionally(error);
-                        } else if (receiversCounted && receivers != null && receivers == 0
-                                && answer.completeExceptionally(new Unreachable("node " + node + " is not reachable: "
-                                + "no node listens on " + channel + " (stopped or crashed, its route not expired "
-                                + "yet); the request was not delivered"))) {
-                            unreachable.increment();
+                        } else if (receiversCounted && receivers != null && receivers == 0) {
+                            unreachable(answer, "node " + node + " is not reachable: no node listens on " + channel
+                                    + " (stopped or crashed, its route not expired yet); the request was not "
+                                    + "delivered");
                         }
                     });
         } catch (RuntimeException e) {
             answer.completeExceptionally(e);
         }
-        return answer;
+    }
+
+    private void unreachable(CompletableFuture<ForwardCodec.Reply> answer, String message) {
+        if (answer.completeExceptionally(new Unreachable(message))) {
+            counters.unreachable.increment();
+        }
     }
 
     private void onReply(byte[] bytes) {
         ForwardCodec.Reply r = ForwardCodec.reply(bytes);
         if (r == null) {
-            malformed.increment();
+            counters.malformed.increment();
             LOG.debug("dropping a malformed reply of {} bytes on {}", bytes.length, channels.reply(nodeId));
             return;
         }
         CompletableFuture<ForwardCodec.Reply> answer = waiting.remove(r.id());
         if (answer == null || !answer.complete(r)) {
-            late.increment();
-        }
-    }
-
-    private void onRequest(byte[] bytes) {
-        ForwardCodec.Request r = ForwardCodec.request(bytes);
-        if (r == null) {
-            malformed.increment();
-            LOG.debug("dropping a malformed request of {} bytes on {}", bytes.length, channels.request(nodeId));
-            return;
-        }
-        Holder node = holder;
-        if (node == null || closed) {
-            refusedBusy.increment();
-            reply(r, ForwardCodec.refusal(r.id(), nodeId, ForwardCodec.BUSY, "node " + nodeId + " is "
-                    + (closed ? "shutting down" : "starting")));
-            return;
-        }
-        if (running.incrementAndGet() > maxInFlight) {
-            running.decrementAndGet();
-            refusedBusy.increment();
-            reply(r, ForwardCodec.refusal(r.id(), nodeId, ForwardCodec.BUSY, "node " + nodeId + " runs "
-                    + maxInFlight + " forwarded operations already (routes.redis.forward-max-in-flight)"));
-            return;
-        }
-        CompletableFuture<byte[]> outcome;
-        try {
-            outcome = run(node, r);
-        } catch (RuntimeException e) {
-            outcome = CompletableFuture.failedFuture(e);
-        }
-        // a copy: orTimeout on the outcome itself would fail it for the operation that completes it
-        outcome.thenApply(x -> x).orTimeout(r.timeoutMillis(), TimeUnit.MILLISECONDS).whenComplete((reply, e) -> {
-            running.decrementAndGet();
-            answered.increment();
-            reply(r, e == null ? reply : ForwardCodec.refusal(r.id(), nodeId, ForwardCodec.FAILED,
-                    e instanceof java.util.concurrent.CompletionException && e.getCause() != null
-                            ? e.getCause().toString() : e.toString()));
-        });
-    }
-
-    private CompletableFuture<byte[]> run(Holder node, ForwardCodec.Request r) {
-        Origin origin = new Origin(r.replyTo(), r.id());
-        if (r.kind() == ForwardCodec.DOWNLINK) {
-            return node.downlink(origin, r.message()).toCompletableFuture()
-                    .thenApply(report -> report == null ? ForwardCodec.notHere(r.id(), nodeId)
-                            : ForwardCodec.downlinkReply(r.id(), nodeId, report));
-        }
-        return node.kick(origin, r.clientId(), r.discardSession()).toCompletableFuture()
-                .thenApply(k -> k == null ? ForwardCodec.notHere(r.id(), nodeId)
-                        : ForwardCodec.kickReply(r.id(), nodeId, k.closed(), k.sessionDiscarded()));
-    }
-
-    private void reply(ForwardCodec.Request r, byte[] reply) {
-        try {
-            client.getTopic(channels.reply(r.replyTo()), ByteArrayCodec.INSTANCE).publishAsync(reply)
-                    .whenComplete((receivers, error) -> {
-                        if (error != null) {
-                            LOG.debug("reply to {} not sent: {}", r.replyTo(), error.toString());
-                        }
-                    });
-        } catch (RuntimeException e) {
-            LOG.debug("reply to {} not sent: {}", r.replyTo(), e.toString());
+            counters.late.increment();
         }
     }
 
     /** Stops serving and waiting: requests still waiting fail at once, requests that come are refused. */
     public void close() {
         closed = true;
+        held.close();
         IllegalStateException shuttingDown = new IllegalStateException("node " + nodeId + " is shutting down");
         waiting.values().forEach(f -> f.completeExceptionally(shuttingDown));
         if (subscribed) {

@@ -150,7 +150,8 @@ final class DeadNodeCleanup {
 
     /**
      * The claim stays until its time to live runs out, also after the cleanup finished: a node that decided on the
-     * same death a moment later finds it taken rather than cleaning the node up a second time.
+     * same death a moment later finds it taken rather than cleaning the node up a second time. It is the fleet's
+     * verdict too: an operation forwarded to the node meanwhile is answered unreachable ({@link DeadNodeVerdict}).
      */
     private boolean lock(String dead) throws Exception {
         return batches.await(client.<String>getBucket(keys.cleanupLock(dead), StringCodec.INSTANCE)

@@ -79,12 +79,15 @@ public final class RedisRouteStore implements RouteStore {
             public String reply(String node) {
                 return keys.operationRepliesChannel(node);
             }
-        }, settings.forwardMaxInFlight(), flusher::connected, publishCountsEverySubscriber(settings), meters);
+        }, settings.forwardMaxInFlight(), flusher::connected, new DeadNodeVerdict(client, keys),
+                publishCountsEverySubscriber(settings), meters);
     }
 
     /**
      * Whether 0 receivers of a PUBLISH proves that the holder does not listen, so a request to it can be answered at
-     * once instead of after its whole bound. Only with one standalone server: there PUBLISH counts every client that
+     * once instead of after its whole bound, also in the first {@code node-ttl} after a crash, before the fleet can
+     * find the holder dead ({@link DeadNodeVerdict} answers on every topology from then on). Only with one standalone
+     * server: there PUBLISH counts every client that
      * got the message. In Redis Cluster it counts only the clients of the node that took the PUBLISH, while the
      * cluster bus delivers the message to the subscribers of every other node, so a holder subscribed elsewhere (a
      * topology change, a replica under subscription mode SLAVE) hears it while the asker reads 0. With Sentinel a

@@ -333,9 +333,10 @@ class ForwardedOperationsIT extends RedisNodes {
     }
 
     @Test
-    void holderRefusesBusyPastItsBoundOfForwardedRequestsRunning() throws Exception {
+    void holderRefusesBusyPastItsBoundOfForwardedRequestsRunningAndAuditsTheRefusal() throws Exception {
         // the holder's bound is 1; the asking node's bound is 4 s, the holder's own retries take longer
-        try (Gateway a = node("node-a").with("routes.redis.forward-max-in-flight", "1")
+        try (EventLogCapture log = new EventLogCapture();
+             Gateway a = node("node-a").with("routes.redis.forward-max-in-flight", "1")
                 .with("downlink.retry-interval", "10s").start();
              Gateway b = node("node-b").with("downlink.retry-interval", "2s").with("downlink.max-retries", "1")
                      .start();
@@ -354,6 +355,13 @@ class ForwardedOperationsIT extends RedisNodes {
             assertEquals(503, second.statusCode(), second.body());
             assertEquals("node-a", JSON.readTree(second.body()).get("node").asText(), second.body());
             assertTrue(second.body().contains("forward-max-in-flight"), second.body());
+            // the holder's log shows the refusal too, joined to the asking node's line by the correlation id
+            String asked = awaitLine(log, l -> l.startsWith("operation operator=") && l.contains("via node node-a")
+                    && l.contains("forward-max-in-flight"));
+            String held = awaitLine(log, l -> l.startsWith("operation forwarded from=node-b correlation="
+                    + correlationOf(asked) + " "));
+            assertTrue(held.contains("what=downlink client=dev-slow topic=devices/dev-slow/cmd qos=1"), held);
+            assertTrue(held.contains("outcome=refused: busy") && held.contains("forward-max-in-flight"), held);
             assertEquals(504, first.get().statusCode(), first.get().body());
         }
     }
