@@ -15,7 +15,9 @@ import io.mqttgw.core.testkit.MqttBytes;
 import io.mqttgw.core.testkit.RawMqttConnection;
 import io.mqttgw.core.testkit.TestDevices;
 import io.mqttgw.core.testkit.TestGateway;
+import io.mqttgw.routing.redis.RedisRouteStore;
 import io.mqttgw.routing.testkit.RedisNodes;
+import io.mqttgw.routing.testkit.TestRouteStores;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -29,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -363,6 +366,33 @@ class ForwardedOperationsIT extends RedisNodes {
             assertTrue(held.contains("what=downlink client=dev-slow topic=devices/dev-slow/cmd qos=1"), held);
             assertTrue(held.contains("outcome=refused: busy") && held.contains("forward-max-in-flight"), held);
             assertEquals(504, first.get().statusCode(), first.get().body());
+        }
+    }
+
+    @Test
+    void nodeThatDoesNotServeYetRefusesBusyAndAuditsTheRefusal() throws Exception {
+        plantRoute("dev-early", "node-starting");
+        // a route store whose node never gets as far as serving forwarded operations: a node still starting
+        RedisRouteStore starting = TestRouteStores.store(TestRouteStores.settings(redis), "node-starting",
+                TestRouteStores.meters());
+        try (EventLogCapture log = new EventLogCapture(); Gateway b = node("node-b").start()) {
+            starting.start(new TestRouteStores.FakeNode());
+            RedisOperationForwarding forwarding = (RedisOperationForwarding) starting.forwarding().orElseThrow();
+            TestRouteStores.await("node-starting listens", forwarding::subscribed, PATIENCE_MILLIS / 1000);
+            awaitForwarding(b);
+
+            HttpResponse<String> kick = send(b, "DELETE", "/clients/dev-early", null, TestGateway.OPERATOR_TOKEN);
+            assertEquals(503, kick.statusCode(), kick.body());
+            assertEquals("node-starting", JSON.readTree(kick.body()).get("node").asText(), kick.body());
+            String asked = awaitLine(log, l -> l.startsWith("operation operator=")
+                    && l.contains("DELETE /clients/dev-early via node node-starting"));
+            String held = awaitLine(log, l -> l.startsWith("operation forwarded from=node-b correlation="
+                    + correlationOf(asked) + " "));
+            assertTrue(held.contains("what=kick client=dev-early"), held);
+            assertTrue(held.endsWith("outcome=refused: busy: node node-starting is starting"), held);
+        } finally {
+            starting.close().toCompletableFuture().get(30, TimeUnit.SECONDS);
+            check.getKeys().delete("mqttgw:route:{dev-early}");
         }
     }
 
