@@ -3,17 +3,12 @@ package io.mqttgw.routing.redis;
 import static io.mqttgw.routing.testkit.TestRouteStores.await;
 import static io.mqttgw.routing.testkit.TestRouteStores.join;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.mqttgw.core.spi.DownlinkMessage;
-import io.mqttgw.core.spi.OperationForwarding;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteCheck;
 import io.mqttgw.core.spi.SessionStore.StoredSession;
 import io.mqttgw.core.spi.Subscription;
-import io.mqttgw.routing.forward.RedisOperationForwarding;
 import io.mqttgw.routing.session.RedisSessionStore;
 import io.mqttgw.routing.testkit.RedisClusterTopology;
 import io.mqttgw.routing.testkit.RedisTopologyExtension;
@@ -29,7 +24,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -215,32 +209,7 @@ class RedisClusterIT {
     @Test
     @Order(5)
     void operationForwardedToANodeFoundDeadIsAnsweredUnreachableWellBeforeItsBound() throws Exception {
-        // the crashed node: a member of the node set whose last heartbeat expires and is never written again
-        check().getSet("mqttgw:nodes", StringCodec.INSTANCE).add("node-crashed");
-        check().getBucket("mqttgw:node:{node-crashed}:alive", StringCodec.INSTANCE)
-                .set("node-crashed/1/1 41", Duration.ofMillis(500));
-        // node-ttl 5 s: the claim of the cleanup (the fleet's verdict) outlives the quick cleanup by that long
-        RedisRouteStore store = REDIS.start("node-asking", new FakeNode(), "routes.redis.heartbeat-interval", "1s",
-                "routes.redis.node-ttl", "5s");
-        RedisOperationForwarding forwarding = (RedisOperationForwarding) store.forwarding().orElseThrow();
-        await("the asking node forwards", forwarding::subscribed, 30);
-        await("the fleet found node-crashed dead", () -> check().getBucket("mqttgw:node:{node-crashed}:cleanup",
-                StringCodec.INSTANCE).isExists(), 60);
-
-        Duration bound = Duration.ofSeconds(20);
-        long started = System.nanoTime();
-        CompletableFuture<?> downlink = forwarding.downlink("node-crashed", forwarding.newCorrelationId(),
-                new DownlinkMessage("dev-crashed", "t/cmd", 1, false, new byte[] {1}), bound).toCompletableFuture();
-        ExecutionException refused = assertThrows(ExecutionException.class, () -> downlink.get(60, TimeUnit.SECONDS));
-        long tookMillis = (System.nanoTime() - started) / 1_000_000;
-        assertInstanceOf(OperationForwarding.Unreachable.class, refused.getCause(), refused.toString());
-        assertTrue(refused.getCause().getMessage().contains("node-crashed"), refused.getCause().getMessage());
-        assertTrue(tookMillis < bound.toMillis() / 2, "answered without waiting the bound: " + tookMillis + " ms");
-
-        CompletableFuture<?> kick = forwarding.kick("node-crashed", forwarding.newCorrelationId(), "dev-crashed",
-                false, bound).toCompletableFuture();
-        refused = assertThrows(ExecutionException.class, () -> kick.get(60, TimeUnit.SECONDS));
-        assertInstanceOf(OperationForwarding.Unreachable.class, refused.getCause(), refused.toString());
+        DeadHolderForwarding.assertAnsweredUnreachableWellBeforeTheBound(REDIS, "node-crashed");
     }
 
     /**

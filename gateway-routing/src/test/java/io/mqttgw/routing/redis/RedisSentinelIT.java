@@ -97,6 +97,13 @@ class RedisSentinelIT {
      * Under a steady load of writes and deletes the master is killed; the sentinels promote the replica, the store
      * follows them and every device ends with its last route on the new master.
      */
+    /** As in a Cluster: a PUBLISH misses the replicas' subscribers, the heartbeat tells. */
+    @Test
+    @Order(3)
+    void operationForwardedToANodeFoundDeadIsAnsweredUnreachableWellBeforeItsBound() throws Exception {
+        DeadHolderForwarding.assertAnsweredUnreachableWellBeforeTheBound(REDIS, "node-crashed");
+    }
+
     @Test
     @Order(10)
     void routeWritesAndDeletesResumeOnThePromotedReplica() throws Exception {
