@@ -27,7 +27,7 @@ final class ForwardedRequests {
     private final RedisOperationForwarding.Channels channels;
     private final int maxInFlight;
     private final ForwardCounters counters;
-    final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger running = new AtomicInteger();
     private volatile Holder holder;
     private volatile boolean closed;
 
@@ -42,6 +42,11 @@ final class ForwardedRequests {
 
     void serve(Holder node) {
         this.holder = node;
+    }
+
+    /** Requests running now, for the in-flight gauge. */
+    int running() {
+        return running.get();
     }
 
     /** Requests that come from now on are refused as busy: this node is shutting down. */

@@ -12,7 +12,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 import org.redisson.api.RTopic;
@@ -104,7 +103,7 @@ public final class RedisOperationForwarding implements OperationForwarding {
         this.held = new ForwardedRequests(client, nodeId, channels, maxInFlight, counters);
         String inflight = "Forwarded operator operations in flight: run for other nodes (side=holder), or sent to "
                 + "the holder and waited for (side=asker)";
-        Gauge.builder("mqttgw.operations.forwarded.inflight", held.running, AtomicInteger::get)
+        Gauge.builder("mqttgw.operations.forwarded.inflight", held, ForwardedRequests::running)
                 .description(inflight).tag("side", "holder").register(meters);
         Gauge.builder("mqttgw.operations.forwarded.inflight", waiting, ConcurrentHashMap::size)
                 .description(inflight).tag("side", "asker").register(meters);
