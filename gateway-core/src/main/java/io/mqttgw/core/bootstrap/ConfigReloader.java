@@ -45,7 +45,8 @@ final class ConfigReloader {
             CoreConfigKeys.OVERLOAD_HEAP_EXIT.name(), CoreConfigKeys.OVERLOAD_DIRECT.name(),
             CoreConfigKeys.OVERLOAD_DIRECT_EXIT.name(), CoreConfigKeys.OVERLOAD_HANDSHAKE_RATE.name(),
             CoreConfigKeys.OVERLOAD_HANDSHAKE_RATE_EXIT.name(), CoreConfigKeys.OVERLOAD_QUEUES.name(),
-            CoreConfigKeys.OVERLOAD_QUEUES_EXIT.name());
+            CoreConfigKeys.OVERLOAD_QUEUES_EXIT.name(), CoreConfigKeys.OVERLOAD_UPLINK.name(),
+            CoreConfigKeys.OVERLOAD_UPLINK_EXIT.name());
 
     /** Where the running configuration came from, read again as it was at startup. */
     record Source(Path file, Map<String, String> environment, Properties systemProperties) {

@@ -447,11 +447,19 @@ public final class CoreConfigKeys {
             "overload.handshake-rate-exit", "0", "0 to 10000000 a second, at most overload.handshake-rate",
             "Handshake rate below which that signal is back.", intRange(0, 10_000_000));
     public static final ConfigKey<Integer> OVERLOAD_QUEUES = new ConfigKey<>("overload.queue-pressure", "95",
-            "0 (off) to 100 percent", "Overloaded when the uplink sink's or route store's bound is this full.",
+            "0 (off) to 100 percent", "Overloaded when the route store's bound is this full.",
             intRange(0, 100));
     public static final ConfigKey<Integer> OVERLOAD_QUEUES_EXIT = new ConfigKey<>("overload.queue-pressure-exit", "50",
             "0 to 100 percent, at most overload.queue-pressure", "Queue fill below which that signal is back.",
             intRange(0, 100));
+    public static final ConfigKey<Integer> OVERLOAD_UPLINK = new ConfigKey<>("overload.uplink-pressure", "0",
+            "0 (off) to 100 percent", "Overloaded when the uplink sink's bound is this full. Off by default: a full "
+                    + "sink pauses reading of the devices that publish (memory stays bounded), and a sink that is full "
+                    + "because Kafka is away is full on every node, so refusing connections moves no load.",
+            intRange(0, 100));
+    public static final ConfigKey<Integer> OVERLOAD_UPLINK_EXIT = new ConfigKey<>("overload.uplink-pressure-exit",
+            "50", "0 to 100 percent, at most overload.uplink-pressure",
+            "Uplink sink fill below which that signal is back.", intRange(0, 100));
     public static final ConfigKey<Boolean> OVERLOAD_CLOSE_LISTENERS = new ConfigKey<>("overload.close-listeners",
             "true", "true or false", "While overloaded, close the listening ports, so the "
                     + "balancer sends new devices to other nodes; reopen on recovery (/health/ready is 503 while "
@@ -536,7 +544,8 @@ public final class CoreConfigKeys {
             OVERLOAD_ENABLED, OVERLOAD_INTERVAL, OVERLOAD_RECOVERY_HOLD, OVERLOAD_MIN_HOLD, OVERLOAD_LAG_REACTION,
             OVERLOAD_LAG, OVERLOAD_LAG_EXIT, OVERLOAD_HEAP,
             OVERLOAD_HEAP_EXIT, OVERLOAD_DIRECT, OVERLOAD_DIRECT_EXIT, OVERLOAD_HANDSHAKE_RATE,
-            OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_CLOSE_LISTENERS,
+            OVERLOAD_HANDSHAKE_RATE_EXIT, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT, OVERLOAD_UPLINK,
+            OVERLOAD_UPLINK_EXIT, OVERLOAD_CLOSE_LISTENERS,
             OVERLOAD_REFUSE_CONNECTS, OVERLOAD_PAUSE_HANDSHAKES,
             SHUTDOWN_DRAIN_RATE, SHUTDOWN_SERVER_REFERENCE, SHUTDOWN_READY_GRACE, SHUTDOWN_TIMEOUT,
             LOG_LIFECYCLE_RATE, LOG_LEVEL, CONFIG_WATCH_INTERVAL);

@@ -120,7 +120,7 @@ final class GatewayConfigBuilder {
                                 p -> p / 100.0),
                         threshold(v, OverloadThreshold.HANDSHAKE_RATE, OVERLOAD_HANDSHAKE_RATE,
                                 OVERLOAD_HANDSHAKE_RATE_EXIT, r -> (double) r),
-                        threshold(v, OverloadThreshold.UPLINK_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
+                        threshold(v, OverloadThreshold.UPLINK_PRESSURE, OVERLOAD_UPLINK, OVERLOAD_UPLINK_EXIT,
                                 p -> p / 100.0),
                         threshold(v, OverloadThreshold.ROUTES_PRESSURE, OVERLOAD_QUEUES, OVERLOAD_QUEUES_EXIT,
                                 p -> p / 100.0)),

@@ -36,6 +36,10 @@ import org.slf4j.LoggerFactory;
  * reaction is to admit fewer handshakes at once, the rest waiting in the listen backlog
  * ({@link AdmissionControl#busy}), until it passes.
  * Overloaded: heap after GC, direct memory and queue pressure, which admitting less does not cure quickly;
+ * uplink pressure only when {@code overload.uplink-pressure} is set (off by default): a full sink already pauses
+ * reading of the connections that publish, which bounds memory at one held message each, and a sink full because
+ * Kafka is away is full on every node alike, so closing listeners would move no load and only start a reconnect
+ * storm; its gauge stays, as does the sink's health;
  * listeners hear of every change (they close the listening ports, refuse CONNECTs). Each sample is a gauge
  * ({@code mqttgw_overload_signal{signal}}); the levels are {@code mqttgw_overload_level} and
  * {@code mqttgw_admission_busy}, their changes {@code mqttgw_overload_transitions_total} and
