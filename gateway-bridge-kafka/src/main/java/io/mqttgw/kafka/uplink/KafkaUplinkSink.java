@@ -2,6 +2,8 @@ package io.mqttgw.kafka.uplink;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.mqttgw.core.spi.HealthStatus;
+import io.mqttgw.core.spi.RoomWait;
+import io.mqttgw.core.spi.RoomWaiters;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
@@ -33,8 +35,10 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: {@link #send} is called on event loops and never blocks: the producer runs with
  * {@code max.block.ms=0}, and payload bytes awaiting Kafka are bounded by {@code uplink.kafka.max-pending-bytes};
  * past the bound, or when the producer cannot take a record at once, the stage fails immediately with
- * {@link UplinkRejectedException}. Completions run on the producer's I/O thread; the gateway hops back to the
- * channel's event loop. Failures are counted by cause and logged at most once a minute per cause.
+ * {@link UplinkRejectedException}. Past the bound is a refusal for capacity: the caller may wait for room
+ * ({@link #waitForRoom}); waiters are woken in order once the bytes awaiting Kafka fall under half the bound, about
+ * as many as the free half takes, by the thread that freed the bytes (the producer's I/O thread). Completions run on
+ * the producer's I/O thread; the gateway hops back to the channel's event loop. Failures are counted by cause and logged at most once a minute per cause.
  *
  * <p>Kafka away: the producer forgets a topic's metadata when every broker is stopped (a broker that shuts down in
  * order reports its partitions leaderless), and then refuses each record for it at once. For a topic Kafka has
@@ -69,6 +73,7 @@ public final class KafkaUplinkSink implements UplinkSink {
     private final Set<String> knownTopics = ConcurrentHashMap.newKeySet();
     private final ParkedRecords parked;
     private final UplinkMetrics metrics;
+    private final RoomWaiters waiters;
     private volatile boolean closed;
 
     public KafkaUplinkSink(Producer<byte[], byte[]> producer, TopicMapping mapping, long maxPendingBytes,
@@ -84,6 +89,7 @@ public final class KafkaUplinkSink implements UplinkSink {
         this.maxPendingBytes = maxPendingBytes;
         this.nodeId = nodeId.getBytes(StandardCharsets.UTF_8);
         this.metrics = new UplinkMetrics(meters);
+        this.waiters = new RoomWaiters(maxPendingBytes, maxPendingBytes / 2);
         this.parked = new ParkedRecords(PARKED_RETRY_MILLIS, deliveryTimeout.toNanos(), metrics.parkedRecords,
                 this::hand, () -> closed);
     }
@@ -93,10 +99,12 @@ public final class KafkaUplinkSink implements UplinkSink {
         if (closed) {
             return refuse(KafkaFailure.CLOSED, message.topic(), null);
         }
-        int cost = message.payload().length + message.topic().length() + RECORD_OVERHEAD;
+        int cost = cost(message);
         if (metrics.pendingBytes.addAndGet(cost) > maxPendingBytes) {
-            metrics.pendingBytes.addAndGet(-cost);
-            return refuse(KafkaFailure.PENDING_BYTES_FULL, message.topic(), null);
+            waiters.released(metrics.pendingBytes.addAndGet(-cost));
+            metrics.count(KafkaFailure.PENDING_BYTES_FULL, message.topic(), null);
+            return CompletableFuture.failedFuture(new UplinkRejectedException("kafka: "
+                    + KafkaFailure.PENDING_BYTES_FULL.label(), true));
         }
         String topic = mapping.kafkaTopic(message.topic());
         boolean known = knownTopics.contains(topic);
@@ -131,6 +139,29 @@ public final class KafkaUplinkSink implements UplinkSink {
             parked.park(delivery);
         }
         return delivery;
+    }
+
+    private static int cost(UplinkMessage message) {
+        return message.payload().length + message.topic().length() + RECORD_OVERHEAD;
+    }
+
+    @Override
+    public boolean waitForRoom(RoomWait wait, UplinkMessage refused) {
+        if (closed) {
+            return false;
+        }
+        waiters.add(wait, cost(refused), metrics.pendingBytes.get());
+        return true;
+    }
+
+    @Override
+    public void endWait(RoomWait wait) {
+        waiters.done(wait);
+    }
+
+    /** Connections waiting for room under {@code uplink.kafka.max-pending-bytes}. */
+    int roomWaiters() {
+        return waiters.waiting();
     }
 
     /** Hands a record to the producer; false if it bounced for missing metadata of a known topic (to be parked). */
@@ -172,6 +203,8 @@ public final class KafkaUplinkSink implements UplinkSink {
     @Override
     public CompletionStage<Void> close() {
         closed = true;
+        // waiters sending again now are refused as closed, which ends their wait
+        waiters.wakeAll();
         parked.close();
         CompletableFuture<Void> done = new CompletableFuture<>();
         Thread closer = new Thread(() -> {
@@ -225,8 +258,9 @@ public final class KafkaUplinkSink implements UplinkSink {
                 bounced = true;
                 return;
             }
-            metrics.pendingBytes.addAndGet(-cost);
+            long charge = metrics.pendingBytes.addAndGet(-cost);
             metrics.pendingRecords.decrementAndGet();
+            waiters.released(charge);
             if (error == null) {
                 metrics.acknowledged(startNanos, System.nanoTime());
                 if (!metadataRetryAt.isEmpty()) {

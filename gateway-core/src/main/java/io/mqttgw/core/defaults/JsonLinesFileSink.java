@@ -2,6 +2,8 @@ package io.mqttgw.core.defaults;
 
 import io.mqttgw.core.spi.HealthStatus;
 import io.mqttgw.core.spi.MessageProperties;
+import io.mqttgw.core.spi.RoomWait;
+import io.mqttgw.core.spi.RoomWaiters;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
@@ -34,8 +36,10 @@ import org.slf4j.LoggerFactory;
  * number of rolled files. Event loops only enqueue; one writer thread ({@code uplink-file-writer}) drains the
  * queue in batches, writes, flushes to the OS and then completes the batch's stages, so a QoS 1 PUBACK means the
  * line was handed to the file system. Overflow policy: when {@code uplink.file.queue-capacity} messages wait, new
- * ones are refused at once with {@link UplinkRejectedException} (QoS 1 not acknowledged, QoS 0 dropped, both
- * counted). A write error fails the batch and marks the sink degraded until a write succeeds.
+ * ones are refused at once with {@link UplinkRejectedException} for capacity (QoS 0 dropped and counted; QoS 1/2
+ * held by its connection, whose reading pauses, until the writer has drained the queue under half its capacity:
+ * {@link #waitForRoom}, woken by the writer thread a batch at a time). A write error fails the batch and marks the
+ * sink degraded until a write succeeds.
  *
  * <p>A line is {@code {"ts","node","client","topic","qos","retain","payload"}} (payload in base64), followed by the
  * MQTT 5.0 properties the device sent: {@code payloadFormatIndicator} (1), {@code messageExpiryInterval} (seconds),
@@ -57,6 +61,7 @@ public final class JsonLinesFileSink implements UplinkSink {
     private final int maxFiles;
     private final String nodeId;
     private final ArrayBlockingQueue<Entry> queue;
+    private final RoomWaiters waiters;
     private final Thread writer;
     private final CompletableFuture<Void> closed = new CompletableFuture<>();
     private volatile boolean closing;
@@ -73,6 +78,7 @@ public final class JsonLinesFileSink implements UplinkSink {
         this.maxFiles = maxFiles;
         this.nodeId = nodeId;
         this.queue = new ArrayBlockingQueue<>(queueCapacity);
+        this.waiters = new RoomWaiters(queueCapacity, queueCapacity / 2);
         try {
             Files.createDirectories(dir);
             open();
@@ -101,13 +107,30 @@ public final class JsonLinesFileSink implements UplinkSink {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         if (!queue.offer(new Entry(message, done))) {
-            return CompletableFuture.failedFuture(new UplinkRejectedException("file sink queue full"));
+            return CompletableFuture.failedFuture(new UplinkRejectedException("file sink queue full", true));
         }
         if (writerDone) {
             // the writer left between the closing check and the offer: nobody else will complete this entry
             failQueued();
         }
         return done;
+    }
+
+    /** Each waiter needs one queue slot; the queue's length is the charge. */
+    @Override
+    public boolean waitForRoom(RoomWait wait, UplinkMessage refused) {
+        waiters.add(wait, 1, queue.size());
+        return true;
+    }
+
+    @Override
+    public void endWait(RoomWait wait) {
+        waiters.done(wait);
+    }
+
+    /** Connections waiting for room in the queue. */
+    public int roomWaiters() {
+        return waiters.waiting();
     }
 
     @Override
@@ -119,6 +142,8 @@ public final class JsonLinesFileSink implements UplinkSink {
     @Override
     public CompletionStage<Void> close() {
         closing = true;
+        // waiters sending again now are refused as closed, which ends their wait
+        waiters.wakeAll();
         writer.interrupt();
         return closed;
     }
@@ -145,6 +170,7 @@ public final class JsonLinesFileSink implements UplinkSink {
                 }
                 write(batch);
                 batch.clear();
+                waiters.released(queue.size());
             }
         } finally {
             writerDone = true;

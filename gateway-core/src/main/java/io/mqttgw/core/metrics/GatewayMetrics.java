@@ -33,6 +33,7 @@ public final class GatewayMetrics {
     private final Counter bytesOut;
     private final Counter uplinkRefused;
     private final Counter uplinkFailed;
+    private final Counter uplinkHeld;
     private final Counter takeovers;
     private final HandshakeMeters handshakes;
     private final DownlinkMeters downlink;
@@ -64,6 +65,10 @@ public final class GatewayMetrics {
                 .register(registry);
         bytesOut = Counter.builder("mqttgw.sent").baseUnit("bytes")
                 .description("Bytes written to device sockets").register(registry);
+        uplinkHeld = Counter.builder("mqttgw.uplink.held")
+                .description("QoS 1/2 PUBLISHes the sink refused for capacity, held by their connection (reading "
+                        + "paused) until the sink had room")
+                .register(registry);
         uplinkRefused = Counter.builder("mqttgw.uplink.refused")
                 .description("PUBLISHes the sink refused at once (full or closed): QoS 0 dropped, QoS 1/2 "
                         + "unacknowledged")
@@ -137,6 +142,15 @@ public final class GatewayMetrics {
     /** A sink outcome other than success: refused at once ({@code UplinkRejectedException}) or failed later. */
     public void uplinkNotDelivered(boolean refused) {
         (refused ? uplinkRefused : uplinkFailed).increment();
+    }
+
+    /** A QoS 1/2 PUBLISH refused for capacity is held by its connection until the sink has room. */
+    public void uplinkHeld() {
+        uplinkHeld.increment();
+    }
+
+    public double uplinkHeldCount() {
+        return uplinkHeld.count();
     }
 
     /** A connection's reading was paused (true) or resumed (false) by uplink back-pressure. */

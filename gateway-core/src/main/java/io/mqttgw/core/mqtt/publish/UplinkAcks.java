@@ -1,5 +1,6 @@
 package io.mqttgw.core.mqtt.publish;
 
+import io.mqttgw.core.spi.UplinkMessage;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
@@ -19,7 +20,8 @@ import java.util.Map;
  * is not sent twice and finding whether its first copy still waits is one lookup. That memory is bounded by the
  * window: past {@code mqtt.max-inflight-uplink} ids the oldest already answered are forgotten (an MQTT 3.1.1 client
  * retransmits only after a reconnect, when this state is gone anyway; a PUBREL for a forgotten id still gets its
- * PUBCOMP). Event loop only.
+ * PUBCOMP). Also holds the messages the sink refused for capacity, in order, until the sink has room
+ * ({@link HeldUplink}). Event loop only.
  */
 public final class UplinkAcks {
 
@@ -34,6 +36,8 @@ public final class UplinkAcks {
          * PUBREC. Only ever set on a connection that takes reason codes.
          */
         byte reason;
+        /** The message, while it is held for want of room in the sink; null otherwise. */
+        UplinkMessage held;
 
         Pending(int packetId, boolean exactlyOnce) {
             this.packetId = packetId;
@@ -52,6 +56,10 @@ public final class UplinkAcks {
     private LinkedHashMap<Integer, Pending> awaitingRelease;
     private long forgotten;
     private boolean readingPaused;
+    /** Messages held for want of room in the sink, oldest first; null until the sink first refused for capacity. */
+    private ArrayDeque<Pending> held;
+    /** This connection's wait for room, made on the first refusal for capacity and kept. */
+    private HeldUplink roomWait;
 
     public UplinkAcks(int maxInflight) {
         this.maxInflight = maxInflight;
@@ -129,9 +137,85 @@ public final class UplinkAcks {
         return queue.size() >= maxInflight;
     }
 
-    /** True when the backlog has drained to half the window, the point where reading resumes. */
+    /** True when the backlog has drained to half the window and nothing is held, the point where reading resumes. */
     boolean drained() {
-        return queue.size() <= maxInflight / 2;
+        return queue.size() <= maxInflight / 2 && !holding();
+    }
+
+    /** Whether messages wait for room in the sink: a later one then waits behind them, to keep the order. */
+    boolean holding() {
+        return held != null && !held.isEmpty();
+    }
+
+    /**
+     * Holds a refused message: at the front when it came before those held (a resend refused again, or the first
+     * refusal), else behind them. Sinks refuse for capacity at once, on the sending call, so a later message is never
+     * refused before an earlier one; this keeps the order also when one does.
+     */
+    void holdRefused(Pending p, UplinkMessage message) {
+        ArrayDeque<Pending> h = heldQueue();
+        if (h.isEmpty() || before(p, h.peekFirst())) {
+            h.addFirst(p);
+        } else {
+            h.addLast(p);
+        }
+        p.held = message;
+    }
+
+    private boolean before(Pending a, Pending b) {
+        for (Pending p : queue) {
+            if (p == a) {
+                return true;
+            }
+            if (p == b) {
+                return false;
+            }
+        }
+        return false;
+    }
+
+    /** Holds {@code p}'s message behind those already held. */
+    void holdLast(Pending p, UplinkMessage message) {
+        heldQueue().addLast(p);
+        p.held = message;
+    }
+
+    /** The oldest held message's entry (its message in {@code held}), taken out of the hold; null when none. */
+    Pending pollHeld() {
+        return held == null ? null : held.pollFirst();
+    }
+
+    private ArrayDeque<Pending> heldQueue() {
+        if (held == null) {
+            held = new ArrayDeque<>(4);
+        }
+        return held;
+    }
+
+    HeldUplink roomWait() {
+        return roomWait;
+    }
+
+    void roomWait(HeldUplink wait) {
+        this.roomWait = wait;
+    }
+
+    /**
+     * The connection closed: held messages are dropped unacknowledged (the device sends them again) and the wait for
+     * room ends, so the sink does not keep this connection. Returns how many were held.
+     */
+    public int releaseHeld() {
+        int n = 0;
+        if (held != null) {
+            for (Pending p = held.pollFirst(); p != null; p = held.pollFirst()) {
+                p.held = null;
+                n++;
+            }
+        }
+        if (roomWait != null) {
+            roomWait.end();
+        }
+        return n;
     }
 
     /** Called when the connection closes: true if it was paused, so the paused-channels gauge can be corrected. */

@@ -30,26 +30,32 @@ import java.util.function.BiConsumer;
 /**
  * Device PUBLISH to the {@code UplinkSink}, inline on the event loop. QoS 0 is handed over and forgotten (a refusal
  * is counted as a drop). QoS 1 and 2 are acknowledged (PUBACK, PUBREC) only once the sink completes, in the order
- * the PUBLISHes arrived; the completion hops back to this channel's event loop. When {@code mqtt.max-inflight-uplink}
- * messages of one connection wait for the sink, reading from that connection stops until half have completed, so a
- * slow sink holds a bounded amount of memory and pushes back on the device through TCP. A QoS 1/2 message the sink
- * refuses or fails is not acknowledged, nor is anything after it, and the connection is closed (reason sink_failed):
- * an MQTT 3.1.1 device retransmits only after a reconnect. A PUBLISH outside the device's topic ACL is counted and
- * closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow
- * (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the
- * connection
- * (reason topic_limit), counted.
+ * the PUBLISHes arrived; the completion hops back to this channel's event loop. When {@code
+ * mqtt.max-inflight-uplink} messages of one connection wait for the sink, reading from that connection stops until
+ * half have completed, so a slow sink holds a bounded amount of memory and pushes back on the device through TCP. A
+ * QoS 1/2 message the sink refuses for capacity (its bound is full: Kafka slow or away) is no failure: the
+ * connection holds it (it and what the device sent after it, in order), stops reading, and hands it to the sink
+ * again when the sink says it has room ({@link UplinkSink#waitForRoom}); reading resumes as after a full window. The
+ * device stays connected and its acknowledgements wait; it cannot be read meanwhile, so its keepalive is not held
+ * against it (the keepalive check skips a connection whose reading the gateway paused). Held messages of a
+ * connection that closes are not acknowledged (counted as not delivered). A QoS 1/2 message the sink refuses
+ * otherwise or fails is not acknowledged, nor is anything after it, and the connection is closed (reason
+ * sink_failed): an MQTT 3.1.1 device retransmits only after a reconnect. A PUBLISH outside the device's topic ACL is
+ * counted and closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the
+ * QoS 2 flow (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes
+ * the connection (reason topic_limit), counted.
  *
  * <p>On a connection that takes MQTT 5.0 reason codes, the acknowledgement says what became of a QoS 1/2 PUBLISH
  * instead of a close or a silent drop: 0x87 not authorized outside the ACL, 0x99 payload format invalid when the
- * payload format indicator says UTF-8 and the payload is not, 0x97 quota exceeded when the sink refused it for
- * capacity, 0x80 when the sink failed (each counted in {@code mqttgw_publish_refused_total}); the connection stays open
- * and the device decides. The PUBLISH properties go to the sink with the message ({@link PublishProperties}). A topic
- * alias is accepted up to {@code mqtt.topic-alias-maximum} (the table is the connection's, made on first use); alias 0,
- * one above the maximum, or an unknown one with an empty topic closes with DISCONNECT 0x94. More unacknowledged QoS
- * 1/2 PUBLISHes than the receive maximum announced ({@code mqtt.max-inflight-uplink}) close with DISCONNECT 0x93.
- * Called by {@code EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event
- * loop only.
+ * payload format indicator says UTF-8 and the payload is not, 0x97 quota exceeded when the sink refused it (closed,
+ * or for capacity when the sink cannot say when it has room; a full sink that can is waited for as above, which
+ * loses nothing and needs no resend logic in the device), 0x80 when the sink failed (each counted in {@code
+ * mqttgw_publish_refused_total}); the connection stays open and the device decides. The PUBLISH properties go to the
+ * sink with the message ({@link PublishProperties}). A topic alias is accepted up to {@code
+ * mqtt.topic-alias-maximum} (the table is the connection's, made on first use); alias 0, one above the maximum, or
+ * an unknown one with an empty topic closes with DISCONNECT 0x94. More unacknowledged QoS 1/2 PUBLISHes than the
+ * receive maximum announced ({@code mqtt.max-inflight-uplink}) close with DISCONNECT 0x93. Called by {@code
+ * EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event loop only.
  */
 public final class UplinkPublishHandler {
     private static final MqttFixedHeader PUBCOMP = new MqttFixedHeader(MqttMessageType.PUBCOMP, false,
@@ -179,15 +185,80 @@ public final class UplinkPublishHandler {
         }
         pending = acks.add(packetId, qos == 2);
         pauseAtWindow(ctx.channel(), acks);
-        Channel channel = ctx.channel();
+        if (acks.holding()) {
+            // older messages wait for room in the sink: this one waits behind them, so the sink sees the order sent
+            acks.holdLast(pending, message);
+            return;
+        }
+        send(ctx.channel(), acks, pending, message);
+    }
+
+    private void send(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, UplinkMessage message) {
         EventLoop loop = channel.eventLoop();
         sink.send(message).whenComplete((ignored, error) -> {
             if (loop.inEventLoop()) {
-                complete(channel, acks, pending, error);
+                complete(channel, acks, pending, message, error);
             } else {
-                loop.execute(() -> complete(channel, acks, pending, error));
+                loop.execute(() -> complete(channel, acks, pending, message, error));
             }
         });
+    }
+
+    /**
+     * The sink has room again: the held messages go to it in order, until one is refused for capacity again (it then
+     * waits at the front of the sink's queue). Reading resumes once they are taken and the window has drained.
+     */
+    void sendHeld(Channel channel, UplinkAcks acks, HeldUplink wait) {
+        if (!channel.isActive()) {
+            wait.end();
+            return;
+        }
+        while (!wait.registered) {
+            UplinkAcks.Pending p = acks.pollHeld();
+            if (p == null) {
+                break;
+            }
+            UplinkMessage message = p.held;
+            p.held = null;
+            send(channel, acks, p, message);
+        }
+        if (!wait.registered) {
+            wait.end();
+            if (channel.isActive()) {
+                writeReadyAcks(channel, acks);
+            }
+        }
+    }
+
+    /**
+     * Holds a message the sink refused for capacity, in order, and pauses reading: false when the
+     * sink cannot say when it has room (then the refusal is final) or the connection is gone.
+     */
+    private boolean hold(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, UplinkMessage message) {
+        if (!channel.isActive()) {
+            return false;
+        }
+        HeldUplink wait = acks.roomWait();
+        if (wait == null) {
+            wait = new HeldUplink(channel, acks, this, sink);
+            acks.roomWait(wait);
+        }
+        if (!wait.registered) {
+            // registered before it may be told: the sink may tell at once, and the task then runs after this one
+            wait.registered = true;
+            if (!sink.waitForRoom(wait, message)) {
+                wait.registered = false;
+                return false;
+            }
+        }
+        acks.holdRefused(pending, message);
+        metrics.uplinkHeld();
+        if (!acks.readingPaused()) {
+            acks.readingPaused(true);
+            metrics.readingPaused(true);
+            channel.config().setAutoRead(false);
+        }
+        return true;
     }
 
     /**
@@ -241,9 +312,12 @@ public final class UplinkPublishHandler {
         }
     }
 
-    private void complete(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, Throwable error) {
+    private void complete(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, UplinkMessage message,
+                          Throwable error) {
         if (error == null) {
             pending.state = 1;
+        } else if (UplinkRejectedException.isCapacity(error) && hold(channel, acks, pending, message)) {
+            return;
         } else if (ConnectionContext.of(channel).capabilities().reasonCodes()) {
             // MQTT 5.0 says it on the acknowledgement: quota exceeded when the sink had no room, else unspecified
             boolean refusal = UplinkRejectedException.isRefusal(error);

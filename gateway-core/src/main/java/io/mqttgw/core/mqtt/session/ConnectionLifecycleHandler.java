@@ -3,6 +3,7 @@ package io.mqttgw.core.mqtt.session;
 import io.mqttgw.core.connection.ConnectionContext;
 import io.mqttgw.core.connection.DisconnectReason;
 import io.mqttgw.core.connection.Mqtt5Session;
+import io.mqttgw.core.mqtt.publish.UplinkAcks;
 import io.mqttgw.core.spi.DelayedWillStore;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.UplinkMessage;
@@ -42,6 +43,13 @@ public final class ConnectionLifecycleHandler {
         services.metrics().channelClosed(reason);
         if (c.releaseReadingPause()) {
             services.metrics().readingPaused(false);
+        }
+        UplinkAcks acks = c.acksOrNull();
+        if (acks != null) {
+            // held for room in the sink and never taken: not acknowledged, the device sends them again
+            for (int held = acks.releaseHeld(); held > 0; held--) {
+                services.metrics().uplinkNotDelivered(true);
+            }
         }
         c.closeDownlink();
         if (c.sessionOpen()) {
