@@ -17,7 +17,10 @@ import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.spi.AuthRequest;
 import io.mqttgw.core.spi.AuthResult;
 import io.mqttgw.core.spi.Authenticator;
+import io.mqttgw.core.spi.RoomWait;
+import io.mqttgw.core.spi.RoomWaiters;
 import io.mqttgw.core.spi.Route;
+import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkSink;
 import io.netty.buffer.ByteBuf;
@@ -324,6 +327,10 @@ public final class ProtocolFixture {
         public final Deque<Pending> received = new ArrayDeque<>();
         /** When not null, answers at once with what it returns instead of holding the message. */
         private final Function<UplinkMessage, CompletionStage<Void>> immediate;
+        /** Waiters for room, woken one at a time by {@link #makeRoom}. */
+        private final RoomWaiters room = new RoomWaiters(1, 1);
+        private boolean full;
+        private int refusedForCapacity;
 
         /** Holds every message until the test completes its stage. */
         public ManualSink() {
@@ -337,6 +344,10 @@ public final class ProtocolFixture {
 
         @Override
         public synchronized CompletionStage<Void> send(UplinkMessage message) {
+            if (full) {
+                refusedForCapacity++;
+                return CompletableFuture.failedFuture(new UplinkRejectedException("full", true));
+            }
             if (immediate != null) {
                 received.add(new Pending(message, null));
                 return immediate.apply(message);
@@ -344,6 +355,43 @@ public final class ProtocolFixture {
             CompletableFuture<Void> done = new CompletableFuture<>();
             received.add(new Pending(message, done));
             return done;
+        }
+
+        /** From now on refuses every message for capacity, as a sink whose bound is full. */
+        public synchronized void fill() {
+            full = true;
+        }
+
+        /** Takes messages again and tells the first waiter (its event loop runs the resend as a pending task). */
+        public void makeRoom() {
+            synchronized (this) {
+                full = false;
+            }
+            room.released(0);
+        }
+
+        @Override
+        public boolean waitForRoom(RoomWait wait, UplinkMessage refused) {
+            boolean isFull;
+            synchronized (this) {
+                isFull = full;
+            }
+            room.add(wait, 1, isFull ? 1 : 0);
+            return true;
+        }
+
+        @Override
+        public void endWait(RoomWait wait) {
+            room.done(wait);
+        }
+
+        /** Connections waiting for room (registered and not yet told). */
+        public int roomWaiters() {
+            return room.waiting();
+        }
+
+        public synchronized int refusedForCapacity() {
+            return refusedForCapacity;
         }
 
         public synchronized Pending next() {
