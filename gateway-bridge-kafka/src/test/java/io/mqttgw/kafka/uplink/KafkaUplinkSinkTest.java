@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.spi.MessageProperties;
+import io.mqttgw.core.spi.RoomWait;
 import io.mqttgw.core.spi.UplinkMessage;
 import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.kafka.mapping.TopicMapping;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -243,5 +245,78 @@ class KafkaUplinkSinkTest {
         sink.close().toCompletableFuture().get();
         assertInstanceOf(UplinkRejectedException.class, failure(sink.send(message("a", 10))));
         assertTrue(producer.closed());
+    }
+
+    private final List<String> told = new ArrayList<>();
+
+    private RoomWait waiter(String name) {
+        return new RoomWait() {
+            @Override
+            protected void room() {
+                told.add(name);
+            }
+        };
+    }
+
+    @Test
+    void aFullBoundIsARefusalForCapacityAndItsWaitersAreToldInOrderAFewAtATimeUnderHalfTheBound() {
+        // each record costs 100 payload + 23 topic + 96 overhead = 219 bytes: four fit in 1000
+        KafkaUplinkSink sink = sink(1000);
+        for (int i = 0; i < 4; i++) {
+            sink.send(message("devices/dev-1/heartbeat", 100));
+        }
+        UplinkMessage refused = message("devices/dev-1/heartbeat", 100);
+        Throwable full = failure(sink.send(refused));
+        assertTrue(UplinkRejectedException.isCapacity(full), "a full bound is no room now, not a failure");
+        List<RoomWait> waiters = new ArrayList<>();
+        for (String name : List.of("a", "b", "c", "d", "e")) {
+            RoomWait w = waiter(name);
+            waiters.add(w);
+            assertTrue(sink.waitForRoom(w, refused));
+        }
+        sink.waitForRoom(waiters.get(0), refused);
+        assertEquals(5, sink.roomWaiters(), "one entry per waiter");
+        producer.completeNext();
+        assertEquals(List.of(), told, "657 of 1000 pending: nobody yet");
+        producer.completeNext();
+        assertEquals(List.of("a", "b"), told, "438 pending: the free 562 take two");
+        producer.completeNext();
+        assertEquals(List.of("a", "b", "c"), told);
+        sink.endWait(waiters.get(0));
+        // b was refused again: back at the front
+        assertTrue(sink.waitForRoom(waiters.get(1), refused));
+        producer.completeNext();
+        assertEquals(List.of("a", "b", "c", "b", "d", "e"), told);
+        assertEquals(0, sink.roomWaiters());
+    }
+
+    @Test
+    void aWaiterWhoseConnectionClosedLeavesTheQueue() {
+        KafkaUplinkSink sink = sink(1000);
+        for (int i = 0; i < 4; i++) {
+            sink.send(message("devices/dev-1/heartbeat", 100));
+        }
+        RoomWait w = waiter("a");
+        sink.waitForRoom(w, message("devices/dev-1/heartbeat", 100));
+        sink.endWait(w);
+        assertEquals(0, sink.roomWaiters());
+        for (int i = 0; i < 4; i++) {
+            producer.completeNext();
+        }
+        assertEquals(List.of(), told);
+    }
+
+    @Test
+    void aClosedSinkRefusesWithoutCapacityAndTellsItsWaiters() throws Exception {
+        KafkaUplinkSink sink = sink(1000);
+        for (int i = 0; i < 4; i++) {
+            sink.send(message("devices/dev-1/heartbeat", 100));
+        }
+        UplinkMessage refused = message("devices/dev-1/heartbeat", 100);
+        sink.waitForRoom(waiter("a"), refused);
+        sink.close().toCompletableFuture().get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(List.of("a"), told, "told, so that its resend is refused as closed and its wait ends");
+        assertFalse(UplinkRejectedException.isCapacity(failure(sink.send(refused))));
+        assertFalse(sink.waitForRoom(waiter("b"), refused));
     }
 }

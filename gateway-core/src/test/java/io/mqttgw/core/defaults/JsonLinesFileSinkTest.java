@@ -270,4 +270,31 @@ class JsonLinesFileSinkTest {
         assertTrue(refused > 0, "a 16-entry queue overflows when sends outpace the writer");
         CompletableFuture.allOf(accepted.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
     }
+
+    @Test
+    void aFullQueueIsARefusalForCapacityAndItsWaiterIsToldOnceTheWriterDrainsIt() throws Exception {
+        JsonLinesFileSink sink = sink(1L << 30, 3, 16);
+        UplinkMessage m = message("t", new byte[256]);
+        Throwable refusal = null;
+        for (int i = 0; i < 50_000 && refusal == null; i++) {
+            CompletableFuture<Void> f = sink.send(m).toCompletableFuture();
+            if (f.isCompletedExceptionally()) {
+                refusal = assertThrows(ExecutionException.class, f::get).getCause();
+            }
+        }
+        assertTrue(refusal != null, "a 16-entry queue overflows when sends outpace the writer");
+        assertTrue(UplinkRejectedException.isCapacity(refusal));
+        java.util.concurrent.CountDownLatch told = new java.util.concurrent.CountDownLatch(1);
+        io.mqttgw.core.spi.RoomWait wait = new io.mqttgw.core.spi.RoomWait() {
+            @Override
+            protected void room() {
+                told.countDown();
+            }
+        };
+        assertTrue(sink.waitForRoom(wait, m));
+        assertTrue(told.await(10, TimeUnit.SECONDS), "the writer drained the queue and said so");
+        sink.endWait(wait);
+        assertEquals(0, sink.roomWaiters());
+        await(sink.send(m));
+    }
 }
