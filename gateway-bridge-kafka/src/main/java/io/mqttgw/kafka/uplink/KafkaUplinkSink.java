@@ -38,7 +38,8 @@ import org.slf4j.LoggerFactory;
  * {@link UplinkRejectedException}. Past the bound is a refusal for capacity: the caller may wait for room
  * ({@link #waitForRoom}); waiters are woken in order once the bytes awaiting Kafka fall under half the bound, about
  * as many as the free half takes, by the thread that freed the bytes (the producer's I/O thread). Completions run on
- * the producer's I/O thread; the gateway hops back to the channel's event loop. Failures are counted by cause and logged at most once a minute per cause.
+ * the producer's I/O thread; the gateway hops back to the channel's event loop. Failures are counted by cause and
+ * logged at most once a minute per cause.
  *
  * <p>Kafka away: the producer forgets a topic's metadata when every broker is stopped (a broker that shuts down in
  * order reports its partitions leaderless), and then refuses each record for it at once. For a topic Kafka has

@@ -300,11 +300,21 @@ class KafkaOutageIT {
         }
 
         void publish() throws IOException {
+            publish(0);
+        }
+
+        /**
+         * With {@code padTo} above 0 the payload is {@code <id>:<packet id>|} padded with dots to that many bytes.
+         */
+        void publish(int padTo) throws IOException {
             int packetId = nextPacketId++;
             unacknowledged.add(packetId);
+            String payload = id + ":" + packetId;
+            if (padTo > 0) {
+                payload = payload + "|" + ".".repeat(Math.max(0, padTo - payload.length() - 1));
+            }
             try {
-                connection.send(publishPacket(0x32, utf8("devices/" + id + "/t"), packetId,
-                        utf8(id + ":" + packetId)));
+                connection.send(publishPacket(0x32, utf8("devices/" + id + "/t"), packetId, utf8(payload)));
             } catch (IOException e) {
                 throw new AssertionError(id + " closed: " + closes(gateway), e);
             }
