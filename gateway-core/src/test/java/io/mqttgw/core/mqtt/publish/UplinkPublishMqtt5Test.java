@@ -187,13 +187,14 @@ class UplinkPublishMqtt5Test {
     }
 
     @Test
-    void aSinkFailureIs0x80AndARefusalForCapacity0x97OnTheAckAndTheConnectionStays() {
+    void aSinkFailureIs0x80AndARefusalNotForCapacity0x97OnTheAckAndTheConnectionStays() {
+        // a refusal for capacity from a sink that can tell when it has room waits instead (UplinkHoldTest)
         channel();
         ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 1, new byte[] {1}, MqttProperties.NO_PROPERTIES));
         ch.writeInbound(publish("up/1", MqttQoS.EXACTLY_ONCE, 2, new byte[] {1}, MqttProperties.NO_PROPERTIES));
         ch.writeInbound(publish("up/1", MqttQoS.AT_LEAST_ONCE, 3, new byte[] {1}, MqttProperties.NO_PROPERTIES));
         sink.next().done().completeExceptionally(new IllegalStateException("broker down"));
-        sink.next().done().completeExceptionally(new UplinkRejectedException("full"));
+        sink.next().done().completeExceptionally(new UplinkRejectedException("closed"));
         sink.next().done().complete(null);
         ch.runPendingTasks();
         assertEquals(List.of("PUBACK 1 80", "PUBREC 2 97", "PUBACK 3 0"), acks());
