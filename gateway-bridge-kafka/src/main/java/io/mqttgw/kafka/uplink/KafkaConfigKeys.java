@@ -42,8 +42,9 @@ public final class KafkaConfigKeys {
             "1MiB to 16GiB", "Producer buffer for records not yet sent (buffer.memory).", size(1L << 20, 16L << 30));
     public static final ConfigKey<Long> MAX_PENDING = new ConfigKey<>("uplink.kafka.max-pending-bytes", "48MiB",
             "64KiB to 16GiB, below uplink.kafka.buffer-memory",
-            "Payload bytes handed to Kafka and not yet acknowledged; past it messages are refused at once "
-                    + "(QoS 1 unacknowledged, QoS 0 dropped), so memory stays bounded whatever Kafka does.",
+            "Payload bytes handed to Kafka and not yet acknowledged; past it QoS 0 is dropped and a QoS 1/2 "
+                    + "message waits with its connection, whose reading pauses (the device stays connected, its "
+                    + "PUBACK waits), until the bytes fall under half; so memory stays bounded whatever Kafka does.",
             size(64 * 1024, 16L << 30));
     public static final ConfigKey<Duration> REQUEST_TIMEOUT = new ConfigKey<>("uplink.kafka.request-timeout", "10s",
             "100ms to 5m", "Wait for one produce request (request.timeout.ms).",
