@@ -112,7 +112,7 @@ public final class KafkaUplinkSink implements UplinkSink {
         if (!known && !metadataRetryAt.isEmpty()) {
             Long retryAt = metadataRetryAt.get(topic);
             if (retryAt != null && System.nanoTime() - retryAt < 0) {
-                metrics.pendingBytes.addAndGet(-cost);
+                waiters.released(metrics.pendingBytes.addAndGet(-cost));
                 return refuse(KafkaFailure.METADATA_UNAVAILABLE, message.topic(), null);
             }
         }

@@ -67,7 +67,7 @@ public final class GatewayMetrics {
                 .description("Bytes written to device sockets").register(registry);
         uplinkHeld = Counter.builder("mqttgw.uplink.held")
                 .description("QoS 1/2 PUBLISHes the sink refused for capacity, held by their connection (reading "
-                        + "paused) until the sink had room")
+                        + "paused) until the sink had room; one refused again after it was told of room counts again")
                 .register(registry);
         uplinkRefused = Counter.builder("mqttgw.uplink.refused")
                 .description("PUBLISHes the sink refused at once (full or closed): QoS 0 dropped, QoS 1/2 "
