@@ -7,22 +7,22 @@ import java.util.concurrent.RejectedExecutionException;
 
 /**
  * A connection's wait for room in the sink after a refusal for capacity: told by the sink's thread, it hops to the
- * channel's event loop and hands the held messages to the sink again ({@link UplinkPublishHandler#sendHeld}). One per
+ * channel's event loop and hands the held messages to the sink again ({@link UplinkDelivery#sendHeld}). One per
  * connection, made on its first such refusal; registered at most once at a time ({@link #registered}). Event loop
  * only, apart from {@link #room}.
  */
 final class HeldUplink extends RoomWait implements Runnable {
     private final Channel channel;
     private final UplinkAcks acks;
-    private final UplinkPublishHandler handler;
+    private final UplinkDelivery delivery;
     private final UplinkSink sink;
     /** Queued with the sink and not yet told. */
     boolean registered;
 
-    HeldUplink(Channel channel, UplinkAcks acks, UplinkPublishHandler handler, UplinkSink sink) {
+    HeldUplink(Channel channel, UplinkAcks acks, UplinkDelivery delivery, UplinkSink sink) {
         this.channel = channel;
         this.acks = acks;
-        this.handler = handler;
+        this.delivery = delivery;
         this.sink = sink;
     }
 
@@ -38,7 +38,7 @@ final class HeldUplink extends RoomWait implements Runnable {
     @Override
     public void run() {
         registered = false;
-        handler.sendHeld(channel, acks, this);
+        delivery.sendHeld(channel, acks, this);
     }
 
     /** The sink is done with this wait (sent again, or the connection closed). */

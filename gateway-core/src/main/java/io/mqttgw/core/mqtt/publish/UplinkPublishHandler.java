@@ -11,9 +11,7 @@ import io.mqttgw.core.spi.UplinkRejectedException;
 import io.mqttgw.core.spi.UplinkSink;
 import io.mqttgw.core.topic.TopicLimits;
 import io.netty.buffer.ByteBufUtil;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.EventLoop;
 import io.netty.handler.codec.mqtt.MqttFixedHeader;
 import io.netty.handler.codec.mqtt.MqttMessage;
 import io.netty.handler.codec.mqtt.MqttMessageIdVariableHeader;
@@ -28,34 +26,25 @@ import java.nio.charset.StandardCharsets;
 import java.util.function.BiConsumer;
 
 /**
- * Device PUBLISH to the {@code UplinkSink}, inline on the event loop. QoS 0 is handed over and forgotten (a refusal
- * is counted as a drop). QoS 1 and 2 are acknowledged (PUBACK, PUBREC) only once the sink completes, in the order
- * the PUBLISHes arrived; the completion hops back to this channel's event loop. When {@code
+ * Device PUBLISH to the {@code UplinkSink}, inline on the event loop: checks (topic alias, receive maximum, topic
+ * limits, ACL, payload format), then the message to the sink. QoS 0 is handed over and forgotten (a refusal is
+ * counted as a drop). QoS 1 and 2 are acknowledged (PUBACK, PUBREC) only once the sink completes, in the order the
+ * PUBLISHes arrived ({@link UplinkDelivery}: also what a full or failing sink does to the connection). When {@code
  * mqtt.max-inflight-uplink} messages of one connection wait for the sink, reading from that connection stops until
- * half have completed, so a slow sink holds a bounded amount of memory and pushes back on the device through TCP. A
- * QoS 1/2 message the sink refuses for capacity (its bound is full: Kafka slow or away) is no failure: the
- * connection holds it (it and what the device sent after it, in order), stops reading, and hands it to the sink
- * again when the sink says it has room ({@link UplinkSink#waitForRoom}); reading resumes as after a full window. The
- * device stays connected and its acknowledgements wait; it cannot be read meanwhile, so its keepalive is not held
- * against it (the keepalive check skips a connection whose reading the gateway paused). Held messages of a
- * connection that closes are not acknowledged (counted as not delivered). A QoS 1/2 message the sink refuses
- * otherwise or fails is not acknowledged, nor is anything after it, and the connection is closed (reason
- * sink_failed): an MQTT 3.1.1 device retransmits only after a reconnect. A PUBLISH outside the device's topic ACL is
- * counted and closes the connection or is acknowledged and dropped ({@code acl.on-violation}). Also completes the
- * QoS 2 flow (PUBREL to PUBCOMP). A topic past {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes
- * the connection (reason topic_limit), counted.
+ * half have completed, so a slow sink holds a bounded amount of memory and pushes back on the device through TCP
+ * ({@link UplinkAckWriter}). A PUBLISH outside the device's topic ACL is counted and closes the connection or is
+ * acknowledged and dropped ({@code acl.on-violation}). Also completes the QoS 2 flow (PUBREL to PUBCOMP). A topic past
+ * {@code mqtt.max-topic-length} or {@code mqtt.max-topic-levels} closes the connection (reason topic_limit), counted.
  *
  * <p>On a connection that takes MQTT 5.0 reason codes, the acknowledgement says what became of a QoS 1/2 PUBLISH
  * instead of a close or a silent drop: 0x87 not authorized outside the ACL, 0x99 payload format invalid when the
- * payload format indicator says UTF-8 and the payload is not, 0x97 quota exceeded when the sink refused it (closed,
- * or for capacity when the sink cannot say when it has room; a full sink that can is waited for as above, which
- * loses nothing and needs no resend logic in the device), 0x80 when the sink failed (each counted in {@code
- * mqttgw_publish_refused_total}); the connection stays open and the device decides. The PUBLISH properties go to the
- * sink with the message ({@link PublishProperties}). A topic alias is accepted up to {@code
- * mqtt.topic-alias-maximum} (the table is the connection's, made on first use); alias 0, one above the maximum, or
- * an unknown one with an empty topic closes with DISCONNECT 0x94. More unacknowledged QoS 1/2 PUBLISHes than the
- * receive maximum announced ({@code mqtt.max-inflight-uplink}) close with DISCONNECT 0x93. Called by {@code
- * EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event loop only.
+ * payload format indicator says UTF-8 and the payload is not, 0x97 and 0x80 for the sink's refusals and failures
+ * (each counted in {@code mqttgw_publish_refused_total}); the connection stays open and the device decides. The
+ * PUBLISH properties go to the sink with the message ({@link PublishProperties}). A topic alias is accepted up to
+ * {@code mqtt.topic-alias-maximum} (the table is the connection's, made on first use); alias 0, one above the
+ * maximum, or an unknown one with an empty topic closes with DISCONNECT 0x94. More unacknowledged QoS 1/2 PUBLISHes
+ * than the receive maximum announced ({@code mqtt.max-inflight-uplink}) close with DISCONNECT 0x93. Called by
+ * {@code EstablishedSessionHandler}. Stateless (state lives in {@link ConnectionContext}), shared; event loop only.
  */
 public final class UplinkPublishHandler {
     private static final MqttFixedHeader PUBCOMP = new MqttFixedHeader(MqttMessageType.PUBCOMP, false,
@@ -68,6 +57,8 @@ public final class UplinkPublishHandler {
     private final BiConsumer<Object, Throwable> countQos0Failure;
     private final TopicLimits topicLimits;
     private final int topicAliasMaximum;
+    private final UplinkAckWriter acksOut;
+    private final UplinkDelivery delivery;
 
     public UplinkPublishHandler(UplinkSink sink, GatewayMetrics metrics, int maxInflight,
                                 boolean disconnectOnAclViolation) {
@@ -92,6 +83,8 @@ public final class UplinkPublishHandler {
         this.metrics = metrics;
         this.maxInflight = maxInflight;
         this.disconnectOnAclViolation = disconnectOnAclViolation;
+        this.acksOut = new UplinkAckWriter(metrics);
+        this.delivery = new UplinkDelivery(sink, metrics, acksOut);
         this.countQos0Failure = (ignored, error) -> {
             if (error != null) {
                 metrics.uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
@@ -178,87 +171,19 @@ public final class UplinkPublishHandler {
             // the first copy still waiting answers for both; one already answered is answered again
             if (!acks.waitingFor(packetId)) {
                 acks.addDuplicateQos2(packetId);
-                pauseAtWindow(ctx.channel(), acks);
-                writeReadyAcks(ctx.channel(), acks);
+                acksOut.pauseAtWindow(ctx.channel(), acks);
+                acksOut.writeReady(ctx.channel(), acks);
             }
             return;
         }
         pending = acks.add(packetId, qos == 2);
-        pauseAtWindow(ctx.channel(), acks);
+        acksOut.pauseAtWindow(ctx.channel(), acks);
         if (acks.holding()) {
             // older messages wait for room in the sink: this one waits behind them, so the sink sees the order sent
             acks.holdLast(pending, message);
             return;
         }
-        send(ctx.channel(), acks, pending, message);
-    }
-
-    private void send(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, UplinkMessage message) {
-        EventLoop loop = channel.eventLoop();
-        sink.send(message).whenComplete((ignored, error) -> {
-            if (loop.inEventLoop()) {
-                complete(channel, acks, pending, message, error);
-            } else {
-                loop.execute(() -> complete(channel, acks, pending, message, error));
-            }
-        });
-    }
-
-    /**
-     * The sink has room again: the held messages go to it in order, until one is refused for capacity again (it then
-     * waits at the front of the sink's queue). Reading resumes once they are taken and the window has drained.
-     */
-    void sendHeld(Channel channel, UplinkAcks acks, HeldUplink wait) {
-        if (!channel.isActive()) {
-            wait.end();
-            return;
-        }
-        while (!wait.registered) {
-            UplinkAcks.Pending p = acks.pollHeld();
-            if (p == null) {
-                break;
-            }
-            UplinkMessage message = p.held;
-            p.held = null;
-            send(channel, acks, p, message);
-        }
-        if (!wait.registered) {
-            wait.end();
-            if (channel.isActive()) {
-                writeReadyAcks(channel, acks);
-            }
-        }
-    }
-
-    /**
-     * Holds a message the sink refused for capacity, in order, and pauses reading: false when the
-     * sink cannot say when it has room (then the refusal is final) or the connection is gone.
-     */
-    private boolean hold(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, UplinkMessage message) {
-        if (!channel.isActive()) {
-            return false;
-        }
-        HeldUplink wait = acks.roomWait();
-        if (wait == null) {
-            wait = new HeldUplink(channel, acks, this, sink);
-            acks.roomWait(wait);
-        }
-        if (!wait.registered) {
-            // registered before it may be told: the sink may tell at once, and the task then runs after this one
-            wait.registered = true;
-            if (!sink.waitForRoom(wait, message)) {
-                wait.registered = false;
-                return false;
-            }
-        }
-        acks.holdRefused(pending, message);
-        metrics.uplinkHeld();
-        if (!acks.readingPaused()) {
-            acks.readingPaused(true);
-            metrics.readingPaused(true);
-            channel.config().setAutoRead(false);
-        }
-        return true;
+        delivery.send(ctx.channel(), acks, pending, message);
     }
 
     /**
@@ -296,66 +221,7 @@ public final class UplinkPublishHandler {
         } else if (!acks.waitingFor(packetId)) {
             acks.addDuplicateQos2(packetId);
         }
-        pauseAtWindow(ctx.channel(), acks);
-        writeReadyAcks(ctx.channel(), acks);
-    }
-
-    /**
-     * Every path that queues an acknowledgement stops reading at the window, so answers waiting behind a slow sink
-     * are bounded whichever path queued them.
-     */
-    private void pauseAtWindow(Channel channel, UplinkAcks acks) {
-        if (acks.full() && !acks.readingPaused()) {
-            acks.readingPaused(true);
-            metrics.readingPaused(true);
-            channel.config().setAutoRead(false);
-        }
-    }
-
-    private void complete(Channel channel, UplinkAcks acks, UplinkAcks.Pending pending, UplinkMessage message,
-                          Throwable error) {
-        if (error == null) {
-            pending.state = 1;
-        } else if (UplinkRejectedException.isCapacity(error) && hold(channel, acks, pending, message)) {
-            return;
-        } else if (ConnectionContext.of(channel).capabilities().reasonCodes()) {
-            // MQTT 5.0 says it on the acknowledgement: quota exceeded when the sink had no room, else unspecified
-            boolean refusal = UplinkRejectedException.isRefusal(error);
-            metrics.uplinkNotDelivered(refusal);
-            metrics.publishRefused(refusal ? "quota_exceeded" : "unspecified_error");
-            pending.state = 1;
-            pending.reason = (refusal ? PubAck.QUOTA_EXCEEDED : PubAck.UNSPECIFIED_ERROR).byteValue();
-        } else {
-            pending.state = 2;
-            metrics.uplinkNotDelivered(UplinkRejectedException.isRefusal(error));
-            // no acknowledgement past this message: the device resends it, and what followed, once reconnected
-            DeviceDisconnector.close(channel, DisconnectReason.SINK_FAILED);
-            return;
-        }
-        if (channel.isActive()) {
-            writeReadyAcks(channel, acks);
-        }
-    }
-
-    private void writeReadyAcks(Channel channel, UplinkAcks acks) {
-        boolean wrote = false;
-        for (MqttMessage ack = acks.pollAck(); ack != null; ack = acks.pollAck()) {
-            channel.write(ack);
-            wrote = true;
-        }
-        if (wrote) {
-            channel.flush();
-        }
-        if (acks.readingPaused() && acks.drained()) {
-            acks.readingPaused(false);
-            metrics.readingPaused(false);
-            if (channel.isWritable() && !ConnectionContext.of(channel).drainAfterAcks()) {
-                // an unwritable channel stays paused; the writability watch resumes it once it drains
-                channel.config().setAutoRead(true);
-            }
-        }
-        if (acks.size() == 0) {
-            DeviceDisconnector.owedAcksWritten(channel);
-        }
+        acksOut.pauseAtWindow(ctx.channel(), acks);
+        acksOut.writeReady(ctx.channel(), acks);
     }
 }
