@@ -48,15 +48,8 @@ class KafkaFullSinkIT {
         try (KafkaBroker broker = KafkaBroker.start(dir.resolve("kafka"))) {
             broker.createTopics(TOPIC);
             TestPki pki = TestPki.create(dir.resolve("pki"));
-            try (Gateway gateway = TestGateway.tls(pki, dir.resolve("gateway"))
-                    .with("uplink.sink", "kafka")
-                    .with("uplink.kafka.bootstrap-servers", broker.bootstrapServers())
-                    .with("uplink.kafka.default-topic", TOPIC)
-                    .with("uplink.kafka.linger", "5ms")
-                    .with("uplink.kafka.request-timeout", "5s")
-                    .with("uplink.kafka.delivery-timeout", "5m")
-                    .with("uplink.kafka.max-pending-bytes", Long.toString(MAX_PENDING_BYTES))
-                    .with("uplink.kafka.warmup-timeout", "30s")
+            try (Gateway gateway = OutageUplink.into(TestGateway.tls(pki, dir.resolve("gateway")),
+                    broker, TOPIC, MAX_PENDING_BYTES)
                     .start()) {
                 List<Device> fleet = new ArrayList<>();
                 for (int i = 0; i < DEVICES; i++) {

@@ -81,18 +81,11 @@ class KafkaOutageIT {
             broker.createTopics(TOPIC, "device.downlink." + NODE);
             TestPki pki = TestPki.create(dir.resolve("pki"));
             ExecutorService sender = Executors.newSingleThreadExecutor();
-            try (Gateway gateway = TestGateway.tls(pki, dir.resolve("gateway"))
+            try (Gateway gateway = OutageUplink.into(TestGateway.tls(pki, dir.resolve("gateway"))
                     .with("node.id", NODE)
                     .with("acl.subscribe", "devices/{client-id}/#")
-                    .with("mqtt.max-inflight-uplink", Integer.toString(WINDOW))
-                    .with("uplink.sink", "kafka")
-                    .with("uplink.kafka.bootstrap-servers", broker.bootstrapServers())
-                    .with("uplink.kafka.default-topic", TOPIC)
-                    .with("uplink.kafka.linger", "5ms")
-                    .with("uplink.kafka.request-timeout", "5s")
-                    .with("uplink.kafka.delivery-timeout", "5m")
-                    .with("uplink.kafka.max-pending-bytes", Long.toString(MAX_PENDING_BYTES))
-                    .with("uplink.kafka.warmup-timeout", "30s")
+                    .with("mqtt.max-inflight-uplink", Integer.toString(WINDOW)),
+                    broker, TOPIC, MAX_PENDING_BYTES)
                     .with("downlink.source", "kafka")
                     .with("downlink.kafka.bootstrap-servers", broker.bootstrapServers())
                     .with("downlink.kafka.commit-interval", "100ms")
