@@ -4,7 +4,8 @@
 #
 # For each round and each server: one unrecorded warm-up `bench publish` (WARMUP_DURATION), then the measured one
 # (DURATION) against the same server process, then the server is stopped. The measured run's server CPU per message
-# (the bench reads /proc/<pid>/stat over the publish window) and PUBACK latency go to OUT/results.tsv.
+# (the bench reads /proc/<pid>/stat over the publish window; jit_us and gc_us are the part of it spent by the JVM's
+# JIT compiler and collector threads) and PUBACK latency go to OUT/results.tsv.
 # Two gateway builds can be compared in one run: SERVERS names each gateway as gateway:<label>=<distribution dir>
 # (the directory holding bin/gateway), e.g.
 #   SERVERS="gateway:old=/tmp/old-dist gateway:new=deploy/target/mqtt-gateway mosquitto" uplink-vs-mosquitto.sh
@@ -35,7 +36,7 @@ MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
 
 prepare_driver
 
-printf 'round\tserver\tutc\tload1\tcpu_us_per_msg\tpuback_p50_ms\tpuback_p99_ms\tfailures\n' > "$OUT/results.tsv"
+printf 'round\tserver\tutc\tload1\tcpu_us_per_msg\tjit_us\tgc_us\tpuback_p50_ms\tpuback_p99_ms\tfailures\n' > "$OUT/results.tsv"
 for round in $(seq 1 "$ROUNDS"); do
   for entry in $SERVERS; do
     start_driver_server "$round" "$entry" uplink-gw
@@ -57,6 +58,9 @@ for round in $(seq 1 "$ROUNDS"); do
          # a JVM gateway counts what it received (its /metrics); for Mosquitto the messages the bench had acknowledged
          ((.publish.gatewayCpuMicrosPerMessage // (.publish.gatewayCpuSeconds / .publish.acked * 1e6)) * 10
           | round / 10),
+         # of that, the JIT compiler threads and the collector's (concurrent refinement included); 0 for Mosquitto
+         (.publish.gatewayCpuSplitMicrosPerMessage.jit // "" | if type == "number" then . * 10 | round / 10 else . end),
+         (.publish.gatewayCpuSplitMicrosPerMessage.gc // "" | if type == "number" then . * 10 | round / 10 else . end),
          (.publish.ackLatencyMs.p50 // "" | if type == "number" then . * 100 | round / 100 else . end),
          (.publish.ackLatencyMs.p99 // "" | if type == "number" then . * 100 | round / 100 else . end),
          ([.publish.failures // {} | to_entries[] | .value] | add // 0)] | @tsv' "$s" >> "$OUT/results.tsv"

@@ -93,11 +93,19 @@ final class ProcessCpu {
         }
 
         Map<String, Object> millisPer(double count) {
+            return per(count, 1e3);
+        }
+
+        Map<String, Object> microsPer(double count) {
+            return per(count, 1e6);
+        }
+
+        private Map<String, Object> per(double count, double scale) {
             Map<String, Object> m = new LinkedHashMap<>();
-            m.put("user", user / count * 1e3);
-            m.put("system", system / count * 1e3);
-            m.put("jit", jit / count * 1e3);
-            m.put("gc", gc / count * 1e3);
+            m.put("user", user / count * scale);
+            m.put("system", system / count * scale);
+            m.put("jit", jit / count * scale);
+            m.put("gc", gc / count * scale);
             return m;
         }
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -37,6 +38,13 @@ class ProcessCpuTest {
         assertTrue(work.user() + work.system() >= 0.25, "user " + work.user() + " system " + work.system());
         assertTrue(work.user() + work.system() + work.jit() + work.gc() <= ProcessCpu.seconds(pid),
                 "split within total");
+    }
+
+    @Test
+    void givesASplitPerCountInMillisOrMicros() {
+        ProcessCpu.Split split = new ProcessCpu.Split(3.0, 1.0, 0.5, 0.25);
+        assertEquals(Map.of("user", 3.0, "system", 1.0, "jit", 0.5, "gc", 0.25), split.millisPer(1000));
+        assertEquals(Map.of("user", 30.0, "system", 10.0, "jit", 5.0, "gc", 2.5), split.microsPer(100_000));
     }
 
     private static void burnCpuMillis(long millis) {
