@@ -18,6 +18,7 @@ import io.mqttgw.kafka.downlink.client.OfflinePolicy;
 import io.mqttgw.kafka.downlink.client.SendResult;
 import io.mqttgw.kafka.testkit.KafkaBroker;
 import io.mqttgw.kafka.testkit.SharedKafkaBroker;
+import io.mqttgw.routing.forward.RedisOperationForwarding;
 import io.mqttgw.routing.redis.RedisDeviceDirectory;
 import io.mqttgw.routing.testkit.RedisTestServer;
 import io.mqttgw.routing.testkit.TestRouteStores;
@@ -28,6 +29,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -156,6 +164,68 @@ class KafkaDownlinkPersistentSessionIT {
             }
             onB.disconnect();
         }
+    }
+
+    /**
+     * A record routed to node a before its device moved (a crash, a takeover, a drain) is read by a when the device
+     * is online on b: a hands it to b, which delivers it at once, and a commits it only then.
+     */
+    @Test
+    void aRecordOnTheTopicOfANodeTheDeviceLeftReachesItOnItsNodeWithoutAReconnect() throws Exception {
+        String id = "dev-moved";
+        RedisDeviceDirectory directory = new RedisDeviceDirectory(service, "mqttgw", 100);
+        try (Gateway a = node("ps-a"); Gateway b = node("ps-b");
+             KafkaProducer<byte[], byte[]> raw = new KafkaProducer<>(Map.of("bootstrap.servers",
+                     broker.bootstrapServers(), "linger.ms", "0", "key.serializer", ByteArraySerializer.class.getName(),
+                     "value.serializer", ByteArraySerializer.class.getName()))) {
+            Mqtt3BlockingClient onB = TestDevices.mutualTls(pki, b.tlsPort(), id).buildBlocking();
+            try (Mqtt3BlockingClient.Mqtt3Publishes publishes = onB.publishes(MqttGlobalPublishFilter.ALL)) {
+                onB.connectWith().cleanSession(false).send();
+                onB.subscribeWith().topicFilter("devices/" + id + "/commands").qos(MqttQos.AT_LEAST_ONCE).send();
+                await("route names ps-b", () -> nodeOf(directory, id).equals(Optional.of("ps-b")));
+                await("both nodes hear forwarded requests and their replies", () -> forwarding(a).subscribed()
+                        && forwarding(b).subscribed());
+
+                ProducerRecord<byte[], byte[]> left = new ProducerRecord<>("device.downlink.ps-a", utf8(id),
+                        utf8("moved-1"));
+                left.headers().add(DownlinkHeaders.TOPIC, utf8("devices/" + id + "/commands"))
+                        .add(DownlinkHeaders.QOS, utf8("1"));
+                RecordMetadata written = raw.send(left).get(20, TimeUnit.SECONDS);
+
+                // the device stays connected to b: before, a kept the message in the session until a reconnect
+                Mqtt3Publish got = receive(publishes, "the record read by ps-a, on ps-b");
+                assertEquals("moved-1", text(got));
+                assertEquals(MqttQos.AT_LEAST_ONCE, got.getQos());
+                TopicPartition partition = new TopicPartition(written.topic(), written.partition());
+                try (Admin admin = broker.admin()) {
+                    await("ps-a committed the record once ps-b answered", () -> {
+                        try {
+                            OffsetAndMetadata o = admin.listConsumerGroupOffsets("mqttgw-downlink-ps-a")
+                                    .partitionsToOffsetAndMetadata().get(10, TimeUnit.SECONDS).get(partition);
+                            return o != null && o.offset() > written.offset();
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    });
+                }
+                assertEquals(1.0, a.metrics().downlinkMovedCount("forwarded"));
+                assertEquals(0.0, a.metrics().downlinkMovedCount("fallback"));
+            }
+            onB.disconnect();
+
+            // handed over, not kept in the session as well: a reconnect brings no second copy
+            Mqtt3BlockingClient again = TestDevices.mutualTls(pki, b.tlsPort(), id).buildBlocking();
+            try (Mqtt3BlockingClient.Mqtt3Publishes publishes = again.publishes(MqttGlobalPublishFilter.ALL)) {
+                assertTrue(again.connectWith().cleanSession(false).send().isSessionPresent());
+                assertEquals(Optional.empty(), publishes.receive(1, TimeUnit.SECONDS)
+                        .map(KafkaDownlinkPersistentSessionIT::text));
+            }
+            again.disconnect();
+        }
+    }
+
+    private static RedisOperationForwarding forwarding(Gateway node) {
+        return (RedisOperationForwarding) node.routes().forwarding().orElseThrow();
     }
 
     @Test

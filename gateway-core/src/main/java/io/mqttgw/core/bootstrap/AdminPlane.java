@@ -67,7 +67,8 @@ final class AdminPlane implements AutoCloseable {
         NodeProviders providers = node.providers();
         OperationForwarding forwarding = providers.routes().forwarding().orElse(null);
         if (forwarding != null) {
-            forwarding.serve(new HolderOperations(node.registry(), node.downlink(), providers.sessions(),
+            // the last hop: a forwarded message is delivered or kept here, never sent on again
+            forwarding.serve(new HolderOperations(node.registry(), node.downlink().here(), providers.sessions(),
                     node.metrics(), node.events()));
         }
         if (!config.admin().enabled()) {
@@ -80,7 +81,7 @@ final class AdminPlane implements AutoCloseable {
                 new OperatorApi(config.nodeId(), node.registry(), providers.routes(), providers.sessions(),
                         node.metrics(), config.mqtt().maxClientIdLength(), controls.reload(), controls.drain(),
                         forwarding,
-                        config.downlink().retryInterval().multipliedBy(config.downlink().maxRetries() + 1L)));
+                        SessionPlane.holderBound(config.downlink())));
     }
 
     /** Port of the read-only listener, or -1 when the admin plane is off. */

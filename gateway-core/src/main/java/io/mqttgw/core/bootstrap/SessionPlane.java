@@ -6,12 +6,14 @@ import io.mqttgw.core.config.LiveConfig;
 import io.mqttgw.core.events.EventLog;
 import io.mqttgw.core.metrics.GatewayMetrics;
 import io.mqttgw.core.mqtt.downlink.DownlinkDispatcher;
+import io.mqttgw.core.mqtt.downlink.FleetHandOff;
 import io.mqttgw.core.mqtt.session.SessionServices;
 import io.mqttgw.core.mqtt.session.WillPublication;
 import io.mqttgw.core.registry.ChannelRegistry;
 import io.mqttgw.core.registry.LocalRoutes;
 import io.mqttgw.core.registry.LocalSessions;
 import io.mqttgw.core.spi.DelayedWillStore;
+import java.time.Duration;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
@@ -23,6 +25,9 @@ import java.util.concurrent.ScheduledExecutorService;
  * dispatcher's broadcast pacing on the housekeeping thread.
  */
 final class SessionPlane {
+    /** Bound on asking the route table which node holds a device: a slow store still lets the message be kept. */
+    private static final Duration LOOKUP_TIMEOUT = Duration.ofSeconds(10);
+
     private final DownlinkDispatcher downlink;
     private final SessionServices services;
 
@@ -30,12 +35,22 @@ final class SessionPlane {
                  AdmissionControl admission, LiveConfig live, EventLog events, ScheduledExecutorService background) {
         providers.routes().start(new LocalRoutes(registry));
         providers.sessions().start(new LocalSessions(registry));
+        FleetHandOff handOff = providers.routes().forwarding().map(forwarding -> new FleetHandOff(config.nodeId(),
+                providers.routes(), forwarding, holderBound(config.downlink()), LOOKUP_TIMEOUT, metrics)).orElse(null);
         this.downlink = new DownlinkDispatcher(registry, config.downlink(), metrics, background, providers.sessions(),
-                config.mqtt().topicLimits());
+                config.mqtt().topicLimits(), handOff);
         this.services = new SessionServices(config, metrics, registry, providers.authenticator(), providers.routes(),
                 providers.sink(), events, SessionServices.newEpochSource(), admission, providers.sessions(), live);
         DelayedWillStore.of(providers.sessions()).ifPresent(fleet -> fleet.start(new WillPublication(metrics,
                 providers.sink())));
+    }
+
+    /**
+     * How long the holder of a device may take over a message handed to it: as long as its own delivery may take
+     * (each retry interval waited out), so a device that acknowledges late is not sent the message twice.
+     */
+    static Duration holderBound(GatewayConfig.Downlink downlink) {
+        return downlink.retryInterval().multipliedBy(downlink.maxRetries() + 1L);
     }
 
     /** Where downlink messages for this node's devices go in. */

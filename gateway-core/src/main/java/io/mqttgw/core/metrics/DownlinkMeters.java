@@ -25,6 +25,7 @@ final class DownlinkMeters {
     private final LongAdder inflight = new LongAdder();
     private final Timer latency;
     private final Map<String, Counter> retained = new HashMap<>();
+    private final Map<String, Counter> moved = new HashMap<>();
 
     DownlinkMeters(MeterRegistry registry) {
         for (DownlinkTarget.Outcome o : DownlinkTarget.Outcome.values()) {
@@ -44,6 +45,12 @@ final class DownlinkMeters {
             retained.put(result, Counter.builder("mqttgw.downlink.retained").tag("result", result)
                     .description("Retained downlink messages stored, deleted (empty payload) or refused (store full "
                             + "or failing)").register(registry));
+        }
+        for (String result : new String[] {"forwarded", "fallback"}) {
+            moved.put(result, Counter.builder("mqttgw.downlink.moved").tag("result", result)
+                    .description("Downlink messages for a device not connected here: handed to the node the route "
+                            + "table names (forwarded), or kept here as if offline since that node did not take them "
+                            + "or the route table did not answer (fallback)").register(registry));
         }
     }
 
@@ -66,5 +73,10 @@ final class DownlinkMeters {
     /** @param result stored, deleted or refused */
     Counter retained(String result) {
         return retained.get(result);
+    }
+
+    /** @param result forwarded or fallback */
+    Counter moved(String result) {
+        return moved.get(result);
     }
 }

@@ -211,6 +211,15 @@ public final class GatewayMetrics {
         return downlink.outcomes(outcome).count();
     }
 
+    /** @param result forwarded (to the node holding the device) or fallback (kept here) */
+    public void downlinkMoved(String result) {
+        downlink.moved(result).increment();
+    }
+
+    public double downlinkMovedCount(String result) {
+        return downlink.moved(result).count();
+    }
+
     public void downlinkRetried() {
         downlink.retried().increment();
     }

@@ -28,8 +28,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code downlink.broadcast-rate}, each receiver handled on its own loop with a shared reference to the same
  * encoding. Callable from any thread.
  *
- * <p>A QoS 1/2 message for a device that is not connected here goes to its persistent session in the
- * {@link SessionStore}, if it has one (outcome QUEUED), to be sent when it reconnects. A message with the retain flag
+ * <p>A message for a device that is not connected here goes, in a fleet, to the node the route table names as its
+ * holder ({@link FleetHandOff}; the stage then completes with that node's outcome), since the device may be online
+ * there; failing that, a QoS 1/2 message goes to its persistent session in the {@link SessionStore}, if it has one
+ * (outcome QUEUED), to be sent when it reconnects. A message with the retain flag
  * is stored as the topic's retained message (for later subscribers) and delivered live with the flag cleared, as
  * MQTT-3.3.1-9 asks (an MQTT 5.0 subscription with retain as published gets the flag as published).
  */
@@ -42,6 +44,9 @@ public final class DownlinkDispatcher implements DownlinkTarget {
     private final ScheduledExecutorService pacer;
     private final SessionStore store;
     private final TopicLimits topicLimits;
+    /** Null on a node alone, or where the route store cannot carry a message to another node. */
+    private final FleetHandOff fleet;
+    private final DownlinkTarget here = new Here();
 
     /** @param pacer a non-I/O thread that paces broadcasts */
     public DownlinkDispatcher(ChannelRegistry registry, GatewayConfig.Downlink config, GatewayMetrics metrics,
@@ -52,6 +57,14 @@ public final class DownlinkDispatcher implements DownlinkTarget {
     /** @param topicLimits the bounds every downlink topic is checked against, whatever its source */
     public DownlinkDispatcher(ChannelRegistry registry, GatewayConfig.Downlink config, GatewayMetrics metrics,
                               ScheduledExecutorService pacer, SessionStore store, TopicLimits topicLimits) {
+        this(registry, config, metrics, pacer, store, topicLimits, null);
+    }
+
+    /** @param fleet hands a message for a device not connected here to the node holding it; null for none */
+    public DownlinkDispatcher(ChannelRegistry registry, GatewayConfig.Downlink config, GatewayMetrics metrics,
+                              ScheduledExecutorService pacer, SessionStore store, TopicLimits topicLimits,
+                              FleetHandOff fleet) {
+        this.fleet = fleet;
         this.topicLimits = topicLimits;
         this.registry = registry;
         this.config = config;
@@ -60,18 +73,31 @@ public final class DownlinkDispatcher implements DownlinkTarget {
         this.store = store;
     }
 
+    /**
+     * This dispatcher without the hand-off to another node: a message for a device not connected here is kept or
+     * refused here. For the messages other nodes forward to this one: handing them on could send one message around
+     * the fleet while routes change, so the node that was asked is the last hop.
+     */
+    public DownlinkTarget here() {
+        return here;
+    }
+
     @Override
     public CompletionStage<Outcome> deliver(DownlinkMessage message) {
-        return deliver(message, null);
+        return deliver(message, null, fleet);
     }
 
     @Override
     public CompletionStage<Report> deliverReporting(DownlinkMessage message) {
+        return deliverReporting(message, fleet);
+    }
+
+    private CompletionStage<Report> deliverReporting(DownlinkMessage message, FleetHandOff handOff) {
         if (!message.retain()) {
-            return deliver(message, null).thenApply(o -> new Report(o, null));
+            return deliver(message, null, handOff).thenApply(o -> new Report(o, null));
         }
         CompletableFuture<Retained> retained = new CompletableFuture<>();
-        return deliver(message, retained).thenCombine(retained, Report::new);
+        return deliver(message, retained, handOff).thenCombine(retained, Report::new);
     }
 
     @Override
@@ -83,8 +109,12 @@ public final class DownlinkDispatcher implements DownlinkTarget {
         return broadcast(message, retained).thenCombine(retained, BroadcastReport::new);
     }
 
-    /** @param retained completed with what became of the retained copy (null when none was kept); may be null */
-    private CompletableFuture<Outcome> deliver(DownlinkMessage message, CompletableFuture<Retained> retained) {
+    /**
+     * @param retained completed with what became of the retained copy (null when none was kept); may be null
+     * @param handOff  where a message for a device not connected here goes first; null to keep or refuse it here
+     */
+    private CompletableFuture<Outcome> deliver(DownlinkMessage message, CompletableFuture<Retained> retained,
+                                               FleetHandOff handOff) {
         CompletableFuture<Outcome> outcome = new CompletableFuture<>();
         if (!withinLimits(message)) {
             complete(outcome, Outcome.INVALID_TOPIC);
@@ -96,15 +126,15 @@ public final class DownlinkDispatcher implements DownlinkTarget {
         DownlinkMessage live = retainAndStrip(message, retained);
         Channel channel = registry.find(live.clientId());
         if (channel == null) {
-            queueOffline(live, outcome);
+            notHere(live, outcome, handOff);
             return outcome;
         }
         channel.eventLoop().execute(() -> {
             ConnectionContext context = ConnectionContext.of(channel);
             if (!channel.isActive() || !context.sessionOpen()) {
-                queueOffline(live, outcome);
-            } else if (!context.whenRestored(() -> handOver(channel, context, live, message.retain(), outcome),
-                    config.maxQueued())) {
+                notHere(live, outcome, handOff);
+            } else if (!context.whenRestored(() -> handOver(channel, context, live, message.retain(), outcome,
+                    handOff), config.maxQueued())) {
                 complete(outcome, Outcome.QUEUE_FULL);
             }
         });
@@ -113,9 +143,9 @@ public final class DownlinkDispatcher implements DownlinkTarget {
 
     /** On the channel's loop, once its session is restored. */
     private void handOver(Channel channel, ConnectionContext context, DownlinkMessage message, boolean publishedRetain,
-                          CompletableFuture<Outcome> outcome) {
+                          CompletableFuture<Outcome> outcome, FleetHandOff handOff) {
         if (!channel.isActive()) {
-            queueOffline(message, outcome);
+            notHere(message, outcome, handOff);
             return;
         }
         int granted = SubscriptionMatcher.grantedQos(context.subscriptions(), message.topic());
@@ -128,7 +158,26 @@ public final class DownlinkDispatcher implements DownlinkTarget {
                 outcome, true);
     }
 
-    /** The device is not connected here: a QoS 1/2 message goes to its persistent session, if it has one. */
+    /**
+     * The device is not connected here: the node holding it, if another node does, gets the message and answers for
+     * it; else it is kept or refused here. Only an asynchronous call, so any thread (an event loop too).
+     */
+    private void notHere(DownlinkMessage message, CompletableFuture<Outcome> outcome, FleetHandOff handOff) {
+        if (handOff == null || message.expired(System.currentTimeMillis())) {
+            queueOffline(message, outcome);
+            return;
+        }
+        handOff.handOff(message).whenComplete((theirs, error) -> {
+            if (theirs != null) {
+                // counted by the node that ran it: the fleet's totals count each message once
+                outcome.complete(theirs);
+            } else {
+                queueOffline(message, outcome);
+            }
+        });
+    }
+
+    /** Nobody else holds the device: a QoS 1/2 message goes to its persistent session, if it has one. */
     private void queueOffline(DownlinkMessage message, CompletableFuture<Outcome> outcome) {
         if (message.qos() == 0 || message.expired(System.currentTimeMillis())) {
             complete(outcome, message.qos() == 0 ? Outcome.NOT_CONNECTED : Outcome.EXPIRED);
@@ -257,6 +306,29 @@ public final class DownlinkDispatcher implements DownlinkTarget {
         if (!context.sessionOpen() || !context.whenRestored(handOver, config.maxQueued())) {
             shared.release();
             countDown(remaining, handed, done);
+        }
+    }
+
+    /** The dispatcher with no hand-off to another node ({@link #here()}). */
+    private final class Here implements DownlinkTarget {
+        @Override
+        public CompletionStage<Outcome> deliver(DownlinkMessage message) {
+            return DownlinkDispatcher.this.deliver(message, null, null);
+        }
+
+        @Override
+        public CompletionStage<Report> deliverReporting(DownlinkMessage message) {
+            return DownlinkDispatcher.this.deliverReporting(message, null);
+        }
+
+        @Override
+        public CompletionStage<BroadcastReport> broadcastReporting(DownlinkMessage message) {
+            return DownlinkDispatcher.this.broadcastReporting(message);
+        }
+
+        @Override
+        public CompletionStage<Integer> broadcast(DownlinkMessage message) {
+            return DownlinkDispatcher.this.broadcast(message);
         }
     }
 
