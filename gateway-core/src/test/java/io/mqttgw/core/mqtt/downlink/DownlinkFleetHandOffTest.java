@@ -165,18 +165,9 @@ class DownlinkFleetHandOffTest {
     @Test
     void keepsTheMessageHereWhenTheRouteTableDoesNotAnswer() throws Exception {
         offlineSession("dev-moved");
-        RouteStore failing = new InMemoryRouteStore(HERE) {
-            @Override
-            public CompletionStage<Optional<Route>> lookup(String clientId) {
-                return CompletableFuture.failedFuture(new IllegalStateException("redis route table not connected"));
-            }
-        };
-        RouteStore silent = new InMemoryRouteStore(HERE) {
-            @Override
-            public CompletionStage<Optional<Route>> lookup(String clientId) {
-                return new CompletableFuture<>();
-            }
-        };
+        RouteStore failing = lookingUp(id -> CompletableFuture.failedFuture(
+                new IllegalStateException("redis route table not connected")));
+        RouteStore silent = lookingUp(id -> new CompletableFuture<>());
         assertEquals(Outcome.QUEUED, outcome(dispatcher(failing).deliver(message("dev-moved", "devices/dev-moved/a",
                 1))));
         DownlinkDispatcher slow = new DownlinkDispatcher(registry, new GatewayConfig.Downlink(16, 100,
@@ -221,6 +212,26 @@ class DownlinkFleetHandOffTest {
                 message("dev-moved", "devices/dev-moved/b", 1)).toCompletableFuture().get(10, TimeUnit.SECONDS));
         assertEquals(List.of(), forwarding.requests, "a forwarded message stops at the node it was sent to");
         assertTrue(storedFor("dev-moved").containsAll(List.of("devices/dev-moved/a", "devices/dev-moved/b")));
+    }
+
+    /** A route table that answers every lookup with {@code lookup}. */
+    private static RouteStore lookingUp(Function<String, CompletionStage<Optional<Route>>> lookup) {
+        return new RouteStore() {
+            @Override
+            public CompletionStage<Void> put(Route route) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletionStage<Void> remove(Route route) {
+                return CompletableFuture.completedFuture(null);
+            }
+
+            @Override
+            public CompletionStage<Optional<Route>> lookup(String clientId) {
+                return lookup.apply(clientId);
+            }
+        };
     }
 
     /** Records what it is asked to forward and answers as told. */
