@@ -212,6 +212,7 @@ class KafkaDownlinkPersistentSessionIT {
                 assertEquals(0.0, a.metrics().downlinkMovedCount("fallback"));
             }
             onB.disconnect();
+            await("route gone", () -> nodeOf(directory, id).isEmpty());
 
             // handed over, not kept in the session as well: a reconnect brings no second copy
             Mqtt3BlockingClient again = TestDevices.mutualTls(pki, b.tlsPort(), id).buildBlocking();

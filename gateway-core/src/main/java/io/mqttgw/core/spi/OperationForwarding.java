@@ -8,7 +8,8 @@ import java.util.concurrent.CompletionStage;
  * Operator operations sent on to the node that holds the device, offered by a shared {@link RouteStore} through
  * {@link RouteStore#forwarding()}: an operator may call any node of the fleet, and the holder runs the downlink or
  * kick as if it had been called itself and sends its outcome back. Without it, a node answers with the holder's id
- * and the operator calls that node.
+ * and the operator calls that node. A downlink message from any source that reaches a node its device has left takes
+ * the same way to the holder.
  *
  * <p>Every method only starts its work and returns; stages complete on the store's threads. A forwarded request
  * waits at most its {@code timeout}; then the stage fails with {@link java.util.concurrent.TimeoutException}.
