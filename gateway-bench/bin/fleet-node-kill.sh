@@ -18,8 +18,7 @@
 #                       writes meet the failover under way (REDIS_MODE sentinel or cluster; HOLD in seconds). Each node's /metrics is sampled
 #                       every 0.5 s: redis_write_outage_s is the longest a node had route work pending and Redis
 #                       answered none of it, from the master kill (the worst node); resynced counts the routes the nodes wrote
-#                       again after the failover (what the old master had acknowledged and the new one lacked);
-#                       verify_found is what `POST /routes/verify` then finds on all live nodes (target 0).
+#                       again after the failover (what the old master had acknowledged and the new one lacked).
 #   --scenario kafka-outage  (SINK=kafka) once the devices are steady, all of Kafka goes away for KAFKA_OUTAGE, then
 #                       comes back, while the devices keep publishing QoS 1. KAFKA_OUTAGE_MODE kill (the default) is
 #                       `kill -9` of the broker and a restart from the same log dir: a crash, connections refused, the
@@ -33,6 +32,27 @@
 #                       before the outage, and from 10 s after uplink flows again to the end of the hold),
 #                       peak_pending_mb (the largest charge of one node against max-pending-bytes from the outage on)
 #                       and kafka_failed (records the nodes refused or failed in that window, all causes).
+#   --scenario redis-outage  (REDIS_MODE standalone) once the devices are steady, Redis goes away for REDIS_OUTAGE and
+#                       the last node is killed (`kill -9`) at the same moment, so its devices connect to the survivors
+#                       while Redis is down; the devices keep publishing QoS 1 throughout. REDIS_OUTAGE_MODE kill (the
+#                       default) is `kill -9` of redis-server and a fresh, empty one started on the same port (the nodes
+#                       must write every route and the connected devices' sessions again); stop is `kill -STOP` and
+#                       `kill -CONT` (a hung Redis, data kept). From the bench's per-second lines during the outage:
+#                       outage_failed_attempts (target 0) and outage_acked (QoS 1 PUBACKs the devices received); from
+#                       the nodes' /metrics sampled every second: outage_connects (CONNACKs accepted during it),
+#                       peak_route_work (each node's largest route work waiting for Redis, queued and taken by the
+#                       flusher, "-" for the killed node; against route_queue_capacity), outage_disconnects (devices the
+#                       survivors closed from the outage to the end of the hold: target 0), route_drain_s (from Redis's
+#                       return until no node had route work left), resynced and sessions_rewritten (routes and sessions
+#                       the survivors wrote again), sessions_in_redis (persistent sessions in Redis once the fleet is
+#                       back: with CLEAN_SESSION=false, DEVICES when every connected device's session was rewritten).
+# Every scenario: each node's /metrics is sampled every second, and from the devices' steady state on,
+# survivor_overload_transitions counts the times a survivor (a node not killed, and outside its own restart in
+# rolling) entered or left overload and survivor_listener_closes the times its device listeners were seen closed
+# (target 0 for both: no listener flap). Once the scenario's disruption is over and every device is connected again
+# with no route work queued, `POST /routes/verify` runs on every live node while the bench still holds the devices:
+# verify_found sums the differences (target 0), verify_when is "back" (or "after-bench" when the fleet was not back
+# before the bench ended, then checked without its devices; ",incomplete" when a check ran out of time).
 # SINK=kafka (default discard) starts one real Kafka broker per round (KRaft, combined broker and controller, free
 # ports, its log dir in OUT/rN/kafka, jars resolved once with the Maven wrapper into KAFKA_CACHE), creates the uplink
 # topic (KAFKA_PARTITIONS) and points every node's uplink sink at it (acks all; delivery-timeout above the outage).
@@ -48,7 +68,7 @@
 # over time, reconnects per second, failures by reason). Each round's nodes, logs and bench output are in OUT/rN/.
 #
 #   gateway-bench/bin/fleet-node-kill.sh [--nodes 3] [--devices 1800] [--rounds 3]
-#                                        [--scenario kill|rolling|redis-kill|kafka-outage] [--out DIR]
+#                                        [--scenario kill|rolling|redis-kill|kafka-outage|redis-outage] [--out DIR]
 #                                        [--pki-dir DIR] [--dist DIR]
 #
 # Environment (defaults in brackets): BASE_PORT [18831] (node i listens on BASE_PORT + i), BASE_ADMIN [19091],
@@ -66,9 +86,11 @@
 # KAFKA_OUTAGE [60s], KAFKA_OUTAGE_MODE [kill] (or stop), KAFKA_AFTER [60s] (hold after the outage: the
 # broker's restart, 10-30 s, counts against it),
 # KAFKA_MAX_PENDING [the shipped uplink.kafka.max-pending-bytes] (set it low, e.g. 2MiB, for an outage that fills
-# it: past it a QoS 1 PUBLISH is refused and its device closed to resend after reconnecting),
+# it: past it a device's QoS 1 PUBLISH is held and its reading paused until there is room, its PUBACK waiting),
 # KAFKA_PARTITIONS [12], KAFKA_OPTS [-Xmx1g] (the broker's JVM), KAFKA_CACHE [~/.cache/mqttgw-bench/kafka-4.3.1].
-# With kafka-outage the bench holds HOLD + KAFKA_OUTAGE + KAFKA_AFTER.
+# With kafka-outage the bench holds HOLD + KAFKA_OUTAGE + KAFKA_AFTER. REDIS_OUTAGE [60s], REDIS_OUTAGE_MODE [kill] (or
+# stop), REDIS_AFTER [30s] (hold after the outage: the route check runs in it), ROUTE_QUEUE_CAPACITY [262144]
+# (routes.redis.queue-capacity); with redis-outage the bench holds HOLD + REDIS_OUTAGE + REDIS_AFTER.
 # Needs: the distribution (./mvnw -DskipTests package), Debian's redis-server and redis-tools
 # (apt-get install -y redis-server redis-tools), jq, curl.
 set -euo pipefail
@@ -77,6 +99,8 @@ ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
 # wait_port, stop_pid, metric, seconds, kafka_jars, start_kafka, launch_kafka, KAFKA_JAVA, kafka_sink_config
 source "$MODULE/bin/driver-functions.sh"
+# fleet_figures, survivor_flaps, verify_when_back, outage_bench_figures, outage_node_figures
+source "$MODULE/bin/fleet-checks.sh"
 
 NODES=3
 DEVICES=1800
@@ -97,8 +121,8 @@ while [[ $# -gt 0 ]]; do
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
 done
-[[ "$SCENARIO" =~ ^(kill|rolling|redis-kill|kafka-outage)$ ]] \
-  || { echo "--scenario is kill, rolling, redis-kill or kafka-outage" >&2; exit 2; }
+[[ "$SCENARIO" =~ ^(kill|rolling|redis-kill|kafka-outage|redis-outage)$ ]] \
+  || { echo "--scenario is kill, rolling, redis-kill, kafka-outage or redis-outage" >&2; exit 2; }
 [[ "$NODES" =~ ^[0-9]+$ ]] && ((NODES >= 2)) || { echo "--nodes needs at least 2" >&2; exit 2; }
 BASE_PORT="${BASE_PORT:-18831}"
 BASE_ADMIN="${BASE_ADMIN:-19091}"
@@ -125,6 +149,10 @@ KAFKA_OUTAGE="${KAFKA_OUTAGE:-60s}"
 KAFKA_OUTAGE_MODE="${KAFKA_OUTAGE_MODE:-kill}"
 KAFKA_AFTER="${KAFKA_AFTER:-60s}"
 KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-12}"
+REDIS_OUTAGE="${REDIS_OUTAGE:-60s}"
+REDIS_OUTAGE_MODE="${REDIS_OUTAGE_MODE:-kill}"
+REDIS_AFTER="${REDIS_AFTER:-30s}"
+ROUTE_QUEUE_CAPACITY="${ROUTE_QUEUE_CAPACITY:-262144}"
 [[ "$SINK" =~ ^(discard|kafka)$ ]] || { echo "SINK is discard or kafka" >&2; exit 2; }
 [[ "$KAFKA_OUTAGE_MODE" =~ ^(kill|stop)$ ]] || { echo "KAFKA_OUTAGE_MODE is kill or stop" >&2; exit 2; }
 [[ "$SCENARIO" != kafka-outage || "$SINK" == kafka ]] || { echo "--scenario kafka-outage needs SINK=kafka" >&2; exit 2; }
@@ -133,6 +161,9 @@ KAFKA_PARTITIONS="${KAFKA_PARTITIONS:-12}"
 [[ "$REDIS_MODE" =~ ^(standalone|sentinel|cluster)$ ]] || { echo "REDIS_MODE is standalone, sentinel or cluster" >&2; exit 2; }
 [[ "$SCENARIO" != redis-kill || "$REDIS_MODE" != standalone ]] \
   || { echo "--scenario redis-kill needs REDIS_MODE sentinel or cluster (a replica to fail over to)" >&2; exit 2; }
+[[ "$SCENARIO" != redis-outage || "$REDIS_MODE" == standalone ]] \
+  || { echo "--scenario redis-outage needs REDIS_MODE standalone (the whole of Redis goes away)" >&2; exit 2; }
+[[ "$REDIS_OUTAGE_MODE" =~ ^(kill|stop)$ ]] || { echo "REDIS_OUTAGE_MODE is kill or stop" >&2; exit 2; }
 WORKER_ARGS=()
 [[ -n "${WORKER_JVM:-}" ]] && WORKER_ARGS=(--worker-jvm "$WORKER_JVM")
 
@@ -156,13 +187,15 @@ stop_all() { # every node of the current round (their pids are in files: a rolli
     done
   fi
   for pid in "${REDIS_PIDS[@]}"; do
+    kill -CONT "$pid" 2>/dev/null || true  # a Redis stopped by redis-outage would not act on SIGTERM
     stop_pid "$pid" 10
   done
   REDIS_PIDS=()
-  if [[ -n "${watcher:-}" ]]; then
-    kill "$watcher" 2>/dev/null || true
-    watcher=""
-  fi
+  local job
+  for job in "${watcher:-}" "${sampler:-}" "${fleet_sampler:-}" "${verifier:-}"; do
+    [[ -z "$job" ]] || kill "$job" 2>/dev/null || true
+  done
+  watcher=""; sampler=""; fleet_sampler=""; verifier=""
   if [[ -n "$KAFKA_PID" ]]; then
     kill -CONT "$KAFKA_PID" 2>/dev/null || true
     stop_pid "$KAFKA_PID" 30
@@ -358,6 +391,7 @@ $([[ "$REDIS_MODE" == sentinel ]] && echo "routes.redis.sentinel-master: mqttgw"
 admin.operations.token-file: $OUT/operator-tokens
 routes.redis.heartbeat-interval: $HEARTBEAT
 routes.redis.node-ttl: $NODE_TTL
+routes.redis.queue-capacity: $ROUTE_QUEUE_CAPACITY
 session.provider: redis
 session.open-timeout: $OPEN_TIMEOUT
 shutdown.ready-grace: $READY_GRACE
@@ -378,17 +412,23 @@ done
 echo "node $i not ready after 120 s" >&2
 exit 1
 SH
-  # SIGTERM drains the node; wait for its exit (drain + flush), then start it again and wait until it is ready
+  # SIGTERM drains the node; wait for its exit (drain + flush), then start it again and wait until it is ready; the
+  # span goes to restarts.txt beside the nodes (its listener is closed on purpose then: no flap)
   cat > "$dir/restart.sh" <<SH
 #!/usr/bin/env bash
 set -u
 pid="\$(cat "$dir/pid")"
 echo "\$(date -u +%T.%3N) SIGTERM node $i (pid \$pid)"
+sigterm_ms="\$(date +%s%3N)"
 kill -TERM "\$pid" 2>/dev/null
 for _ in \$(seq 1 600); do kill -0 "\$pid" 2>/dev/null || break; sleep 0.2; done
 kill -0 "\$pid" 2>/dev/null && { echo "node $i did not exit within 120 s" >&2; exit 1; }
 echo "\$(date -u +%T.%3N) node $i exited; starting it"
-"$dir/start.sh" && echo "\$(date -u +%T.%3N) node $i ready"
+"$dir/start.sh"
+rc=\$?
+echo "$i \$sigterm_ms \$(date +%s%3N)" >> "$(dirname "$dir")/restarts.txt"
+((rc == 0)) && echo "\$(date -u +%T.%3N) node $i ready"
+exit \$rc
 SH
   chmod +x "$dir/start.sh" "$dir/restart.sh"
 }
@@ -453,12 +493,32 @@ write_outage() {
     END { printf "%.1f", worst }' "$1"
 }
 
+# wave_over: the scenario's disruption is over (the killed node gone, every node restarted, the outage ended and the
+# nodes given two heartbeats to notice), so the route table may be checked once the fleet is back (verify_when_back)
+wave_over() {
+  case "$SCENARIO" in
+    kill|redis-kill) [[ ! "$(ps -o stat= -p "$victim_pid" 2>/dev/null)" =~ ^[^Z] ]] ;;
+    rolling) [[ -f "$RUN_DIR/restarts.txt" ]] && (($(wc -l < "$RUN_DIR/restarts.txt") >= NODES)) ;;
+    *) [[ -f "$RUN_DIR/outage-over" ]] && (($(date +%s%3N) >= $(cat "$RUN_DIR/outage-over"))) ;;
+  esac
+}
+
+# until_steady: returns once the bench has printed its first steady line, or has ended
+until_steady() {
+  until grep -q '\] steady ' "$RUN_DIR/bench.out" 2>/dev/null || ! kill -0 "$bench_pid" 2>/dev/null; do
+    sleep 0.2
+  done
+}
+
 COLUMNS=(round scenario utc load1 devices nodes connected_before on_killed all_back seconds moved failed_attempts
   refused_redispatched failed_twice resumed_share session_present_share collateral ping_p50_ms ping_p99_ms
-  qos1_sent qos1_unacked qos1_resent qos1_lost routes_gone_s redis_write_outage_s resynced verify_found)
+  qos1_sent qos1_unacked qos1_resent qos1_lost routes_gone_s redis_write_outage_s resynced verify_found
+  survivor_overload_transitions survivor_listener_closes verify_when)
 [[ "$SINK" == kafka ]] && COLUMNS+=(kafka_acked kafka_acked_missing kafka_records)
 [[ "$SCENARIO" == kafka-outage ]] && COLUMNS+=(kafka_outage_s peak_heap_mb heap_before_mb outage_disconnects
   kafka_back_s uplink_flow_s puback_p99_before_ms puback_p99_after_ms peak_pending_mb kafka_failed)
+[[ "$SCENARIO" == redis-outage ]] && COLUMNS+=(redis_outage_s outage_failed_attempts outage_connects outage_acked
+  peak_route_work route_queue_capacity outage_disconnects route_drain_s sessions_rewritten sessions_in_redis)
 (IFS=$'\t'; echo "${COLUMNS[*]}") > "$OUT/results.tsv"
 if [[ "$SINK" == kafka ]]; then
   command -v java >/dev/null || { echo "needs java on the PATH for the Kafka broker" >&2; exit 2; }
@@ -485,6 +545,10 @@ for round in $(seq 1 "$ROUNDS"); do
   if [[ "$SCENARIO" == kafka-outage ]]; then
     action=(--action hold)
     bench_hold="$(($(seconds "$HOLD") + $(seconds "$KAFKA_OUTAGE") + $(seconds "$KAFKA_AFTER")))s"
+  elif [[ "$SCENARIO" == redis-outage ]]; then
+    # this script kills the node itself, at the start of the outage
+    action=(--action hold)
+    bench_hold="$(($(seconds "$HOLD") + $(seconds "$REDIS_OUTAGE") + $(seconds "$REDIS_AFTER")))s"
   elif [[ "$SCENARIO" != rolling ]]; then
     action=(--action kill --kill-node "$victim" --node-pids "$pids_arg")
   else
@@ -502,11 +566,17 @@ for round in $(seq 1 "$ROUNDS"); do
     --out "$RUN_DIR/bench" > "$RUN_DIR/bench.out" 2>&1 &
   bench_pid=$!
   redis_kill_ms=""; sampler=""; watcher=""
+  victim_pid="$(cat "$RUN_DIR/node-$victim/pid")"
+  sample_nodes "$RUN_DIR/fleet-metrics.txt" 1 fleet_figures &
+  fleet_sampler=$!
+  (until_steady; date +%s%3N > "$RUN_DIR/steady-ms") &
+  verify_when_back "$RUN_DIR/verify.txt" "$bench_pid" &
+  verifier=$!
   if [[ "$SCENARIO" =~ ^(kill|redis-kill)$ ]]; then
     # sampled from the kill on, not polled after the bench: what runs after it (the read-back of the uplink topic
     # takes 30 s and more) would add its own time to the column
     : > "$RUN_DIR/routes-gone.txt"
-    watch_routes_gone "$RUN_DIR/routes-gone.txt" "$(cat "$RUN_DIR/node-$victim/pid")" "fleet-gw-$victim" &
+    watch_routes_gone "$RUN_DIR/routes-gone.txt" "$victim_pid" "fleet-gw-$victim" &
     watcher=$!
   fi
   if [[ "$SCENARIO" == redis-kill ]]; then
@@ -547,9 +617,46 @@ for round in $(seq 1 "$ROUNDS"); do
       kill -CONT "$KAFKA_PID"
     fi
     back_ms="$(date +%s%3N)"
+    echo "$back_ms" > "$RUN_DIR/outage-over"
     echo "$(date -u +%T.%3N) Kafka back"
   fi
+  redis_fields=()
+  if [[ "$SCENARIO" == redis-outage ]]; then
+    until_steady
+    sleep "$(seconds "$HOLD")"
+    t_out="$(bench_t)"
+    outage_ms="$(date +%s%3N)"
+    if [[ "$REDIS_OUTAGE_MODE" == kill ]]; then
+      kill -9 "${REDIS_PIDS[0]}"
+    else
+      kill -STOP "${REDIS_PIDS[0]}"
+    fi
+    # its devices have to connect to the survivors while Redis is down
+    kill -9 "$victim_pid"
+    echo "$(date -u +%T.%3N) Redis down ($REDIS_OUTAGE_MODE) for $REDIS_OUTAGE, kill -9 of node $victim"
+    sleep "$(seconds "$REDIS_OUTAGE")"
+    if [[ "$REDIS_OUTAGE_MODE" == kill ]]; then
+      redis_server "$RUN_DIR/redis-restarted" "$REDIS_PORT"  # fresh and empty: nothing survives the outage
+    else
+      kill -CONT "${REDIS_PIDS[0]}"
+    fi
+    back_ms="$(date +%s%3N)"
+    # the nodes notice an emptied Redis at their next heartbeat; the check before that would find what they are
+    # about to rewrite
+    echo $((back_ms + 2 * $(seconds "$HEARTBEAT") * 1000)) > "$RUN_DIR/outage-over"
+    echo "$(date -u +%T.%3N) Redis back"
+  fi
   wait "$bench_pid" || echo "bench exited $? (see $RUN_DIR/bench.out)"
+  # the check runs while the bench holds the devices; after the bench only when the fleet never came back
+  wait "$verifier" || true
+  verifier=""
+  kill "$fleet_sampler" 2>/dev/null || true
+  fleet_sampler=""
+  read -r found verify_when sessions < "$RUN_DIR/verify.txt" || { found=""; verify_when="not checked"; sessions=-; }
+  skip=-1
+  [[ "$SCENARIO" =~ ^(kill|redis-kill|redis-outage)$ ]] && skip="$victim"
+  read -r flaps closes <<< "$(survivor_flaps "$RUN_DIR/fleet-metrics.txt" "$(cat "$RUN_DIR/steady-ms" 2>/dev/null \
+    || echo 0)" "$skip" "$([[ -f "$RUN_DIR/restarts.txt" ]] && echo "$RUN_DIR/restarts.txt" || echo /dev/null)")"
   if [[ "$SCENARIO" == kafka-outage ]]; then
     kill "$sampler" 2>/dev/null || true
     # per sample time: the nodes' total of acknowledged records, disconnects, and the largest heap of a node
@@ -600,18 +707,28 @@ for round in $(seq 1 "$ROUNDS"); do
     fi
     watcher=""
   fi
-  outage=""; resynced=""; found=""
+  outage=""; resynced=""; rewritten=""
   if [[ -n "$redis_kill_ms" ]]; then
     kill "$sampler" 2>/dev/null || true
     outage="$(write_outage "$RUN_DIR/route-metrics.txt" "$redis_kill_ms")"
-    resynced=0; found=0
-    for i in $(seq 0 $((NODES - 2))); do
+  fi
+  if [[ "$SCENARIO" =~ ^redis- ]]; then
+    resynced=0; rewritten=0
+    for i in $(seq 0 $((NODES - 1))); do
+      ((i == victim)) && continue
       curl -s "http://127.0.0.1:$((BASE_ADMIN + i))/metrics" > "$RUN_DIR/node-$i/metrics.txt" || true
       resynced=$((resynced + $(metric mqttgw_routes_redis_resync_routes_total mqttgw "$RUN_DIR/node-$i/metrics.txt")))
-      curl -s -X POST -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$((BASE_ADMIN + i))/routes/verify" \
-        > "$RUN_DIR/node-$i/routes-verify.json" || true
-      found=$((found + $(jq -r '.found // 0' "$RUN_DIR/node-$i/routes-verify.json" 2>/dev/null || echo 0)))
+      rewritten=$((rewritten + $(metric mqttgw_sessions_redis_rewritten_total mqttgw "$RUN_DIR/node-$i/metrics.txt")))
     done
+  fi
+  if [[ "$SCENARIO" == redis-outage ]]; then
+    end_ms=$((outage_ms + ($(seconds "$REDIS_OUTAGE") + $(seconds "$REDIS_AFTER")) * 1000))
+    read -r out_failed out_acked <<< "$(outage_bench_figures "$RUN_DIR/bench.out" "$t_out" \
+      "$(awk -v o="$outage_ms" -v b="$back_ms" 'BEGIN { printf "%.1f", (b - o) / 1000 }')")"
+    read -r out_connects peaks out_disc drain <<< "$(outage_node_figures "$RUN_DIR/fleet-metrics.txt" "$victim" \
+      "$outage_ms" "$back_ms" "$end_ms")"
+    redis_fields=("$REDIS_OUTAGE" "$out_failed" "$out_connects" "$out_acked" "$peaks" "$ROUTE_QUEUE_CAPACITY"
+      "$out_disc" "$drain" "$rewritten" "$sessions")
   fi
   stop_all
   if [[ -f "$s" ]]; then
@@ -626,7 +743,8 @@ for round in $(seq 1 "$ROUNDS"); do
        $f.refusedRedispatched, $f.devicesFailedMoreThanOnce, r($f.resumedShare), r($f.sessionPresentShare),
        ($f.collateralDrops // ""), r($f.pingRespMs.p50), r($f.pingRespMs.p99), $f.qos1Sent, $f.qos1Unacknowledged,
        $f.qos1Resent, $f.qos1Lost, $gone, $outage, $resynced, $found] | @tsv' "$s" \
-      | { IFS= read -r row; (IFS=$'\t'; echo "$row${kafka_fields[*]+$'\t'}${kafka_fields[*]}"); } >> "$OUT/results.tsv"
+      | { IFS= read -r row; extra=("$flaps" "$closes" "$verify_when" "${kafka_fields[@]}" "${redis_fields[@]}")
+          (IFS=$'\t'; echo "$row"$'\t'"${extra[*]}"); } >> "$OUT/results.tsv"
   else
     printf '%s\t%s\t%s\t%s\tno summary (see %s)\n' "$round" "$SCENARIO" "$utc" "$load" "$RUN_DIR/bench.out" \
       >> "$OUT/results.tsv"
