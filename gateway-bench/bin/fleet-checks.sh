@@ -57,8 +57,8 @@ fleet_back() {
 # back (fleet_back), POST /routes/verify on every node that answers, all at once, while the bench still holds the
 # devices (it ends 8 s after the last one is back, or at the end of its hold), then counts the persistent sessions in
 # Redis (redis-outage only); writes "found when sessions" to OUT: when is "back", or "after-bench" if the bench ended
-# first (the table then checked against nodes whose devices have gone), with ",incomplete" if a check ran out of time;
-# sessions is "-" in the other scenarios
+# first (the table then checked against nodes whose devices have gone), with ",incomplete" for each check that ran out
+# of time and ",node-I-failed" for one that did not answer 200; sessions is "-" in the other scenarios
 verify_when_back() {
   local out="$1" bench="$2" when=after-bench i found=0 sessions=-
   while kill -0 "$bench" 2>/dev/null; do
@@ -68,21 +68,29 @@ verify_when_back() {
     fi
     sleep 0.5
   done
+  local asked=()
   for i in $(seq 0 $((NODES - 1))); do
-    rm -f "$RUN_DIR/node-$i/routes-verify.json"
+    rm -f "$RUN_DIR/node-$i/routes-verify.json" "$RUN_DIR/node-$i/routes-verify.status"
     if curl -s -m 1 -o /dev/null "http://127.0.0.1:$((BASE_ADMIN + i))/health/live"; then
-      curl -s -m 60 -X POST -H "Authorization: Bearer $TOKEN" \
-        "http://127.0.0.1:$((BASE_ADMIN + i))/routes/verify" > "$RUN_DIR/node-$i/routes-verify.json" &
+      asked+=("$i")
+      curl -s -m 60 -o "$RUN_DIR/node-$i/routes-verify.json" -w '%{http_code}' -X POST \
+        -H "Authorization: Bearer $TOKEN" "http://127.0.0.1:$((BASE_ADMIN + i))/routes/verify" \
+        > "$RUN_DIR/node-$i/routes-verify.status" &
     fi
   done
   wait
-  for i in $(seq 0 $((NODES - 1))); do
-    [[ -s "$RUN_DIR/node-$i/routes-verify.json" ]] || continue
-    found=$((found + $(jq -r '.found // 0' "$RUN_DIR/node-$i/routes-verify.json" 2>/dev/null || echo 0)))
-    if [[ "$(jq -r '.complete // true' "$RUN_DIR/node-$i/routes-verify.json" 2>/dev/null)" == false ]]; then
-      when="${when%,incomplete},incomplete"
+  for i in "${asked[@]}"; do
+    # a check that did not answer 200 counts nothing: say so rather than report it as 0 differences
+    if [[ "$(cat "$RUN_DIR/node-$i/routes-verify.status" 2>/dev/null)" != 200 ]]; then
+      when="$when,node-$i-failed"
+      continue
+    fi
+    found=$((found + $(jq -r '.found' "$RUN_DIR/node-$i/routes-verify.json")))
+    if [[ "$(jq -r '.complete' "$RUN_DIR/node-$i/routes-verify.json")" == false ]]; then
+      when="$when,incomplete"
     fi
   done
+  ((${#asked[@]} > 0)) || when="$when,no-node-answered"
   if [[ "$SCENARIO" == redis-outage ]]; then
     # the session hashes only (not their :pending and :messages keys), counted with SCAN so Redis is never blocked
     sessions="$(redis-cli -p "$REDIS_PORT" --scan --pattern 'mqttgw:session:{*}' 2>/dev/null | grep -c '}$' || true)"

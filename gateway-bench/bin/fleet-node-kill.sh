@@ -52,7 +52,8 @@
 # (target 0 for both: no listener flap). Once the scenario's disruption is over and every device is connected again
 # with no route work queued, `POST /routes/verify` runs on every live node while the bench still holds the devices:
 # verify_found sums the differences (target 0), verify_when is "back" (or "after-bench" when the fleet was not back
-# before the bench ended, then checked without its devices; ",incomplete" when a check ran out of time).
+# before the bench ended, then checked without its devices; ",incomplete" when a check ran out of time, ",node-I-failed"
+# when node I's did not answer 200).
 # SINK=kafka (default discard) starts one real Kafka broker per round (KRaft, combined broker and controller, free
 # ports, its log dir in OUT/rN/kafka, jars resolved once with the Maven wrapper into KAFKA_CACHE), creates the uplink
 # topic (KAFKA_PARTITIONS) and points every node's uplink sink at it (acks all; delivery-timeout above the outage).
