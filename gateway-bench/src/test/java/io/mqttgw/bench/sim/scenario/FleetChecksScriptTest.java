@@ -41,6 +41,24 @@ class FleetChecksScriptTest {
     }
 
     @Test
+    void readsTheSampleOutOfANodesMetricsText() throws Exception {
+        String metrics = String.join("\n",
+                "# HELP mqttgw_overload_transitions_total Times the node entered or left overload",
+                "mqttgw_overload_transitions_total 3.0",
+                "mqttgw_listeners_open 1.0",
+                "mqttgw_connects_total{result=\"accepted\"} 120.0",
+                "mqttgw_connects_total{result=\"refused_not_authorized\"} 4.0",
+                "mqttgw_routes_redis_queue_depth 7.0",
+                "mqttgw_routes_redis_pending_operations 5.0",
+                "mqttgw_disconnects_total{reason=\"client\"} 2.0",
+                "mqttgw_disconnects_total{reason=\"keepalive\"} 1.0",
+                "mqttgw_connections_open 118.0");
+        assertEquals("3 1 120 12 3 118", call("fleet_figures", metrics));
+        assertEquals("0 - 0 0 0 0", call("fleet_figures", "mqttgw_listeners_opened_total 1.0"),
+                "a node without the listener gauge is never taken for one whose listener closed");
+    }
+
+    @Test
     void countsFlapsOfSurvivorsFromTheSteadyStateOnAndNeverTheKilledNodes() throws Exception {
         String samples = file("samples",
                 // before the steady state (1500): an overload during the ramp is not a flap of the wave
