@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # What fleet-node-kill.sh measures on the nodes in every scenario (listener flaps on the survivors, the route table
 # checked once the fleet is back) and the figures of its redis-outage scenario; sourced by it, not run. The functions
 # read the driver's NODES, DEVICES, BASE_ADMIN, TOKEN, RUN_DIR, SCENARIO and REDIS_PORT.
