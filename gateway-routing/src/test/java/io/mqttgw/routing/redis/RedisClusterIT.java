@@ -286,63 +286,12 @@ class RedisClusterIT {
     @Test
     @Order(11)
     void aSessionStoreClosedDuringAFailoverFinishesInTimeAndEverySessionKeepsItsExpiry() throws Exception {
-        closeSessionStoreAroundAFailover("during", false);
+        SessionCloseAroundFailover.assertClosedInTimeWithEveryExpiry(REDIS, "during", false);
     }
 
     @Test
     @Order(12)
     void aSessionStoreClosedRightAfterAFailoverFinishesInTimeAndEverySessionKeepsItsExpiry() throws Exception {
-        closeSessionStoreAroundAFailover("after", true);
-    }
-
-    /**
-     * What a node's shutdown does with persistent sessions: every device leaves (its session gets its expiry), then
-     * the store closes; here while a master is failing over, or just after (before the client learned the new
-     * topology). The close ends within its bound, and no session is left without an expiry (it would never go).
-     */
-    private void closeSessionStoreAroundAFailover(String when, boolean awaitFailoverFirst) throws Exception {
-        RedissonClient client = Redisson.create(REDIS.settings().redissonConfig("test-" + when));
-        RedisSessionStore sessions = new RedisSessionStore(client, "mqttgw", Duration.ofMinutes(10), 10, 10, true,
-                "node-" + when, 1000);
-        sessions.closeTimeout(Duration.ofSeconds(30));
-        List<String> ids = new ArrayList<>();
-        for (int i = 0; i < 60; i++) {
-            String id = when + "-dev-" + i;
-            ids.add(id);
-            join(sessions.open(id, false, 0x7fffffff, 100 + i));
-        }
-        int slot = cluster().slot("mqttgw:session:{" + ids.get(0) + "}");
-        RedisTestServer killed = cluster().killMasterOf(slot);
-        try {
-            if (awaitFailoverFirst) {
-                cluster().awaitFailover(slot, killed, 40);
-            }
-            long start = System.nanoTime();
-            for (int i = 0; i < ids.size(); i++) {
-                sessions.disconnected(ids.get(i), 100 + i, 600_000);
-            }
-            sessions.close().toCompletableFuture().get(60, TimeUnit.SECONDS);
-            long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            System.out.printf(Locale.ROOT,
-                    "RedisClusterIT: session store closed %s a failover in %d ms, %d expiries owed%n",
-                    when, closeMillis, sessions.expiriesOwed());
-            assertTrue(closeMillis < 35_000, "close took " + closeMillis + " ms, its bound is 30 s");
-            cluster().awaitFailover(slot, killed, 40);
-            // A session the killed master acknowledged before its replica had it is gone with the failover (Redis
-            // replicates asynchronously; a loaded machine widens that window): absent, never without an expiry. A
-            // session key with no expiry would stay forever, which is what this test is about.
-            await("every persistent session has its expiry or was lost with the killed master", () -> ids.stream()
-                    .allMatch(id -> {
-                        long ttl = check().getBucket("mqttgw:session:{" + id + "}").remainTimeToLive();
-                        return ttl == -2 || ttl > 0 && ttl <= 600_000;
-                    }), 20);
-            long lost = ids.stream().filter(id -> check().getBucket("mqttgw:session:{" + id + "}")
-                    .remainTimeToLive() == -2).count();
-            System.out.printf(Locale.ROOT, "RedisClusterIT: %d of %d sessions lost with the killed master%n",
-                    lost, ids.size());
-            assertTrue(lost < ids.size(), "every session was lost: the test saw nothing");
-        } finally {
-            cluster().restart(killed, 60);
-        }
+        SessionCloseAroundFailover.assertClosedInTimeWithEveryExpiry(REDIS, "after", true);
     }
 }

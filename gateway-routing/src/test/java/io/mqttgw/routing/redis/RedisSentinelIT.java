@@ -28,7 +28,10 @@ import org.redisson.api.RedissonClient;
 
 /**
  * The route store and the session store on a real Redis Sentinel (1 master, 1 replica, 3 sentinels): found through
- * the sentinels, and after the master is killed, writing and deleting on the promoted replica.
+ * the sentinels, and after the master is killed, writing and deleting on the promoted replica; a session store
+ * closed while the master fails over ends in time and leaves every session with its expiry. The tests from order 10
+ * on fail the master over once each on the one topology: the killed master comes back as the new master's replica
+ * ({@link RedisSentinelTopology#restart}), the one the next test's failover promotes.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class RedisSentinelIT {
@@ -93,10 +96,6 @@ class RedisSentinelIT {
         }
     }
 
-    /**
-     * Under a steady load of writes and deletes the master is killed; the sentinels promote the replica, the store
-     * follows them and every device ends with its last route on the new master.
-     */
     /** As in a Cluster: a PUBLISH misses the replicas' subscribers, the heartbeat tells. */
     @Test
     @Order(3)
@@ -104,6 +103,10 @@ class RedisSentinelIT {
         DeadHolderForwarding.assertAnsweredUnreachableWellBeforeTheBound(REDIS, "node-crashed");
     }
 
+    /**
+     * Under a steady load of writes and deletes the master is killed; the sentinels promote the replica, the store
+     * follows them and every device ends with its last route on the new master.
+     */
     @Test
     @Order(10)
     void routeWritesAndDeletesResumeOnThePromotedReplica() throws Exception {
@@ -128,8 +131,7 @@ class RedisSentinelIT {
         } finally {
             load.close();
             if (killed != null) {
-                // comes back as the new master's replica, as the sentinels reconfigure it
-                killed.start();
+                sentinel().restart(killed, 60);
             }
         }
         join(load.allDone());
@@ -140,5 +142,17 @@ class RedisSentinelIT {
                 + "slowest %d ms, %d over 500 ms%n", failoverMillis, load.ops(), load.maxMillis(), load.slow());
         assertTrue(load.ops() > 0);
         assertEquals(40, load.last().size());
+    }
+
+    @Test
+    @Order(11)
+    void aSessionStoreClosedDuringAFailoverFinishesInTimeAndEverySessionKeepsItsExpiry() throws Exception {
+        SessionCloseAroundFailover.assertClosedInTimeWithEveryExpiry(REDIS, "during", false);
+    }
+
+    @Test
+    @Order(12)
+    void aSessionStoreClosedRightAfterAFailoverFinishesInTimeAndEverySessionKeepsItsExpiry() throws Exception {
+        SessionCloseAroundFailover.assertClosedInTimeWithEveryExpiry(REDIS, "after", true);
     }
 }

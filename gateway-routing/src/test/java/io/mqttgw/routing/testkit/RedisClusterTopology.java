@@ -11,7 +11,7 @@ import java.util.List;
  * stops answering for {@code cluster-node-timeout} (1 s here) is replaced by its replica. {@link #close()} stops
  * every process.
  */
-public final class RedisClusterTopology implements AutoCloseable {
+public final class RedisClusterTopology implements FailoverTopology {
     private static final int[][] RANGES = {{0, 5460}, {5461, 10922}, {10923, 16383}};
 
     private final List<RedisTestServer> servers = new ArrayList<>();
@@ -115,6 +115,11 @@ public final class RedisClusterTopology implements AutoCloseable {
         return master;
     }
 
+    @Override
+    public RedisTestServer killMasterOf(String key) {
+        return killMasterOf(slot(key));
+    }
+
     /**
      * Freezes the master serving {@code slot} (SIGSTOP: a hung host, its connections open and silent) and returns
      * it; the cluster fails it over as if it had died. {@link #restart} kills and starts it again.
@@ -134,7 +139,13 @@ public final class RedisClusterTopology implements AutoCloseable {
         }, seconds);
     }
 
+    @Override
+    public void awaitFailover(String key, RedisTestServer killed, long seconds) {
+        awaitFailover(slot(key), killed, seconds);
+    }
+
     /** Starts a killed node again (it comes back as a replica) and waits until every shard has its replica. */
+    @Override
     public void restart(RedisTestServer killed, long seconds) {
         killed.stop();
         killed.start();
@@ -147,6 +158,11 @@ public final class RedisClusterTopology implements AutoCloseable {
         }
         RedisSentinelTopology.await("node " + killed.port() + " in sync with its master", () -> "up".equals(
                 Resp.field(Resp.text(killed.port(), "INFO", "replication"), "master_link_status")), seconds);
+    }
+
+    @Override
+    public long pttl(String key) {
+        return (Long) Resp.call(masterOf(slot(key)).port(), "PTTL", key);
     }
 
     /** Zeroes every live node's command statistics ({@code CONFIG RESETSTAT}). */

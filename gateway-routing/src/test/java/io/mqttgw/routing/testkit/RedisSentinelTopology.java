@@ -2,7 +2,9 @@ package io.mqttgw.routing.testkit;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -11,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * {@code down-after-milliseconds} (1 s here, to keep tests short) is replaced by its replica. Every process is a
  * real redis-server ({@link RedisTestServer}); {@link #close()} stops them all.
  */
-public final class RedisSentinelTopology implements AutoCloseable {
+public final class RedisSentinelTopology implements FailoverTopology {
     public static final String MASTER_NAME = "mqttgw";
 
     private final List<RedisTestServer> servers = new ArrayList<>();
@@ -23,10 +25,14 @@ public final class RedisSentinelTopology implements AutoCloseable {
     public static RedisSentinelTopology start(Path dir) {
         RedisSentinelTopology t = new RedisSentinelTopology();
         try {
-            RedisTestServer master = RedisTestServer.start(dir.resolve("master"));
+            // either may be the master that a (re)started replica syncs from: at once, not after Redis's default
+            // 5 s wait for more replicas to share the transfer (here one per failover in a test)
+            List<String> syncAtOnce = List.of("--repl-diskless-sync-delay", "0");
+            RedisTestServer master = RedisTestServer.start(dir.resolve("master"), syncAtOnce);
             t.servers.add(master);
-            RedisTestServer replica = RedisTestServer.start(dir.resolve("replica"),
-                    List.of("--replicaof", "127.0.0.1", Integer.toString(master.port())));
+            List<String> replicaOf = new ArrayList<>(syncAtOnce);
+            replicaOf.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(master.port())));
+            RedisTestServer replica = RedisTestServer.start(dir.resolve("replica"), replicaOf);
             t.servers.add(replica);
             await("replica in sync with the master", () -> "up".equals(Resp.field(
                     Resp.text(replica.port(), "INFO", "replication"), "master_link_status")), 20);
@@ -80,16 +86,74 @@ public final class RedisSentinelTopology implements AutoCloseable {
 
     /**
      * Kills the current master (SIGKILL) and waits until the sentinels promoted the replica and it accepts writes;
-     * returns the killed server, which can be started again (it then comes back as a replica).
+     * returns the killed server, which {@link #restart} brings back as the new master's replica.
      */
     public RedisTestServer killMasterAndAwaitFailover(long seconds) {
+        RedisTestServer old = killMasterOf("");
+        awaitFailover("", old, seconds);
+        return old;
+    }
+
+    /** Kills the one master, whatever the key. */
+    @Override
+    public RedisTestServer killMasterOf(String key) {
         RedisTestServer old = master();
         old.stop();
-        await("a sentinel failover away from port " + old.port(), () -> {
-            RedisTestServer now = master();
-            return now != old && "master".equals(Resp.field(Resp.text(now.port(), "INFO", "replication"), "role"));
-        }, seconds);
         return old;
+    }
+
+    @Override
+    public void awaitFailover(String key, RedisTestServer killed, long seconds) {
+        await("a sentinel failover away from port " + killed.port(), () -> {
+            RedisTestServer now = master();
+            return now != killed && "master".equals(Resp.field(Resp.text(now.port(), "INFO", "replication"), "role"));
+        }, seconds);
+    }
+
+    /**
+     * Starts a killed master again and makes it the new master's replica at once (the sentinels would do it only
+     * after it had answered as a master, an empty one, for some 8 s), then waits until it is in sync and every
+     * sentinel sees it as a healthy replica of the new master: the one the next failover promotes.
+     */
+    @Override
+    public void restart(RedisTestServer killed, long seconds) {
+        killed.stop();
+        killed.start();
+        RedisTestServer master = master();
+        String masterPort = Integer.toString(master.port());
+        Resp.call(killed.port(), "REPLICAOF", "127.0.0.1", masterPort);
+        await("port " + killed.port() + " in sync with the master on port " + masterPort, () -> "up".equals(
+                Resp.field(Resp.text(killed.port(), "INFO", "replication"), "master_link_status")), seconds);
+        for (RedisTestServer s : sentinels) {
+            await("sentinel " + s.port() + " sees port " + killed.port() + " as a healthy replica", () -> {
+                Map<String, String> r = replica(s.port(), killed.port());
+                return "slave".equals(r.get("flags")) && "ok".equals(r.get("master-link-status"))
+                        && masterPort.equals(r.get("master-port"));
+            }, seconds);
+        }
+    }
+
+    /** What a sentinel knows of the replica on {@code port} (SENTINEL REPLICAS), empty if it knows none there. */
+    private static Map<String, String> replica(int sentinelPort, int port) {
+        Object answer = Resp.call(sentinelPort, "SENTINEL", "REPLICAS", MASTER_NAME);
+        if (answer instanceof List<?> replicas) {
+            for (Object o : replicas) {
+                List<?> fields = (List<?>) o;
+                Map<String, String> r = new HashMap<>();
+                for (int i = 0; i + 1 < fields.size(); i += 2) {
+                    r.put(String.valueOf(fields.get(i)), String.valueOf(fields.get(i + 1)));
+                }
+                if (Integer.toString(port).equals(r.get("port"))) {
+                    return r;
+                }
+            }
+        }
+        return Map.of();
+    }
+
+    @Override
+    public long pttl(String key) {
+        return (Long) Resp.call(master().port(), "PTTL", key);
     }
 
     static void await(String what, java.util.function.BooleanSupplier condition, long seconds) {

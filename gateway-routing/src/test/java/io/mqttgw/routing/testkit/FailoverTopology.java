@@ -1,0 +1,25 @@
+package io.mqttgw.routing.testkit;
+
+/**
+ * A Redis topology whose masters a test can kill and see replaced by their replicas (Cluster, Sentinel): what the
+ * checks that run the same steps on either need of it.
+ */
+public interface FailoverTopology extends AutoCloseable {
+    /** Kills (SIGKILL: nothing saved, connections broken) the master that serves {@code key} now; returns it. */
+    RedisTestServer killMasterOf(String key);
+
+    /** Waits until a replica took {@code key} over from {@code killed} and accepts writes for it. */
+    void awaitFailover(String key, RedisTestServer killed, long seconds);
+
+    /**
+     * Starts {@code killed} again, as a replica of the master that replaced it, and waits until the topology could
+     * fail over again (every master has an in-sync replica its failure detector knows).
+     */
+    void restart(RedisTestServer killed, long seconds);
+
+    /**
+     * The time to live of {@code key} in ms, as the master serving it answers now ({@code PTTL}: -2 when there is no
+     * such key, -1 when it has no expiry); read without a client library, whose topology logic is under test.
+     */
+    long pttl(String key);
+}
