@@ -1,5 +1,8 @@
 package io.mqttgw.routing.testkit;
 
+import java.util.List;
+import java.util.Map;
+
 /**
  * A Redis topology whose masters a test can kill and see replaced by their replicas (Cluster, Sentinel): what the
  * checks that run the same steps on either need of it.
@@ -18,8 +21,8 @@ public interface FailoverTopology extends AutoCloseable {
     void restart(RedisTestServer killed, long seconds);
 
     /**
-     * The time to live of {@code key} in ms, as the master serving it answers now ({@code PTTL}: -2 when there is no
-     * such key, -1 when it has no expiry); read without a client library, whose topology logic is under test.
+     * The time to live in ms of each of {@code keys}, as the master serving it answers now ({@code PTTL}: -2 when there
+     * is no such key, -1 when it has no expiry); read without a client library, whose topology logic is under test.
      */
-    long pttl(String key);
+    Map<String, Long> pttl(List<String> keys);
 }

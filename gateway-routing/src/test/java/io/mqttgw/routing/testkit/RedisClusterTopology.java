@@ -2,7 +2,9 @@ package io.mqttgw.routing.testkit;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Redis Cluster as {@code redis-cli --cluster create --cluster-replicas 1} lays it out, on 127.0.0.1 ephemeral ports:
@@ -84,12 +86,15 @@ public final class RedisClusterTopology implements FailoverTopology {
 
     /** The node that serves {@code slot} now, as a live node's CLUSTER SLOTS says. */
     public RedisTestServer masterOf(int slot) {
-        List<?> ranges = (List<?>) Resp.call(liveServer().port(), "CLUSTER", "SLOTS");
-        for (Object o : ranges) {
+        int port = portServing((List<?>) Resp.call(liveServer().port(), "CLUSTER", "SLOTS"), slot);
+        return servers.stream().filter(s -> s.port() == port).findFirst().orElseThrow();
+    }
+
+    private static int portServing(List<?> clusterSlots, long slot) {
+        for (Object o : clusterSlots) {
             List<?> r = (List<?>) o;
             if ((Long) r.get(0) <= slot && slot <= (Long) r.get(1)) {
-                int port = (int) (long) (Long) ((List<?>) r.get(2)).get(1);
-                return servers.stream().filter(s -> s.port() == port).findFirst().orElseThrow();
+                return (int) (long) (Long) ((List<?>) r.get(2)).get(1);
             }
         }
         throw new IllegalStateException("no node serves slot " + slot);
@@ -160,9 +165,25 @@ public final class RedisClusterTopology implements FailoverTopology {
                 Resp.field(Resp.text(killed.port(), "INFO", "replication"), "master_link_status")), seconds);
     }
 
+    /** A few pipelined connections, not some per key: tests poll this. */
     @Override
-    public long pttl(String key) {
-        return (Long) Resp.call(masterOf(slot(key)).port(), "PTTL", key);
+    public Map<String, Long> pttl(List<String> keys) {
+        int live = liveServer().port();
+        List<Object> slots = Resp.pipeline(live, keys.stream().map(k -> List.of("CLUSTER", "KEYSLOT", k)).toList());
+        List<?> layout = (List<?>) Resp.call(live, "CLUSTER", "SLOTS");
+        Map<Integer, List<String>> byMaster = new HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            byMaster.computeIfAbsent(portServing(layout, (Long) slots.get(i)), p -> new ArrayList<>())
+                    .add(keys.get(i));
+        }
+        Map<String, Long> ttls = new HashMap<>();
+        byMaster.forEach((port, ofMaster) -> {
+            List<Object> answers = Resp.pipeline(port, ofMaster.stream().map(k -> List.of("PTTL", k)).toList());
+            for (int i = 0; i < ofMaster.size(); i++) {
+                ttls.put(ofMaster.get(i), (Long) answers.get(i));
+            }
+        });
+        return ttls;
     }
 
     /** Zeroes every live node's command statistics ({@code CONFIG RESETSTAT}). */

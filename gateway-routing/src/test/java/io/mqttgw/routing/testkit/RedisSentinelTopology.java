@@ -152,8 +152,13 @@ public final class RedisSentinelTopology implements FailoverTopology {
     }
 
     @Override
-    public long pttl(String key) {
-        return (Long) Resp.call(master().port(), "PTTL", key);
+    public Map<String, Long> pttl(List<String> keys) {
+        List<Object> answers = Resp.pipeline(master().port(), keys.stream().map(k -> List.of("PTTL", k)).toList());
+        Map<String, Long> ttls = new HashMap<>();
+        for (int i = 0; i < keys.size(); i++) {
+            ttls.put(keys.get(i), (Long) answers.get(i));
+        }
+        return ttls;
     }
 
     static void await(String what, java.util.function.BooleanSupplier condition, long seconds) {

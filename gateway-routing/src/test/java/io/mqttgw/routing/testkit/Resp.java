@@ -12,31 +12,45 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One Redis command on a fresh connection, for setting up and steering test topologies (cluster slots, sentinel
- * state, killing a master's view) without a client library whose own topology logic would be under test too.
- * Answers: String (simple and bulk strings), Long, List, null; an error reply throws.
+ * One Redis command (or a few, pipelined) on a fresh connection, for setting up and steering test topologies
+ * (cluster slots, sentinel state, killing a master's view) without a client library whose own topology logic would be
+ * under test too. Answers: String (simple and bulk strings), Long, List, null; an error reply throws.
  */
 public final class Resp {
     private Resp() {
     }
 
     public static Object call(int port, String... args) {
+        return pipeline(port, List.of(List.of(args))).get(0);
+    }
+
+    /** Several commands on one fresh connection, sent at once: their answers in order (an error reply throws). */
+    public static List<Object> pipeline(int port, List<List<String>> commands) {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(10_000);
             OutputStream out = s.getOutputStream();
             ByteArrayOutputStream request = new ByteArrayOutputStream();
-            request.write(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-            for (String a : args) {
-                byte[] b = a.getBytes(StandardCharsets.UTF_8);
-                request.write(("$" + b.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-                request.write(b);
-                request.write("\r\n".getBytes(StandardCharsets.UTF_8));
+            for (List<String> args : commands) {
+                request.write(("*" + args.size() + "\r\n").getBytes(StandardCharsets.UTF_8));
+                for (String a : args) {
+                    byte[] b = a.getBytes(StandardCharsets.UTF_8);
+                    request.write(("$" + b.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+                    request.write(b);
+                    request.write("\r\n".getBytes(StandardCharsets.UTF_8));
+                }
             }
             out.write(request.toByteArray());
             out.flush();
-            return read(new BufferedInputStream(s.getInputStream()));
+            InputStream in = new BufferedInputStream(s.getInputStream());
+            List<Object> answers = new ArrayList<>(commands.size());
+            for (int i = 0; i < commands.size(); i++) {
+                answers.add(read(in));
+            }
+            return answers;
         } catch (IOException e) {
-            throw new IllegalStateException("redis on port " + port + ": " + String.join(" ", args) + ": " + e, e);
+            String first = commands.isEmpty() ? "" : String.join(" ", commands.get(0));
+            throw new IllegalStateException("redis on port " + port + ": " + first
+                    + (commands.size() > 1 ? " and " + (commands.size() - 1) + " more" : "") + ": " + e, e);
         }
     }
 
