@@ -55,20 +55,23 @@ final class SessionCloseAroundFailover {
                 topology.awaitFailover(keys.get(0), killed, 40);
             }
             long start = System.nanoTime();
-            List<CompletableFuture<Boolean>> leaves = new ArrayList<>();
             for (int i = 0; i < keys.size(); i++) {
-                leaves.add(sessions.disconnected(when + "-dev-" + i, 100 + i, 600_000).toCompletableFuture()
-                        .handle((done, error) -> error != null));
+                sessions.disconnected(when + "-dev-" + i, 100 + i, 600_000);
             }
-            sessions.close().toCompletableFuture().get(CLOSE_TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS);
+            CompletableFuture<Void> closed = sessions.close().toCompletableFuture();
+            // how many expiries Redis did not take at first (owed, written again): shows the failover was seen
+            int mostOwed = 0;
+            while (!closed.isDone() && System.nanoTime() - start < CLOSE_TIMEOUT.multipliedBy(2).toNanos()) {
+                mostOwed = Math.max(mostOwed, sessions.expiriesOwed());
+                Thread.sleep(5);
+            }
+            closed.get(1, TimeUnit.SECONDS);
             long closeMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            // the close waited for every call, so each leave has its answer; a failed one left its expiry owed
-            long failedFirst = leaves.stream().filter(f -> f.getNow(false)).count();
-            System.out.printf(Locale.ROOT, "%s: session store closed %s a failover in %d ms; %d of %d expiries "
-                    + "failed at first (owed, written again), %d still owed%n", name, when, closeMillis, failedFirst,
-                    keys.size(), sessions.expiriesOwed());
+            System.out.printf(Locale.ROOT, "%s: session store closed %s a failover in %d ms; up to %d of %d expiries "
+                    + "owed meanwhile, %d at the end%n", name, when, closeMillis, mostOwed, keys.size(),
+                    sessions.expiriesOwed());
             if (!awaitFailoverFirst) {
-                assertTrue(failedFirst > 0, "no device left while the master was away: the test saw no failover");
+                assertTrue(mostOwed > 0, "no expiry was owed while the master was away: the test saw no failover");
             }
             // beyond the bound: the close thread's last poll and the client's shutdown
             assertTrue(closeMillis < CLOSE_TIMEOUT.plusSeconds(5).toMillis(),

@@ -94,10 +94,18 @@ public final class RedisSentinelTopology implements FailoverTopology {
         return old;
     }
 
-    /** Kills the one master, whatever the key. */
+    /**
+     * Kills the one master, whatever the key, once its replica has every write the master had taken when asked: what
+     * a test wrote before is then on the promoted replica (Redis replicates asynchronously, and a loaded machine can
+     * delay the stream long enough to lose all of it).
+     */
     @Override
     public RedisTestServer killMasterOf(String key) {
         RedisTestServer old = master();
+        long written = Long.parseLong(Resp.field(Resp.text(old.port(), "INFO", "replication"), "master_repl_offset"));
+        await("a replica has the writes of the master on port " + old.port() + " up to offset " + written,
+                () -> servers.stream().filter(s -> s != old && s.running()).anyMatch(s -> Long.parseLong(Resp.field(
+                        Resp.text(s.port(), "INFO", "replication"), "slave_repl_offset")) >= written), 20);
         old.stop();
         return old;
     }
