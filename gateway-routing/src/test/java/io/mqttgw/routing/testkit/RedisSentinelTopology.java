@@ -36,11 +36,13 @@ public final class RedisSentinelTopology implements FailoverTopology {
             t.servers.add(replica);
             await("replica in sync with the master", () -> "up".equals(Resp.field(
                     Resp.text(replica.port(), "INFO", "replication"), "master_link_status")), 20);
+            // three sentinels that see the master go down together may split their votes; each tries again only
+            // after twice the failover timeout (20 s with 10 s, seen in tests that fail over several times)
             for (int i = 0; i < 3; i++) {
                 t.sentinels.add(RedisTestServer.startSentinel(dir.resolve("sentinel-" + i), List.of(
                         "sentinel monitor " + MASTER_NAME + " 127.0.0.1 " + master.port() + " 2",
                         "sentinel down-after-milliseconds " + MASTER_NAME + " 1000",
-                        "sentinel failover-timeout " + MASTER_NAME + " 10000",
+                        "sentinel failover-timeout " + MASTER_NAME + " 5000",
                         "sentinel parallel-syncs " + MASTER_NAME + " 1")));
             }
             // a failover needs every sentinel to know the replica and the other sentinels (learned over hello
