@@ -66,7 +66,8 @@ public final class RedisTopologyExtension<T extends AutoCloseable>
     public void beforeAll(ExtensionContext context) throws IOException {
         dir = Files.createTempDirectory("mqttgw-redis-" + name);
         topology = starter.apply(dir);
-        check = TestRouteStores.checker(settings());
+        // connects at once (the stores connect lazily): the tests' 500 ms timed out once on a loaded machine
+        check = TestRouteStores.checker(settings("routes.redis.connect-timeout", "5s"));
     }
 
     @Override
