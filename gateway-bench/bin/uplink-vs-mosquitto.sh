@@ -58,7 +58,7 @@ for round in $(seq 1 "$ROUNDS"); do
          # a JVM gateway counts what it received (its /metrics); for Mosquitto the messages the bench had acknowledged
          ((.publish.gatewayCpuMicrosPerMessage // (.publish.gatewayCpuSeconds / .publish.acked * 1e6)) * 10
           | round / 10),
-         # of that, the JIT compiler threads and the collector's (concurrent refinement included); 0 for Mosquitto
+         # of that, the JIT compiler threads and the collector threads (concurrent refinement included); 0 for Mosquitto
          (.publish.gatewayCpuSplitMicrosPerMessage.jit // "" | if type == "number" then . * 10 | round / 10 else . end),
          (.publish.gatewayCpuSplitMicrosPerMessage.gc // "" | if type == "number" then . * 10 | round / 10 else . end),
          (.publish.ackLatencyMs.p50 // "" | if type == "number" then . * 100 | round / 100 else . end),

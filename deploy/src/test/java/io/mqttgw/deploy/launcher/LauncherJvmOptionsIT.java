@@ -46,6 +46,21 @@ class LauncherJvmOptionsIT {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"17.0.15", "19.0.2"})
+    void leavesCardRefinementToTheYoungCollectionBeforeJava20(String version) throws Exception {
+        List<String> options = jvmOptions(fakeJava(version), "density");
+        assertTrue(options.contains("-XX:-G1UseAdaptiveConcRefinement"), "Java " + version + ": " + options);
+        assertTrue(options.contains("-XX:G1ConcRefinementGreenZone=4096"), "Java " + version + ": " + options);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"20.0.2", "21.0.5", "25"})
+    void leavesOutTheRefinementFlagsJava20Deprecated(String version) throws Exception {
+        List<String> options = jvmOptions(fakeJava(version), "");
+        assertFalse(options.stream().anyMatch(o -> o.contains("ConcRefinement")), "Java " + version + ": " + options);
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"", "g1-small", "g1-large", "density"})
     void everyProfileStartsTheJavaThatRunsTheTests(String profile) throws Exception {
         Path javaHome = Path.of(System.getProperty("java.home"));
