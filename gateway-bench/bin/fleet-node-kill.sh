@@ -596,9 +596,7 @@ for round in $(seq 1 "$ROUNDS"); do
   fi
   kafka_fields=()
   if [[ "$SCENARIO" == kafka-outage ]]; then
-    until grep -q '\] steady ' "$RUN_DIR/bench.out" 2>/dev/null || ! kill -0 "$bench_pid" 2>/dev/null; do
-      sleep 0.2
-    done
+    until_steady
     sample_nodes "$RUN_DIR/kafka-metrics.txt" 1 kafka_figures &
     sampler=$!
     sleep "$(seconds "$HOLD")"

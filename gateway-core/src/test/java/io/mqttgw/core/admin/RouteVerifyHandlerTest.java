@@ -6,9 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.mqttgw.core.events.EventLog;
-import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteCheck;
 import io.mqttgw.core.spi.RouteStore;
+import io.mqttgw.core.testkit.InertRouteStore;
 import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.codec.http.DefaultFullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -16,7 +16,6 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpVersion;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
@@ -24,26 +23,8 @@ import org.junit.jupiter.api.Test;
 class RouteVerifyHandlerTest {
     private final SimpleMeterRegistry meters = new SimpleMeterRegistry();
 
-    /** A route store that cannot check (the SPI's default). */
-    private static class PlainStore implements RouteStore {
-        @Override
-        public CompletionStage<Void> put(Route route) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletionStage<Void> remove(Route route) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletionStage<Optional<Route>> lookup(String clientId) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
-    }
-
     /** A route store whose check answers what the test says, and remembers whether repair was asked. */
-    private static final class FakeStore extends PlainStore {
+    private static final class FakeStore extends InertRouteStore {
         final CompletableFuture<RouteCheck> answer = new CompletableFuture<>();
         Boolean repairAsked;
 
@@ -116,7 +97,7 @@ class RouteVerifyHandlerTest {
 
     @Test
     void answersNotImplementedForAStoreThatCannotCheck() {
-        EmbeddedChannel ch = channel(new PlainStore());
+        EmbeddedChannel ch = channel(new InertRouteStore());
         ch.writeInbound(post("/routes/verify"));
         FullHttpResponse r = ch.readOutbound();
         assertEquals(501, r.status().code(), body(r));

@@ -19,6 +19,7 @@ import io.mqttgw.core.spi.OperationForwarding;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteStore;
 import io.mqttgw.core.spi.Subscription;
+import io.mqttgw.core.testkit.InertRouteStore;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.mqttgw.core.topic.TopicLimits;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -216,17 +217,7 @@ class DownlinkFleetHandOffTest {
 
     /** A route table that answers every lookup with {@code lookup}. */
     private static RouteStore lookingUp(Function<String, CompletionStage<Optional<Route>>> lookup) {
-        return new RouteStore() {
-            @Override
-            public CompletionStage<Void> put(Route route) {
-                return CompletableFuture.completedFuture(null);
-            }
-
-            @Override
-            public CompletionStage<Void> remove(Route route) {
-                return CompletableFuture.completedFuture(null);
-            }
-
+        return new InertRouteStore() {
             @Override
             public CompletionStage<Optional<Route>> lookup(String clientId) {
                 return lookup.apply(clientId);
