@@ -79,7 +79,14 @@ public final class EventLoopBlockingRecorder implements BlockHoundIntegration {
             // on each other there for one insertion. Only there: an event loop of ours creating a logger stays an
             // error (the Kafka producer's partitioner did, see KafkaUplinkSinkProvider). Seen in RedisClusterIT (CI,
             // 2026-11-28).
-            new HandOff("org.redisson.connection.ClusterConnectionManager", "lambda$buildMasterEntry$0"));
+            new HandOff("org.redisson.connection.ClusterConnectionManager", "lambda$buildMasterEntry$0"),
+            // Redisson builds each new connection's pipeline on its own event loop, and its handlers (the command
+            // encoder and decoders) take their loggers in their constructors: a logger not yet cached (the first
+            // pub/sub connection's decoder) is looked up under the registry's read lock, which waits while another
+            // thread inserts a logger. Only the pipeline building of the Redis client, none of our code, runs there.
+            // Seen in gateway-bridge-kafka's integration tests (CI, 2026-11-29); RedisClientLoopGuardIT makes it
+            // happen on every run.
+            new HandOff("org.redisson.client.handler.RedisChannelInitializer", "initChannel"));
 
     /** Installs BlockHound with the ServiceLoader integrations, then this one; once per JVM. */
     static synchronized void install() {
