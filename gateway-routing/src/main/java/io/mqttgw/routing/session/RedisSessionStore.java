@@ -157,6 +157,14 @@ public final class RedisSessionStore implements SessionStore {
         return calls.refusedCount();
     }
 
+    /**
+     * Session opens not sent, the device served as a new session at once, because Redis had answered nothing for a
+     * whole {@code session.open-timeout}.
+     */
+    public long skippedCount() {
+        return opening.skippedCount();
+    }
+
     /** Sessions whose device left this node and that are still tracked for the bound, as Redis last answered. */
     public long sessionsLeft() {
         return expiries.sessionsLeft();

@@ -54,6 +54,11 @@ public final class RedisSessionStoreProvider implements SessionStoreProvider {
                 .description("Session store calls failed at once because Redis had not answered yet (a CONNECT "
                         + "served as a new session, downlink for an offline device not queued)")
                 .register(context.meters());
+        io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.redis.skipped", store,
+                        RedisSessionStore::skippedCount)
+                .description("Session opens not sent because Redis had answered nothing for a whole "
+                        + "session.open-timeout (a CONNECT served as a new session at once)")
+                .register(context.meters());
         io.micrometer.core.instrument.FunctionCounter.builder("mqttgw.sessions.redis.rewritten", store,
                         RedisSessionStore::rewrittenCount)
                 .description("Persistent sessions of connected devices written again after Redis lost its data")

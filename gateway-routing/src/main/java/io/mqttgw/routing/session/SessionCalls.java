@@ -41,6 +41,11 @@ final class SessionCalls {
     private final ConcurrentHashMap<String, CompletableFuture<Void>> sessionChains = new ConcurrentHashMap<>();
     private final AtomicLong lastSuccessNanos = new AtomicLong(System.nanoTime());
     private final AtomicLong lastFailureNanos = new AtomicLong();
+    /**
+     * When the oldest call that failed for Redis's absence since its last answer was sent (or that answer, if later);
+     * 0 while Redis answers.
+     */
+    private final AtomicLong unansweredSinceNanos = new AtomicLong();
     private volatile String lastFailure = "";
     private final AtomicLong refused = new AtomicLong();
     /** Calls made and not completed yet, chained ones included: close waits for them. */
@@ -97,6 +102,7 @@ final class SessionCalls {
             refused.incrementAndGet();
             return CompletableFuture.failedFuture(SessionStoreNotConnectedException.INSTANCE);
         }
+        long sent = System.nanoTime();
         CompletableFuture<T> result;
         try {
             result = script.<T>evalAsync(key, RScript.Mode.READ_WRITE, text, type, scriptKeys, args)
@@ -109,14 +115,30 @@ final class SessionCalls {
             unfinished.decrementAndGet();
             if (error == null) {
                 lastSuccessNanos.set(System.nanoTime());
+                unansweredSinceNanos.set(0);
                 if (!closing) {
                     afterAnswer.run();
                 }
             } else {
                 lastFailure = error.toString();
                 lastFailureNanos.set(System.nanoTime());
+                if (unavailable(error)) {
+                    // a call sent before Redis's last answer counts from that answer: Redis was there then
+                    long answered = lastSuccessNanos.get();
+                    long since = sent - answered > 0 ? sent : answered;
+                    unansweredSinceNanos.accumulateAndGet(since, (cur, s) -> cur == 0 || s - cur < 0 ? s : cur);
+                }
             }
         });
+    }
+
+    /**
+     * How long Redis has answered no call while calls failed for its absence (down, hung, failing over), from the
+     * oldest such call; 0 while it answers.
+     */
+    long unansweredNanos() {
+        long since = unansweredSinceNanos.get();
+        return since == 0 ? 0 : Math.max(1, System.nanoTime() - since);
     }
 
     HealthStatus health() {
@@ -185,7 +207,7 @@ final class SessionCalls {
     }
 
     /** Redis away (connection lost or refused, timeout, cluster down or failing over), not a script's own error. */
-    private static boolean unavailable(Throwable error) {
+    static boolean unavailable(Throwable error) {
         Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         return e instanceof RedisException && (e.getMessage() == null || !e.getMessage().startsWith("ERR"));
     }

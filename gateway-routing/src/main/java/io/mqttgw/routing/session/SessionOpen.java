@@ -10,13 +10,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.redisson.api.RScript;
 
 /**
  * A device's session opened at CONNECT: the stored subscriptions and queued messages restored (or the session
  * started anew), in one script, asked again with backoff for up to {@code session.open-timeout} while Redis does not
- * answer. A clean start that ends a session whose delayed will was waiting publishes that will now.
+ * answer, unless it has answered nothing for that long already ({@link SessionOpenGate}). A clean start that ends a
+ * session whose delayed will was waiting publishes that will now.
  *
  * <p>Threading: called on the device's event loop and never blocks; the stage completes on the Redis client's
  * threads (a retry starts on {@link java.util.concurrent.CompletableFuture#delayedExecutor}). Thread-safe.
@@ -25,6 +27,7 @@ final class SessionOpen {
     private final SessionCalls calls;
     private final SessionKeys keys;
     private final RedisDelayedWills wills;
+    private final SessionOpenGate gate;
     /** How long a session open keeps asking while Redis does not answer ({@code session.open-timeout}); 0: once. */
     private volatile long openPatienceNanos;
 
@@ -32,6 +35,7 @@ final class SessionOpen {
         this.calls = calls;
         this.keys = keys;
         this.wills = wills;
+        this.gate = new SessionOpenGate(calls);
     }
 
     void patience(Duration openTimeout) {
@@ -39,8 +43,12 @@ final class SessionOpen {
     }
 
     CompletionStage<StoredSession> open(String clientId, boolean cleanStart, long expiryMillis, long epoch) {
+        long patience = openPatienceNanos;
+        if (!gate.admits(patience, keys.session(clientId))) {
+            return CompletableFuture.failedFuture(SessionStoreNotConnectedException.UNANSWERED);
+        }
         boolean nothingKept = cleanStart && expiryMillis == 0;
-        long deadline = System.nanoTime() + openPatienceNanos;
+        long deadline = System.nanoTime() + patience;
         // the script is the same on every try (same epoch, same flags), so one that ran but whose answer was lost
         // changes nothing when it runs again
         CompletionStage<List<Object>> reply = calls.inOrder(clientId, () -> calls.untilAnswered(() -> calls.eval(
@@ -70,6 +78,11 @@ final class SessionOpen {
             }
         }
         return new StoredSession(existed, subscriptions, pending);
+    }
+
+    /** Opens not sent because Redis had answered nothing for a whole {@code session.open-timeout}. */
+    long skippedCount() {
+        return gate.skippedCount();
     }
 
     static String text(Object o) {
