@@ -15,8 +15,9 @@ public interface FailoverTopology extends AutoCloseable {
     void awaitFailover(String key, RedisTestServer killed, long seconds);
 
     /**
-     * Starts {@code killed} again, as a replica of the master that replaced it, and waits until the topology could
-     * fail over again (every master has an in-sync replica its failure detector knows).
+     * Starts {@code killed} again, as a replica of the master that replaced it, and waits until it is in sync; the
+     * topology can then fail over again (where the failure detector must first see the replica, the next
+     * {@link #killMasterOf} waits for it).
      */
     void restart(RedisTestServer killed, long seconds);
 

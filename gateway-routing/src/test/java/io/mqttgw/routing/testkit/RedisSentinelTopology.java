@@ -97,12 +97,14 @@ public final class RedisSentinelTopology implements FailoverTopology {
     }
 
     /**
-     * Kills the one master, whatever the key, once its replica has every write the master had taken when asked: what
+     * Kills the one master, whatever the key, once every sentinel sees its replica healthy (the one they will promote)
+     * and the replica has every write the master had taken when asked: what
      * a test wrote before is then on the promoted replica (Redis replicates asynchronously, and a loaded machine can
      * delay the stream long enough to lose all of it).
      */
     @Override
     public RedisTestServer killMasterOf(String key) {
+        awaitSentinelsSeeHealthyReplicas(60);
         RedisTestServer old = master();
         long written = Long.parseLong(Resp.field(Resp.text(old.port(), "INFO", "replication"), "master_repl_offset"));
         await("a replica has the writes of the master on port " + old.port() + " up to offset " + written,
@@ -122,8 +124,11 @@ public final class RedisSentinelTopology implements FailoverTopology {
 
     /**
      * Starts a killed master again and makes it the new master's replica at once (the sentinels would do it only
-     * after it had answered as a master, an empty one, for some 8 s), then waits until it is in sync and every
-     * sentinel sees it as a healthy replica of the new master: the one the next failover promotes.
+     * after it had answered as a master, an empty one, for some 8 s), then waits until it is in sync. That the
+     * sentinels see it as a healthy replica, the one the next failover promotes, is waited for by the next
+     * {@link #killMasterOf}: only a next failover needs it, and a sentinel's view can lag on a loaded machine (in
+     * TILT mode, after its timer was starved for 2 s, a sentinel waits 30 s; one CI run timed out here after 60 s
+     * behind a test that had passed).
      */
     @Override
     public void restart(RedisTestServer killed, long seconds) {
@@ -134,12 +139,28 @@ public final class RedisSentinelTopology implements FailoverTopology {
         Resp.call(killed.port(), "REPLICAOF", "127.0.0.1", masterPort);
         await("port " + killed.port() + " in sync with the master on port " + masterPort, () -> "up".equals(
                 Resp.field(Resp.text(killed.port(), "INFO", "replication"), "master_link_status")), seconds);
-        for (RedisTestServer s : sentinels) {
-            await("sentinel " + s.port() + " sees port " + killed.port() + " as a healthy replica", () -> {
-                Map<String, String> r = replica(s.port(), killed.port());
-                return "slave".equals(r.get("flags")) && "ok".equals(r.get("master-link-status"))
-                        && masterPort.equals(r.get("master-port"));
-            }, seconds);
+    }
+
+    /** Waits until every sentinel sees every running server but the master as a healthy replica of the master. */
+    private void awaitSentinelsSeeHealthyReplicas(long seconds) {
+        RedisTestServer master = master();
+        String masterPort = Integer.toString(master.port());
+        for (RedisTestServer replica : servers) {
+            if (replica == master || !replica.running()) {
+                continue;
+            }
+            for (RedisTestServer s : sentinels) {
+                try {
+                    await("sentinel " + s.port() + " sees port " + replica.port() + " as a healthy replica", () -> {
+                        Map<String, String> r = replica(s.port(), replica.port());
+                        return "slave".equals(r.get("flags")) && "ok".equals(r.get("master-link-status"))
+                                && masterPort.equals(r.get("master-port"));
+                    }, seconds);
+                } catch (RuntimeException e) {
+                    throw new IllegalStateException(e.getMessage() + "; it reports " + replica(s.port(),
+                            replica.port()) + ", master on port " + masterPort, e);
+                }
+            }
         }
     }
 
