@@ -25,6 +25,11 @@ public interface OperationForwarding {
      */
     long newCorrelationId();
 
+    /** The most requests this node waits for at once; past it a request fails at once with {@link Busy}. */
+    default int maxInFlight() {
+        return Integer.MAX_VALUE;
+    }
+
     /** Sends {@code message} to its device on {@code nodeId}; completes with what became of it there. */
     CompletionStage<Forwarded<DownlinkTarget.Report>> downlink(String nodeId, long correlationId,
                                                                DownlinkMessage message, Duration timeout);

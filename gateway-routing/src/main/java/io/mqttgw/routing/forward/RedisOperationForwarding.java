@@ -194,6 +194,11 @@ public final class RedisOperationForwarding implements OperationForwarding {
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
     }
 
+    @Override
+    public int maxInFlight() {
+        return maxInFlight;
+    }
+
     private CompletableFuture<ForwardCodec.Reply> send(String node, long id, byte[] request, int timeoutMillis) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("node " + nodeId + " is shutting down"));

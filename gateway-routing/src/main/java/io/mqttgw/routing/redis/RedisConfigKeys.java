@@ -96,7 +96,8 @@ public final class RedisConfigKeys {
             "routes.redis.forward-max-in-flight", "1000", "1 to 100000",
             "Operator operations (downlink, kick) forwarded through Redis to the node that holds the device: most "
                     + "this node waits for, and most it runs for other nodes; past either, the request is answered "
-                    + "503 busy.", intRange(1, 100_000));
+                    + "503 busy. Kafka downlink records handed to the node their device moved to take at most half "
+                    + "of this node's share.", intRange(1, 100_000));
 
     public static final ConfigKey<Duration> WILL_POLL_INTERVAL = new ConfigKey<>("routes.redis.will-poll-interval",
             "1s", "10ms to 1m", "(session.provider: redis) How often each node looks for delayed wills that fell due "

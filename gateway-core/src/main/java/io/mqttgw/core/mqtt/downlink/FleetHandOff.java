@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +29,9 @@ import org.slf4j.LoggerFactory;
  * holder did deliver just before its answer was lost may reach the device twice (as QoS 1 allows), never zero times.
  *
  * <p>Only asynchronous calls; the stage completes on the route store's threads. Bounded by the route lookup's and the
- * forwarded request's timeouts, and in number by the forwarding's own bound (more are refused as busy, so stored).
- * Thread-safe.
+ * forwarded request's timeouts, and in number by half the forwarding's own bound ({@link
+ * OperationForwarding#maxInFlight}): a node restarting onto a backlog of moved records would otherwise take every slot
+ * and leave operators' downlinks and kicks answered busy; past its half a message is stored here at once. Thread-safe.
  */
 public final class FleetHandOff {
     private static final Logger LOG = LoggerFactory.getLogger(FleetHandOff.class);
@@ -40,6 +42,8 @@ public final class FleetHandOff {
     private final Duration forwardTimeout;
     private final Duration lookupTimeout;
     private final GatewayMetrics metrics;
+    private final int maxInFlight;
+    private final AtomicInteger inFlight = new AtomicInteger();
 
     /**
      * @param forwardTimeout how long the holder may take to answer: at least its own delivery bound (retries until
@@ -54,6 +58,7 @@ public final class FleetHandOff {
         this.forwardTimeout = forwardTimeout;
         this.lookupTimeout = lookupTimeout;
         this.metrics = metrics;
+        this.maxInFlight = Math.max(1, forwarding.maxInFlight() / 2);
     }
 
     /**
@@ -86,6 +91,13 @@ public final class FleetHandOff {
     }
 
     private CompletableFuture<Outcome> forward(String holder, DownlinkMessage message) {
+        if (inFlight.incrementAndGet() > maxInFlight) {
+            inFlight.decrementAndGet();
+            metrics.downlinkMoved("fallback");
+            LOG.debug("downlink for {}: {} hand-offs wait for their holders already; kept on this node",
+                    message.clientId(), maxInFlight);
+            return CompletableFuture.completedFuture(null);
+        }
         long correlationId = forwarding.newCorrelationId();
         CompletionStage<OperationForwarding.Forwarded<DownlinkTarget.Report>> stage;
         try {
@@ -94,6 +106,7 @@ public final class FleetHandOff {
             stage = CompletableFuture.failedFuture(e);
         }
         return stage.toCompletableFuture().handle((forwarded, error) -> {
+            inFlight.decrementAndGet();
             if (error == null && forwarded.outcome() != null) {
                 metrics.downlinkMoved("forwarded");
                 LOG.debug("downlink for {} handed to node {} correlation={}: {}", message.clientId(), holder,

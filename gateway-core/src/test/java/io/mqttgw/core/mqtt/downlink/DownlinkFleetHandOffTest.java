@@ -148,6 +148,37 @@ class DownlinkFleetHandOffTest {
     }
 
     @Test
+    void handOffsTakeAtMostHalfOfTheForwardingsRequestsInFlightSoOperatorsKeepTheOtherHalf() throws Exception {
+        offlineSession("dev-moved");
+        routeTo("dev-moved", HOLDER);
+        forwarding.maxInFlight = 4;
+        List<CompletableFuture<OperationForwarding.Forwarded<DownlinkTarget.Report>>> unanswered =
+                new CopyOnWriteArrayList<>();
+        forwarding.answer = m -> {
+            CompletableFuture<OperationForwarding.Forwarded<DownlinkTarget.Report>> f = new CompletableFuture<>();
+            unanswered.add(f);
+            return f;
+        };
+        DownlinkDispatcher d = dispatcher();
+        CompletionStage<Outcome> first = d.deliver(message("dev-moved", "devices/dev-moved/1", 1));
+        CompletionStage<Outcome> second = d.deliver(message("dev-moved", "devices/dev-moved/2", 1));
+        assertEquals(Outcome.QUEUED, outcome(d.deliver(message("dev-moved", "devices/dev-moved/3", 1))),
+                "a third while two wait for their holder: kept here, not offered");
+        assertEquals(2, forwarding.requests.size());
+        for (CompletableFuture<OperationForwarding.Forwarded<DownlinkTarget.Report>> f : unanswered) {
+            f.complete(new OperationForwarding.Forwarded<>(HOLDER, new DownlinkTarget.Report(Outcome.DELIVERED,
+                    null)));
+        }
+        assertEquals(Outcome.DELIVERED, outcome(first));
+        assertEquals(Outcome.DELIVERED, outcome(second));
+        forwarding.answer = m -> CompletableFuture.completedFuture(new OperationForwarding.Forwarded<>(HOLDER,
+                new DownlinkTarget.Report(Outcome.DELIVERED, null)));
+        assertEquals(Outcome.DELIVERED, outcome(d.deliver(message("dev-moved", "devices/dev-moved/4", 1))),
+                "offered again once the others were answered");
+        assertEquals(List.of("devices/dev-moved/3"), storedFor("dev-moved"));
+    }
+
+    @Test
     void keepsTheMessageHereWithoutForwardingWhenNoOtherNodeHoldsTheDevice() throws Exception {
         offlineSession("dev-away");
         offlineSession("dev-stale");
@@ -230,10 +261,16 @@ class DownlinkFleetHandOffTest {
         final List<String> requests = new CopyOnWriteArrayList<>();
         volatile Function<DownlinkMessage, CompletionStage<Forwarded<DownlinkTarget.Report>>> answer =
                 m -> CompletableFuture.failedFuture(new AssertionError("not expected to forward"));
+        volatile int maxInFlight = Integer.MAX_VALUE;
         private long ids;
 
         @Override
         public void serve(Holder node) {
+        }
+
+        @Override
+        public int maxInFlight() {
+            return maxInFlight;
         }
 
         @Override
