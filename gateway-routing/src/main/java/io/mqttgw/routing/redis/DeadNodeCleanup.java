@@ -14,7 +14,6 @@ import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.client.protocol.ScoredEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,6 +34,7 @@ final class DeadNodeCleanup {
     private final RouteKeys keys;
     private final RedissonClient client;
     private final RouteBatches batches;
+    private final NodeRouteIndex index;
     private final RouteTableMetrics metrics;
     private final NodeLiveness liveness;
     private final long heartbeatNanos;
@@ -46,6 +46,8 @@ final class DeadNodeCleanup {
     private long nextCheckNanos = System.nanoTime();
     /** The node whose routes are being removed, null while none is. */
     private String node;
+    /** Where the read of its index stands: advanced once a chunk's deletes were stored. */
+    private NodeRouteIndex.Cursor at;
     private long removed;
 
     DeadNodeCleanup(RedisRouteSettings settings, String nodeId, String runId, RouteKeys keys, RedissonClient client,
@@ -56,6 +58,7 @@ final class DeadNodeCleanup {
         this.keys = keys;
         this.client = client;
         this.batches = batches;
+        this.index = new NodeRouteIndex(client, keys, batches, settings.batchSize());
         this.metrics = metrics;
         this.liveness = liveness;
         this.heartbeatNanos = settings.heartbeatInterval().toNanos();
@@ -141,6 +144,7 @@ final class DeadNodeCleanup {
                         + "node watched it); removing its routes", other, keys.alive(other),
                         liveness.stillSeconds(other, now));
                 node = other;
+                at = index.start(other);
                 removed = 0;
                 sessionsExpired = 0;
                 return;
@@ -164,16 +168,14 @@ final class DeadNodeCleanup {
      */
     void step() throws Exception {
         String dead = node;
-        List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
-                .<String>getScoredSortedSet(keys.nodeRoutes(dead), StringCodec.INSTANCE)
-                .entryRangeAsync(0, settings.batchSize() - 1)));
+        NodeRouteIndex.Chunk chunk = index.read(at);
         long alive = batches.await(client.getKeys().countExistsAsync(keys.alive(dead)));
         if (alive > 0) {
             LOG.info("node {} is alive again; leaving its routes to it ({} removed)", dead, removed);
             node = null;
             return;
         }
-        if (chunk.isEmpty()) {
+        if (chunk.end()) {
             RBatch batch = batches.begin();
             batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(dead);
             batches.execute(batch);
@@ -185,20 +187,19 @@ final class DeadNodeCleanup {
             return;
         }
         RBatch batch = batches.begin();
-        List<RFuture<Long>> results = new ArrayList<>(chunk.size());
+        List<RFuture<Long>> results = new ArrayList<>(chunk.entries().size());
         List<RFuture<Long>> sessions = new ArrayList<>();
         SessionKeys session = sessionKeys;
-        for (ScoredEntry<String> e : chunk) {
-            long epoch = (long) e.getScore().doubleValue();
-            results.add(batches.delete(batch, dead, e.getValue(), epoch));
+        for (NodeRouteIndex.Entry e : chunk.entries()) {
+            results.add(batches.delete(batch, dead, e.clientId(), e.epoch(), e.legacy()));
             if (session != null) {
                 // the index does not say how the device proved its identity: both keys, each fenced by the epoch
                 for (IdentityProof proof : IdentityProof.values()) {
-                    String key = proof.sessionKey(e.getValue());
+                    String key = proof.sessionKey(e.clientId());
                     sessions.add(batch.getScript(StringCodec.INSTANCE).evalAsync(session.session(key),
                             RScript.Mode.READ_WRITE, RouteScripts.SESSION_EXPIRE, RScript.ReturnType.LONG,
                             List.<Object>of(session.session(key), session.pending(key), session.messages(key)),
-                            Long.toString(epoch), Long.toString(sessionExpiryMillis)));
+                            Long.toString(e.epoch()), Long.toString(sessionExpiryMillis)));
                 }
             }
         }
@@ -209,5 +210,6 @@ final class DeadNodeCleanup {
         removed += count;
         sessionsExpired += sessions.stream().filter(r -> RouteBatches.result(r) == 1L).count();
         metrics.deadNodeRoutes.increment(count);
+        at = chunk.next();
     }
 }

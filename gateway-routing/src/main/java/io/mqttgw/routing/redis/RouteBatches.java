@@ -36,10 +36,12 @@ final class RouteBatches {
     private final BatchOptions options;
     private final String put = sha1(RouteScripts.PUT);
     private final String delete = sha1(RouteScripts.DELETE);
-    private final String indexAdd = sha1(RouteScripts.INDEX_ADD);
     private final String indexRemove = sha1(RouteScripts.INDEX_REMOVE);
     private final String heartbeat = sha1(RouteScripts.HEARTBEAT);
-    /** Redis Cluster: every script touches keys of one slot only, so the route write and its index entry split. */
+    /** The scripts every pipeline may run, loaded together. */
+    private static final List<String> SCRIPTS = List.of(RouteScripts.PUT, RouteScripts.DELETE,
+            RouteScripts.INDEX_REMOVE, RouteScripts.HEARTBEAT);
+    /** Redis Cluster: a node's index is split by slot, so each route shares its slot with its index entry. */
     private final boolean cluster;
     private boolean scriptsLoaded;
 
@@ -57,13 +59,17 @@ final class RouteBatches {
     RBatch begin() throws Exception {
         if (!scriptsLoaded) {
             RScript script = client.getScript(StringCodec.INSTANCE);
-            for (String text : List.of(RouteScripts.PUT, RouteScripts.DELETE, RouteScripts.INDEX_ADD,
-                    RouteScripts.INDEX_REMOVE, RouteScripts.HEARTBEAT)) {
+            for (String text : SCRIPTS) {
                 await(script.scriptLoadAsync(text));
             }
             scriptsLoaded = true;
         }
         return client.createBatch(options);
+    }
+
+    /** Whether Redis is a Cluster, where a node's index is split by slot ({@link RouteKeys#nodeSlotRoutes}). */
+    boolean cluster() {
+        return cluster;
     }
 
     /** A new pipeline without loading the scripts: {@link ShardPipelines} loads them per shard, without waiting. */
@@ -79,8 +85,7 @@ final class RouteBatches {
         RScript script = client.getScript(StringCodec.INSTANCE);
         List<CompletableFuture<String>> loads = new ArrayList<>();
         for (String key : keys) {
-            for (String text : List.of(RouteScripts.PUT, RouteScripts.DELETE, RouteScripts.INDEX_ADD,
-                    RouteScripts.INDEX_REMOVE, RouteScripts.HEARTBEAT)) {
+            for (String text : SCRIPTS) {
                 loads.add(script.scriptLoadAsync(key, text).toCompletableFuture());
             }
         }
@@ -126,26 +131,21 @@ final class RouteBatches {
     }
 
     /**
-     * The route write and its index entry, one script (outside Redis Cluster); the answer is one of
-     * {@code RouteScripts.PUT_*}. In Cluster, where the two keys live in different slots, the index entry is written
-     * first: a failure between the two leaves an index entry without a route, which cleanup and resync skip (their
-     * deletes are fenced), never a route that no index names.
+     * The route write and its index entry, one script, so no route exists that dead-node cleanup cannot find; the
+     * answer is one of {@code RouteScripts.PUT_*}. In Redis Cluster the entry goes to the index of the route's own
+     * slot: the write touches the route's shard only, and a failover of another shard never holds it up.
      */
     RFuture<Long> put(RBatch batch, Route route, boolean resync) {
-        String epoch = Long.toString(route.epoch());
-        List<Object> routeKeys;
-        if (cluster) {
-            script(batch).evalShaAsync(RScript.Mode.READ_WRITE, indexAdd,
-                    RScript.ReturnType.LONG, List.of(keys.nodeRoutes(nodeId)), route.clientId(), epoch);
-            routeKeys = List.of(keys.route(route.clientId()));
-        } else {
-            routeKeys = List.of(keys.route(route.clientId()), keys.nodeRoutes(nodeId));
-        }
         return script(batch).evalShaAsync(RScript.Mode.READ_WRITE, put,
-                RScript.ReturnType.LONG, routeKeys,
-                nodeId, epoch, Long.toString(route.connectedAtMillis()),
+                RScript.ReturnType.LONG, List.of(keys.route(route.clientId()), index(nodeId, route.clientId())),
+                nodeId, Long.toString(route.epoch()), Long.toString(route.connectedAtMillis()),
                 route.remoteAddress(), keys.takeoverChannelPrefix(), route.clientId(), resync ? "1" : "0",
                 proofText(route.proof()));
+    }
+
+    /** The index that holds {@code node}'s entry for {@code clientId}: per slot in Redis Cluster, else one key. */
+    private String index(String node, String clientId) {
+        return cluster ? keys.nodeSlotRoutesOf(node, clientId) : keys.nodeRoutes(node);
     }
 
     /** How the route hash names a proof kind. */
@@ -153,19 +153,35 @@ final class RouteBatches {
         return proof == IdentityProof.NO_CERTIFICATE ? "no_certificate" : "certificate";
     }
 
-    /** This node's fenced route delete and its index entry; 1 when deleted, 0 when fenced. */
+    /** This node's fenced route delete and its index entry, one script; 1 when deleted, 0 when fenced. */
     RFuture<Long> delete(RBatch batch, String clientId, long epoch) {
-        return delete(batch, nodeId, clientId, epoch);
+        return delete(batch, nodeId, clientId, epoch, false);
     }
 
-    /** A fenced delete of {@code node}'s route (this node's, or a dead node's) and of its index entry. */
-    RFuture<Long> delete(RBatch batch, String node, String clientId, long epoch) {
+    /**
+     * A fenced delete of {@code node}'s route (this node's, or a dead node's) and of its index entry. An entry read
+     * from the single index a node of an earlier version wrote in Redis Cluster ({@code legacy}) is removed from it
+     * too, by a script of its own on that key's shard: only the index readers ({@link NodeRouteIndex}) meet those.
+     */
+    RFuture<Long> delete(RBatch batch, String node, String clientId, long epoch, boolean legacy) {
         String e = Long.toString(epoch);
         RFuture<Long> result = script(batch).evalShaAsync(RScript.Mode.READ_WRITE, delete,
-                RScript.ReturnType.LONG, List.of(keys.route(clientId)), node, e);
-        script(batch).evalShaAsync(RScript.Mode.READ_WRITE, indexRemove,
-                RScript.ReturnType.LONG, List.of(keys.nodeRoutes(node)), clientId, e);
+                RScript.ReturnType.LONG, List.of(keys.route(clientId), index(node, clientId)), node, e, clientId);
+        if (legacy) {
+            removeLegacyEntry(batch, node, clientId, epoch);
+        }
         return result;
+    }
+
+    /**
+     * Removes an entry, fenced by its epoch, from the single index a node of an earlier version wrote in Redis Cluster
+     * (outside Cluster that key is the index, and the delete script removed it already).
+     */
+    void removeLegacyEntry(RBatch batch, String node, String clientId, long epoch) {
+        if (cluster) {
+            script(batch).evalShaAsync(RScript.Mode.READ_WRITE, indexRemove,
+                    RScript.ReturnType.LONG, List.of(keys.nodeRoutes(node)), clientId, Long.toString(epoch));
+        }
     }
 
     /** Refreshes the heartbeat; the answer is the value it replaced, null when the key was missing. */

@@ -55,7 +55,7 @@ final class RouteFlusher implements Runnable {
         RouteBatches batches = new RouteBatches(client, keys, nodeId, settings.timeout());
         FullJitterBackoff backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
         ShardPipelines pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()),
-                keys, nodeId, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
+                keys, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
         this.intervalNanos = settings.flushInterval().toNanos();
         this.liveness = new NodeLiveness(settings.nodeTtl().toNanos());
         this.heartbeat = new NodeHeartbeat(settings, nodeId, runId, client, metrics, new NodeHeartbeat.Listener() {

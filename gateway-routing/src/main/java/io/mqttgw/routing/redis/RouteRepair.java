@@ -45,7 +45,9 @@ final class RouteRepair {
                         }
                     }
                     case STALE -> results.add(batches.delete(batch, d.clientId(), d.routeEpoch()));
-                    case DEAD_NODE -> results.add(batches.delete(batch, d.routeNode(), d.clientId(), d.routeEpoch()));
+                    // an entry left in the single index of a dead node of an earlier version is its cleanup's
+                    case DEAD_NODE -> results.add(batches.delete(batch, d.routeNode(), d.clientId(), d.routeEpoch(),
+                            false));
                     default -> results.add(null);
                 }
             }

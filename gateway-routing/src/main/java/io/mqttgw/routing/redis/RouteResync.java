@@ -14,8 +14,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
-import org.redisson.client.protocol.ScoredEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -34,8 +32,7 @@ final class RouteResync {
 
     private final RedisRouteSettings settings;
     private final String nodeId;
-    private final RouteKeys keys;
-    private final RedissonClient client;
+    private final NodeRouteIndex index;
     private final RouteBatches batches;
     private final RouteTableMetrics metrics;
 
@@ -51,8 +48,7 @@ final class RouteResync {
                 RouteBatches batches, RouteTableMetrics metrics) {
         this.settings = settings;
         this.nodeId = nodeId;
-        this.keys = keys;
-        this.client = client;
+        this.index = new NodeRouteIndex(client, keys, batches, settings.batchSize());
         this.batches = batches;
         this.metrics = metrics;
     }
@@ -123,7 +119,7 @@ final class RouteResync {
         overflowed = false;
         Map<String, Route> live = new HashMap<>();
         events.forEachLiveRoute(r -> live.merge(r.clientId(), r, (a, b) -> a.epoch() >= b.epoch() ? a : b));
-        run = new Run(events, live, droppedSinceResync.get());
+        run = new Run(events, live, droppedSinceResync.get(), index.start(nodeId));
         metrics.resyncs.increment();
         LOG.debug("resync of node {} started: {} live routes", nodeId, live.size());
     }
@@ -135,34 +131,36 @@ final class RouteResync {
             writeChunk(r);
             return;
         }
-        List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
-                .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
-                .entryRangeAsync(r.afterScore, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
-        if (chunk.isEmpty()) {
+        NodeRouteIndex.Chunk chunk = index.read(r.at);
+        if (chunk.end()) {
             LOG.info("resync of node {} done: {} live routes written, {} stale routes deleted{}", nodeId,
                     r.written, r.deleted, r.dropped > 0 ? " (after " + r.dropped + " dropped operations)" : "");
             droppedSinceResync.addAndGet(-r.dropped);
             run = null;
             return;
         }
-        r.afterScore = chunk.get(chunk.size() - 1).getScore();
         RBatch batch = batches.begin();
         List<RFuture<Long>> results = new ArrayList<>();
-        for (ScoredEntry<String> e : chunk) {
-            String clientId = e.getValue();
-            long epoch = (long) e.getScore().doubleValue();
-            Route live = r.live.get(clientId);
-            if (r.touched.contains(clientId) || live != null && live.epoch() == epoch) {
+        boolean legacyOnly = false;
+        for (NodeRouteIndex.Entry e : chunk.entries()) {
+            Route live = r.live.get(e.clientId());
+            if (r.touched.contains(e.clientId()) || live != null && live.epoch() == e.epoch()) {
+                if (e.legacy()) {
+                    // the live route was indexed in its slot by this resync's write, or by the newer operation
+                    batches.removeLegacyEntry(batch, nodeId, e.clientId(), e.epoch());
+                    legacyOnly = true;
+                }
                 continue;
             }
-            results.add(batches.delete(batch, clientId, epoch));
+            results.add(batches.delete(batch, nodeId, e.clientId(), e.epoch(), e.legacy()));
         }
-        if (!results.isEmpty()) {
+        if (!results.isEmpty() || legacyOnly) {
             batches.execute(batch);
             long deleted = results.stream().filter(f -> RouteBatches.result(f) == 1L).count();
             r.deleted += deleted;
             metrics.resyncDeleted.increment(deleted);
         }
+        r.at = chunk.next();
     }
 
     private void writeChunk(Run r) throws Exception {
@@ -198,15 +196,17 @@ final class RouteResync {
         final Iterator<Route> toWrite;
         final Set<String> touched = new HashSet<>();
         final long dropped;
-        double afterScore = Double.NEGATIVE_INFINITY;
+        /** Where the read of this node's index stands: advanced once a chunk's deletes were stored. */
+        NodeRouteIndex.Cursor at;
         long written;
         long deleted;
 
-        Run(RouteEvents events, Map<String, Route> live, long dropped) {
+        Run(RouteEvents events, Map<String, Route> live, long dropped, NodeRouteIndex.Cursor at) {
             this.events = events;
             this.live = live;
             this.toWrite = new ArrayList<>(live.values()).iterator();
             this.dropped = dropped;
+            this.at = at;
         }
     }
 }

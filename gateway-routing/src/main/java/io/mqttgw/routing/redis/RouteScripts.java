@@ -1,8 +1,9 @@
 package io.mqttgw.routing.redis;
 
 /**
- * The Lua scripts that make route writes and deletes atomic checks in Redis. Each touches one key. Epochs are
- * compared as numbers (they stay below 2^53, exact in Lua's doubles) and matched as the decimal text written.
+ * The Lua scripts that make route writes and deletes atomic checks in Redis. Each touches one key, or a route and its
+ * index entry, which in Redis Cluster share a slot ({@link RouteKeys#nodeSlotRoutes}). Epochs are compared as
+ * numbers (they stay below 2^53, exact in Lua's doubles) and matched as the decimal text written.
  */
 final class RouteScripts {
     private RouteScripts() {
@@ -16,16 +17,16 @@ final class RouteScripts {
     static final long PUT_PROOF_CONFLICT = 4;
 
     /**
-     * KEYS[1] route, KEYS[2] (optional) this node's route index; ARGV node, epoch, connected_at, remote, takeover
-     * channel prefix, client id, resync (0 or 1), proof ({@code certificate} or {@code no_certificate}).
+     * KEYS[1] route, KEYS[2] this node's route index (in Redis Cluster the one of the route's slot); ARGV node,
+     * epoch, connected_at, remote, takeover channel prefix, client id, resync (0 or 1), proof ({@code certificate} or
+     * {@code no_certificate}).
      * Refuses a write older than this node's route already there (0). Refuses to replace another node's route whose
      * identity was proven the other way (4): a connection without a certificate never takes a certificate device's
      * route, nor the reverse; a route written before routes carried a proof counts as {@code certificate}, the safe
      * side. Otherwise writes the route and, in the same script, its index entry (so no route exists that dead-node
      * cleanup cannot find) (1), and when the route named another node, publishes "epoch clientId" on that node's
      * channel (2). A resync write (ARGV[7] = 1) does not replace another node's route that connected later: it
-     * answers 3, and this node closes its stale session. In Redis Cluster the index is another slot: KEYS[2] is
-     * then left out and {@link #INDEX_ADD} runs first, in the same pipeline.
+     * answers 3, and this node closes its stale session.
      */
     static final String PUT = """
             local cur = redis.call('HMGET', KEYS[1], 'node', 'epoch', 'connected_at', 'proof')
@@ -37,7 +38,7 @@ final class RouteScripts {
             end
             redis.call('HSET', KEYS[1], 'node', ARGV[1], 'epoch', ARGV[2], 'connected_at', ARGV[3], 'remote', ARGV[4],
               'proof', ARGV[8])
-            if KEYS[2] then redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[6]) end
+            redis.call('ZADD', KEYS[2], 'GT', ARGV[2], ARGV[6])
             if cur[1] and cur[1] ~= ARGV[1] then
               redis.call('PUBLISH', ARGV[5] .. '{' .. cur[1] .. '}', cur[2] .. ' ' .. ARGV[6])
               return 2
@@ -45,8 +46,15 @@ final class RouteScripts {
             return 1
             """;
 
-    /** KEYS[1] route; ARGV node, epoch. Deletes only if the route still names this node and epoch: 1, else 0. */
+    /**
+     * KEYS[1] route, KEYS[2] the node's index (in Redis Cluster the one of the route's slot); ARGV node, epoch, client
+     * id. Deletes the route only if it still names this node and epoch: 1, else 0. Removes the index entry if it
+     * still has this epoch, whatever the route holds: a route fenced off was written by another node or connection,
+     * which indexed it itself.
+     */
     static final String DELETE = """
+            local s = redis.call('ZSCORE', KEYS[2], ARGV[3])
+            if s and tonumber(s) == tonumber(ARGV[2]) then redis.call('ZREM', KEYS[2], ARGV[3]) end
             local cur = redis.call('HMGET', KEYS[1], 'node', 'epoch')
             if cur[1] == ARGV[1] and cur[2] == ARGV[2] then
               redis.call('DEL', KEYS[1])
@@ -55,13 +63,10 @@ final class RouteScripts {
             return 0
             """;
 
-    /** KEYS[1] node index; ARGV client id, epoch. Adds or raises the member's epoch, never lowers it. */
-    static final String INDEX_ADD = """
-            redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
-            return 1
-            """;
-
-    /** KEYS[1] node index; ARGV client id, epoch. Removes the member only if it still has this epoch. */
+    /**
+     * KEYS[1] node index; ARGV client id, epoch. Removes the member only if it still has this epoch. In Redis Cluster
+     * for the entries a node of an earlier version wrote in its single index, {@link RouteKeys#nodeRoutes}.
+     */
     static final String INDEX_REMOVE = """
             local s = redis.call('ZSCORE', KEYS[1], ARGV[1])
             if s and tonumber(s) == tonumber(ARGV[2]) then

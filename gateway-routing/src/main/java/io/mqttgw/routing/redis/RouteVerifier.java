@@ -18,8 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
-import org.redisson.client.protocol.ScoredEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +46,7 @@ final class RouteVerifier {
     private final RedissonClient client;
     private final RouteBatches batches;
     private final RouteReads reads;
+    private final NodeRouteIndex index;
     private final RouteRepair repairs;
     private final RouteEvents events;
     private final long settleNanos;
@@ -69,6 +68,7 @@ final class RouteVerifier {
         this.client = client;
         this.batches = new RouteBatches(client, keys, nodeId, settings.timeout());
         this.reads = new RouteReads(nodeId, keys, client, batches);
+        this.index = new NodeRouteIndex(client, keys, batches, settings.batchSize());
         this.repairs = new RouteRepair(batches, settings.batchSize());
         this.events = events;
         this.settleNanos = settle.toNanos();
@@ -150,21 +150,19 @@ final class RouteVerifier {
 
     /** This node's index against its live sessions: routes naming this node for a session it does not hold. */
     private void checkIndex(Map<String, Route> liveRoutes) throws Exception {
-        double after = Double.NEGATIVE_INFINITY;
+        NodeRouteIndex.Cursor at = index.start(nodeId);
         while (!outOfTime()) {
-            List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
-                    .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
-                    .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
-            if (chunk.isEmpty()) {
+            NodeRouteIndex.Chunk chunk = index.read(at);
+            if (chunk.end()) {
                 return;
             }
-            after = chunk.get(chunk.size() - 1).getScore();
-            indexed += chunk.size();
+            at = chunk.next();
+            indexed += chunk.entries().size();
             List<String> ids = new ArrayList<>();
-            for (ScoredEntry<String> e : chunk) {
-                Route r = liveRoutes.get(e.getValue());
-                if (r == null || r.epoch() != (long) e.getScore().doubleValue()) {
-                    ids.add(e.getValue());
+            for (NodeRouteIndex.Entry e : chunk.entries()) {
+                Route r = liveRoutes.get(e.clientId());
+                if (r == null || r.epoch() != e.epoch()) {
+                    ids.add(e.clientId());
                 }
             }
             Map<String, String[]> stored = reads.read(ids);

@@ -25,7 +25,9 @@ import org.redisson.api.RFuture;
  * masters' pipelines go on. A device's operations are taken out of the coalescer when sent and stay with their
  * pipeline until Redis took them; the device's newer operations wait in the coalescer meanwhile, so one device's
  * operations still reach Redis in order. A failed pipeline is sent again, as it was, after its own full-jitter
- * backoff. Outside Cluster there is one shard: one pipeline at a time, as before. Flusher thread only.
+ * backoff. A pipeline touches its own shard only: each route's index entry is in the route's slot
+ * ({@link RouteKeys#nodeSlotRoutes}). Outside Cluster there is one shard: one pipeline at a time, as before. Flusher
+ * thread only.
  */
 final class ShardPipelines {
     private static final long NONE = Long.MIN_VALUE;
@@ -71,13 +73,11 @@ final class ShardPipelines {
     private final Set<String> held = new HashSet<>();
     /** Shards whose last pipeline was stored: their nodes have the scripts. */
     private final Set<String> scriptsOn = new HashSet<>();
-    private final String indexKey;
     private int heldOperations;
 
-    ShardPipelines(RouteBatches batches, ClusterShards shards, RouteKeys keys, String nodeId,
+    ShardPipelines(RouteBatches batches, ClusterShards shards, RouteKeys keys,
                    RouteTableMetrics metrics, FullJitterBackoff backoff, int batchSize, long timeoutMillis,
                    Runnable wake) {
-        this.indexKey = keys.nodeRoutes(nodeId);
         this.batches = batches;
         this.shards = shards;
         this.keys = keys;
@@ -208,7 +208,7 @@ final class ShardPipelines {
             // sent would keep its encoded commands.
             s.loading = !scriptsOn.contains(s.shard);
             CompletableFuture<?> answer = s.loading
-                    ? batches.loadScriptsAsync(List.of(keys.route(s.devices.get(0).getKey()), indexKey))
+                    ? batches.loadScriptsAsync(List.of(keys.route(s.devices.get(0).getKey())))
                     : execute(s);
             s.answer = answer;
             answer.whenComplete((r, e) -> wake.run());

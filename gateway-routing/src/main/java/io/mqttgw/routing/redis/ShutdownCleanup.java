@@ -10,7 +10,6 @@ import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
-import org.redisson.client.protocol.ScoredEntry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +29,7 @@ final class ShutdownCleanup {
     private final RedisRouteSettings settings;
     private final String nodeId;
     private final RouteKeys keys;
-    private final RedissonClient client;
+    private final NodeRouteIndex index;
     private final RouteBatches batches;
     private final RouteTableMetrics metrics;
     private final NodeHeartbeat heartbeat;
@@ -43,7 +42,7 @@ final class ShutdownCleanup {
         this.settings = settings;
         this.nodeId = nodeId;
         this.keys = keys;
-        this.client = client;
+        this.index = new NodeRouteIndex(client, keys, batches, settings.batchSize());
         this.batches = batches;
         this.metrics = metrics;
         this.heartbeat = heartbeat;
@@ -55,21 +54,22 @@ final class ShutdownCleanup {
         heartbeat.stop(Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime())));
         try {
             long deleted = 0;
-            double after = Double.NEGATIVE_INFINITY;
+            NodeRouteIndex.Cursor at = index.start(nodeId);
             boolean all = false;
             while (System.nanoTime() - deadlineNanos < 0) {
-                List<ScoredEntry<String>> chunk = new ArrayList<>(batches.await(client
-                        .<String>getScoredSortedSet(keys.nodeRoutes(nodeId), StringCodec.INSTANCE)
-                        .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, settings.batchSize())));
-                if (chunk.isEmpty()) {
+                NodeRouteIndex.Chunk chunk = index.read(at);
+                if (chunk.end()) {
                     all = true;
                     break;
                 }
-                after = chunk.get(chunk.size() - 1).getScore();
+                at = chunk.next();
+                if (chunk.entries().isEmpty()) {
+                    continue;
+                }
                 RBatch batch = batches.begin();
-                List<RFuture<Long>> results = new ArrayList<>(chunk.size());
-                for (ScoredEntry<String> e : chunk) {
-                    results.add(batches.delete(batch, e.getValue(), (long) e.getScore().doubleValue()));
+                List<RFuture<Long>> results = new ArrayList<>(chunk.entries().size());
+                for (NodeRouteIndex.Entry e : chunk.entries()) {
+                    results.add(batches.delete(batch, nodeId, e.clientId(), e.epoch(), e.legacy()));
                 }
                 batches.execute(batch);
                 deleted += results.stream().filter(f -> RouteBatches.result(f) == 1L).count();
