@@ -436,12 +436,15 @@ SH
 
 # dead_node_keys NODE-ID: members of its route index, whether its heartbeat key exists, and route hashes naming it
 dead_node_keys() {
-  local named=0 port
-  # route hashes naming it, counted on every master (a cluster spreads them over its shards)
+  local named=0 indexed port
+  indexed=$(redis ZCARD "mqttgw:node:{$1}:routes")
+  # route hashes naming it, counted on every master (a cluster spreads them over its shards), and in a cluster its
+  # index, one key per slot (mqttgw:node-routes:{<slot tag>}:<node>)
   for port in $(redis_master_ports); do
     named=$((named + $(redis-cli -p "$port" EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do if redis.call('HGET', k, 'node') == ARGV[2] then n = n + 1 end end return n" 0 'mqttgw:route:*' "$1")))
+    indexed=$((indexed + $(redis-cli -p "$port" EVAL "local n = 0 for _, k in ipairs(redis.call('KEYS', ARGV[1])) do n = n + redis.call('ZCARD', k) end return n" 0 "mqttgw:node-routes:*:$1")))
   done
-  printf '%s %s %s' "$(redis ZCARD "mqttgw:node:{$1}:routes")" "$(redis EXISTS "mqttgw:node:{$1}:alive")" "$named"
+  printf '%s %s %s' "$indexed" "$(redis EXISTS "mqttgw:node:{$1}:alive")" "$named"
 }
 
 redis_master_ports() {

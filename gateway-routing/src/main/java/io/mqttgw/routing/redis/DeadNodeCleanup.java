@@ -186,6 +186,11 @@ final class DeadNodeCleanup {
             node = null;
             return;
         }
+        if (chunk.entries().isEmpty()) {
+            // slots without routes of the node: nothing to delete, the next window follows
+            at = chunk.next();
+            return;
+        }
         RBatch batch = batches.begin();
         List<RFuture<Long>> results = new ArrayList<>(chunk.entries().size());
         List<RFuture<Long>> sessions = new ArrayList<>();

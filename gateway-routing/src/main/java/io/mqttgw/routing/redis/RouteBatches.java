@@ -26,7 +26,9 @@ import org.redisson.client.codec.StringCodec;
  * Builds pipelines of route scripts (EVALSHA, loaded once and again after a failure, since a restarted Redis has
  * forgotten them) and runs them. Flusher thread only. The resync, dead-node and shutdown work waits for each of its
  * pipelines here; route writes and deletes go through {@link ShardPipelines}, which keeps one device's operations in
- * order across its pipelines.
+ * order across its pipelines. A route and its entry in the node's index are written, and deleted, by one script: in
+ * Redis Cluster the entry is in the index of the route's own slot ({@link RouteKeys#nodeSlotRoutes}), so a route's
+ * script touches the route's shard only. The route check uses an instance of its own, on its own thread.
  */
 final class RouteBatches {
     private final RedissonClient client;

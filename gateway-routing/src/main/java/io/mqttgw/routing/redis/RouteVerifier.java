@@ -210,7 +210,7 @@ final class RouteVerifier {
                 if (dead.contains(node) || unknown.contains(node)) {
                     found(new Difference(Kind.DEAD_NODE, e.getKey(), node, epoch(e.getValue()), 0, false));
                 } else if (nodeId.equals(node) && !liveRoutes.containsKey(e.getKey())) {
-                    // in Redis Cluster a route can exist without its index entry (another slot)
+                    // a route no index entry names: nodes of earlier versions wrote the two apart in Redis Cluster
                     found(new Difference(Kind.STALE, e.getKey(), node, epoch(e.getValue()), 0, false));
                 }
             }
