@@ -17,7 +17,8 @@ import org.redisson.client.protocol.ScoredEntry;
  * one sorted set per slot ({@link RouteKeys#nodeSlotRoutes}), read in windows of consecutive slots, one pipeline
  * per window (Redisson sends it to the shards that serve them). The window widens while its slots hold few entries
  * (a node's 250,000 routes are about 15 per slot) and narrows when they hold many; each slot is read with a limit,
- * and a slot that fills it is read on from its last epoch, so no read holds more than a few chunks' entries.
+ * and a slot that fills it is read on alone, a chunk at a time, from its last epoch, so no read holds more than a
+ * few chunks' entries. A full read asks every slot: 16,384 commands even for an empty index.
  *
  * <p>Stateless apart from the caller's cursor, an immutable value: a chunk whose work failed is read again from
  * the cursor the caller still has. Blocking (bounded by the route timeout); used by the flusher thread (resync,
@@ -80,9 +81,7 @@ final class NodeRouteIndex {
             return new Chunk(List.of(), at);
         }
         if (!at.legacyDone()) {
-            List<Entry> entries = entries(batches.await(client
-                    .<String>getScoredSortedSet(keys.nodeRoutes(at.node()), StringCodec.INSTANCE)
-                    .entryRangeAsync(at.after(), false, Double.POSITIVE_INFINITY, true, 0, chunk)), true);
+            List<Entry> entries = page(keys.nodeRoutes(at.node()), at.after(), true);
             // outside Cluster the single key is the whole index
             Cursor next = entries.isEmpty()
                     ? new Cursor(at.node(), true, batches.cluster() ? 0 : ClusterShards.SLOTS,
@@ -90,7 +89,21 @@ final class NodeRouteIndex {
                     : new Cursor(at.node(), false, at.slot(), entries.get(entries.size() - 1).epoch(), at.window());
             return new Chunk(entries, next);
         }
+        if (at.after() != Double.NEGATIVE_INFINITY) {
+            // the rest of a slot that held more than its share of a window, alone, a chunk at a time
+            List<Entry> entries = page(keys.nodeSlotRoutes(at.node(), at.slot()), at.after(), false);
+            Cursor next = entries.size() == chunk
+                    ? new Cursor(at.node(), true, at.slot(), entries.get(entries.size() - 1).epoch(), at.window())
+                    : new Cursor(at.node(), true, at.slot() + 1, Double.NEGATIVE_INFINITY, at.window());
+            return new Chunk(entries, next);
+        }
         return readWindow(at);
+    }
+
+    /** Up to a chunk of one key's entries, from after the epoch {@code after}. */
+    private List<Entry> page(String key, double after, boolean legacy) throws Exception {
+        return entries(batches.await(client.<String>getScoredSortedSet(key, StringCodec.INSTANCE)
+                .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, chunk)), legacy);
     }
 
     /** The slots {@code at.slot()} on, {@code at.window()} of them, in one pipeline. */
@@ -101,8 +114,7 @@ final class NodeRouteIndex {
         List<RFuture<Collection<ScoredEntry<String>>>> slots = new ArrayList<>(end - at.slot());
         for (int s = at.slot(); s < end; s++) {
             slots.add(batch.<String>getScoredSortedSet(keys.nodeSlotRoutes(at.node(), s), StringCodec.INSTANCE)
-                    .entryRangeAsync(s == at.slot() ? at.after() : Double.NEGATIVE_INFINITY, false,
-                            Double.POSITIVE_INFINITY, true, 0, limit));
+                    .entryRangeAsync(Double.NEGATIVE_INFINITY, false, Double.POSITIVE_INFINITY, true, 0, limit));
         }
         batches.execute(batch);
         List<Entry> out = new ArrayList<>();
@@ -112,14 +124,14 @@ final class NodeRouteIndex {
             List<Entry> slot = entries(RouteBatches.result(slots.get(i)), false);
             read += slot.size();
             if (!out.isEmpty() && out.size() + slot.size() > chunk) {
-                // the chunk is full: this slot is read again, whole, by the next call
+                // the chunk is full: the next window starts with this slot
                 return new Chunk(out, new Cursor(at.node(), true, s, Double.NEGATIVE_INFINITY, narrower(at, read)));
             }
             out.addAll(slot);
             if (slot.size() == limit) {
                 // the slot may hold more: the next call reads it on from its last epoch
                 return new Chunk(out, new Cursor(at.node(), true, s, slot.get(slot.size() - 1).epoch(),
-                        narrower(at, read)));
+                        at.window()));
             }
         }
         int window = read < chunk / 2 ? Math.min(MAX_WINDOW, at.window() * 2) : at.window();
