@@ -170,15 +170,22 @@ class RedisClusterIT {
     @Order(2)
     void aCleanShutdownDeletesTheNodesRoutesOnEveryMaster() throws Exception {
         FakeNode a = new FakeNode();
-        RedisRouteStore store = REDIS.start("node-s", a);
-        List<CompletableFuture<Void>> writes = new ArrayList<>();
-        for (int i = 0; i < 100; i++) {
-            Route r = REDIS.route("s-dev-" + i, "node-s");
-            a.live.put(r.clientId(), r);
-            writes.add(store.put(r).toCompletableFuture());
+        // the clean-up reads the key of every slot of the node's index (about 1.5 s here, several times that on a
+        // loaded machine): the store has 20 s to close, not the test kit's 5
+        RedisRouteStore store = TestRouteStores.store(REDIS.settings(), "node-s", TestRouteStores.meters(),
+                Duration.ofSeconds(20));
+        store.start(a);
+        try {
+            List<CompletableFuture<Void>> writes = new ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                Route r = REDIS.route("s-dev-" + i, "node-s");
+                a.live.put(r.clientId(), r);
+                writes.add(store.put(r).toCompletableFuture());
+            }
+            join(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
+        } finally {
+            join(store.close());
         }
-        join(CompletableFuture.allOf(writes.toArray(CompletableFuture[]::new)));
-        join(REDIS.close(store));
         for (int i = 0; i < 100; i++) {
             assertTrue(REDIS.hgetall("s-dev-" + i).isEmpty(), "s-dev-" + i);
         }
