@@ -3,10 +3,7 @@ package io.mqttgw.routing.redis;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.redisson.api.RBatch;
-import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
-import org.redisson.client.codec.StringCodec;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -86,11 +83,8 @@ final class NodeHeartbeat {
 
     private void beat() {
         try {
-            RBatch batch = batches.begin();
-            RFuture<String> old = batches.heartbeat(batch, runId + " " + ++sequence, settings.nodeTtl());
-            batch.getSet(keys.nodes(), StringCodec.INSTANCE).addAsync(nodeId);
-            batches.execute(batch);
-            String previous = RouteBatches.result(old);
+            batches.loadScripts();
+            String previous = batches.await(batches.heartbeat(runId + " " + ++sequence, settings.nodeTtl()));
             metrics.heartbeatsOk.increment();
             if (failing) {
                 failing = false;
