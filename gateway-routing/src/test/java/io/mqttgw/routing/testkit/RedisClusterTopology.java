@@ -27,7 +27,9 @@ public final class RedisClusterTopology implements FailoverTopology {
             for (int i = 0; i < 6; i++) {
                 t.servers.add(RedisTestServer.start(dir.resolve("node-" + i), List.of("--cluster-enabled", "yes",
                         "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000",
-                        "--cluster-replica-validity-factor", "0", "--cluster-require-full-coverage", "no")));
+                        "--cluster-replica-validity-factor", "0", "--cluster-require-full-coverage", "no",
+                        // a replica syncs at once, not after Redis's 5 s wait for more replicas to share the transfer
+                        "--repl-diskless-sync-delay", "0")));
             }
             List<String> ids = new ArrayList<>();
             for (RedisTestServer s : t.servers) {
@@ -64,8 +66,9 @@ public final class RedisClusterTopology implements FailoverTopology {
             }
             for (int i = 3; i < 6; i++) {
                 int port = t.servers.get(i).port();
+                // 30 s ran out once at set-up with the machine's load at 19 (RedisClusterDelayedWillsIT)
                 RedisSentinelTopology.await("replica " + port + " in sync", () -> "up".equals(Resp.field(
-                        Resp.text(port, "INFO", "replication"), "master_link_status")), 30);
+                        Resp.text(port, "INFO", "replication"), "master_link_status")), 60);
             }
             return t;
         } catch (RuntimeException | Error e) {
