@@ -207,7 +207,7 @@ final class SessionCalls {
     }
 
     /** Redis away (connection lost or refused, timeout, cluster down or failing over), not a script's own error. */
-    static boolean unavailable(Throwable error) {
+    private static boolean unavailable(Throwable error) {
         Throwable e = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
         return e instanceof RedisException && (e.getMessage() == null || !e.getMessage().startsWith("ERR"));
     }
