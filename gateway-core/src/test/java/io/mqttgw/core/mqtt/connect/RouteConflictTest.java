@@ -19,6 +19,7 @@ import io.mqttgw.core.pipeline.DeviceChannelInitializer;
 import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteConflictException;
 import io.mqttgw.core.spi.RouteStore;
+import io.mqttgw.core.testkit.InertRouteStore;
 import io.mqttgw.core.testkit.ProtocolFixture;
 import io.mqttgw.core.testkit.TestPki;
 import io.netty.channel.embedded.EmbeddedChannel;
@@ -30,7 +31,6 @@ import io.netty.handler.codec.mqtt.MqttQoS;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import org.junit.jupiter.api.Test;
@@ -46,7 +46,7 @@ class RouteConflictTest {
     Path dir;
 
     /** Route writes answered by the test. */
-    static final class RefusingRoutes implements RouteStore {
+    static final class RefusingRoutes extends InertRouteStore {
         final CompletableFuture<Void> answer = new CompletableFuture<>();
 
         @Override
@@ -54,15 +54,6 @@ class RouteConflictTest {
             return answer;
         }
 
-        @Override
-        public CompletionStage<Void> remove(Route route) {
-            return CompletableFuture.completedFuture(null);
-        }
-
-        @Override
-        public CompletionStage<Optional<Route>> lookup(String clientId) {
-            return CompletableFuture.completedFuture(Optional.empty());
-        }
     }
 
     private static EmbeddedChannel channel(ProtocolFixture f, RouteStore routes) {
