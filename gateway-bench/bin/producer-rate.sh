@@ -16,8 +16,11 @@
 #   senders_us_per_record     the sending loops' thread CPU time (ThreadMXBean)
 #   process_us_per_record     /proc/<tool>/stat: the tool's JVM, GC and JIT included
 #   broker_us_per_record      /proc/<broker>/stat
-#   batch_size_avg_bytes, records_per_request_avg  the producer's own metrics at the window's end (its samples are
-#                             set to half a window, so they span about the window)
+#   batch_size_avg_bytes, records_per_request_avg, compression_rate_avg
+#                             the producer's own metrics at the window's end (its samples are set to half a window, so
+#                             they span about the window); the compression rate is compressed over uncompressed size
+#   wire_bytes_per_record     the producer's outgoing-byte-total over the window (to the broker, after compression,
+#                             with the batch and request framing)
 #   ack_p50_ms, ack_p99_ms    from send() to the completion back on the sending loop (HdrHistogram)
 #   refused, failed, skipped  refused at once by the sink (pending bytes full), failed later, not sent in time by a
 #                             loop that fell 100 ms behind; all should be 0 when the rate was held

@@ -53,8 +53,10 @@ import org.apache.kafka.common.errors.TopicExistsException;
  * </pre>
  * Per rate, after the warm-up: records acknowledged per second over the window; CPU per acknowledged record of the
  * producer's network thread and of the process ({@code /proc/self}), of the sending loops (thread CPU time) and of
- * the broker ({@code /proc/<broker-pid>}); the producer's {@code batch-size-avg} and {@code records-per-request-avg}
- * at the window's end (its metrics sample over half a window, so two samples span about the window); and the
+ * the broker ({@code /proc/<broker-pid>}); the producer's {@code batch-size-avg}, {@code records-per-request-avg} and
+ * {@code compression-rate-avg} (compressed over uncompressed batch size) at the window's end (its metrics sample over
+ * half a window, so two samples span about the window); the bytes it sent to the broker per acknowledged record (its
+ * {@code outgoing-byte-total} over the window: records, headers, batch and request framing, after compression); and the
  * acknowledgement latency (send to completion back on the loop) p50, p99 and max. A line a second while it runs;
  * the rows are appended to {@code DIR/results.csv} and {@code DIR/results.md}.
  */
@@ -66,7 +68,7 @@ public final class ProducerRate {
     static final List<String> COLUMNS = List.of("round", "target_per_s", "achieved_per_s", "window_s", "acked",
             "refused", "failed", "skipped", "net_thread_us_per_record", "net_thread_cores", "senders_us_per_record",
             "process_us_per_record", "broker_us_per_record", "batch_size_avg_bytes", "records_per_request_avg",
-            "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "load1");
+            "wire_bytes_per_record", "compression_rate_avg", "ack_p50_ms", "ack_p99_ms", "ack_max_ms", "load1");
 
     private ProducerRate() {
     }
@@ -158,14 +160,15 @@ public final class ProducerRate {
      */
     record Row(String round, int target, double achieved, double windowSeconds, Sender.Counts counts,
                double netThreadMicros, double netThreadCores, double sendersMicros, double processMicros,
-               double brokerMicros, double batchSizeAvg, double recordsPerRequestAvg, double p50Millis,
-               double p99Millis, double maxMillis, String load) {
+               double brokerMicros, double batchSizeAvg, double recordsPerRequestAvg, double wireBytesPerRecord,
+               double compressionRateAvg, double p50Millis, double p99Millis, double maxMillis, String load) {
         List<String> cells() {
             return List.of(round, Integer.toString(target), fmt(achieved, 1), fmt(windowSeconds, 2),
                     Long.toString(counts.acked()), Long.toString(counts.refused()), Long.toString(counts.failed()),
                     Long.toString(counts.skipped()), fmt(netThreadMicros, 2), fmt(netThreadCores, 3),
                     fmt(sendersMicros, 2), fmt(processMicros, 2), fmt(brokerMicros, 2), fmt(batchSizeAvg, 0),
-                    fmt(recordsPerRequestAvg, 2), fmt(p50Millis, 2), fmt(p99Millis, 2), fmt(maxMillis, 2), load);
+                    fmt(recordsPerRequestAvg, 2), fmt(wireBytesPerRecord, 1), fmt(compressionRateAvg, 3),
+                    fmt(p50Millis, 2), fmt(p99Millis, 2), fmt(maxMillis, 2), load);
         }
     }
 

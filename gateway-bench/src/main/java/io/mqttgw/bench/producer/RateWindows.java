@@ -1,5 +1,6 @@
 package io.mqttgw.bench.producer;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -45,8 +46,9 @@ final class RateWindows {
         this.meters = meters;
     }
 
-    /** CPU figures in ns so far, -1 where not measured. */
-    record Sample(long nanos, Sender.Counts counts, long netThread, long loops, long process, long broker) {
+    /** CPU figures in ns so far, -1 where not measured; bytes the producer sent to the broker so far, NaN if unknown. */
+    record Sample(long nanos, Sender.Counts counts, long netThread, long loops, long process, long broker,
+                  double wireBytes) {
     }
 
     Sample sample() throws ExecutionException, InterruptedException, TimeoutException {
@@ -58,7 +60,7 @@ final class RateWindows {
         }
         return new Sample(System.nanoTime(), counts,
                 proc == null ? -1 : proc.threads(ProducerRate.NETWORK_THREAD), loops, proc == null ? -1 : proc.self(),
-                proc == null || brokerPid <= 0 ? -1 : proc.process(brokerPid));
+                proc == null || brokerPid <= 0 ? -1 : proc.process(brokerPid), producerMetric("outgoing.byte.total"));
     }
 
     Sender.Counts counts() throws ExecutionException, InterruptedException, TimeoutException {
@@ -85,12 +87,21 @@ final class RateWindows {
         return h;
     }
 
-    /** A producer metric as the sink's Kafka client metrics publish it ({@code kafka.producer.<name>}). */
+    /**
+     * A producer-wide metric as the sink's Kafka client metrics publish it ({@code kafka.producer.<name>}: a gauge,
+     * or a function counter for the running totals); NaN when the producer has not published it (yet).
+     */
     double producerMetric(String name) {
         for (Meter m : meters.getMeters()) {
             String id = m.getId().getName();
-            if (m instanceof Gauge g && id.startsWith("kafka.producer") && id.endsWith("." + name)) {
+            if (!id.equals("kafka.producer." + name)) {
+                continue;
+            }
+            if (m instanceof Gauge g) {
                 return g.value();
+            }
+            if (m instanceof FunctionCounter c) {
+                return c.count();
             }
         }
         return Double.NaN;
@@ -117,6 +128,7 @@ final class RateWindows {
         Histogram latency = takeWindowLatency();
         double batch = producerMetric("batch.size.avg");
         double perRequest = producerMetric("records.per.request.avg");
+        double compression = producerMetric("compression.rate.avg");
         String load = load0 + "/" + load1();
         Sender.Counts c = end.counts.minus(start.counts);
         double seconds = (end.nanos - start.nanos) / 1e9;
@@ -125,13 +137,14 @@ final class RateWindows {
                 perRecord(end.netThread, start.netThread, acked), cores(end.netThread, start.netThread, seconds),
                 perRecord(end.loops, start.loops, acked), perRecord(end.process, start.process, acked),
                 perRecord(end.broker, start.broker, acked), batch, perRequest,
+                acked > 0 ? (end.wireBytes - start.wireBytes) / acked : Double.NaN, compression,
                 latency.getValueAtPercentile(50) / 1e3, latency.getValueAtPercentile(99) / 1e3,
                 latency.getMaxValue() / 1e3, load);
         out.printf(Locale.ROOT, "%s result: %.0f records/s acknowledged; CPU per record: network thread %.2f µs "
                 + "(%.2f cores), senders %.2f µs, process %.2f µs, broker %.2f µs; batch %.0f B, %.2f records per "
-                + "request; ack p50 %.2f ms, p99 %.2f ms; refused %d, failed %d, not sent in time %d%n", label,
+                + "request, %.1f B per record to the broker (compression rate %.3f); ack p50 %.2f ms, p99 %.2f ms; refused %d, failed %d, not sent in time %d%n", label,
                 row.achieved(), row.netThreadMicros(), row.netThreadCores(), row.sendersMicros(), row.processMicros(),
-                row.brokerMicros(), batch, perRequest, row.p50Millis(), row.p99Millis(), c.refused(), c.failed(),
+                row.brokerMicros(), batch, perRequest, row.wireBytesPerRecord(), compression, row.p50Millis(), row.p99Millis(), c.refused(), c.failed(),
                 c.skipped());
         return row;
     }
