@@ -3,7 +3,7 @@
 # threads that send into it, of the whole process and of the broker, with batch size, records per request and the
 # acknowledgement latency, at each of RATES records a second. No devices and no TLS: the tool
 # (io.mqttgw.bench.producer.ProducerRate) builds the gateway's own uplink sink (`uplink.sink: kafka`, its provider,
-# the shipped producer defaults: acks all with idempotence, linger 10 ms, lz4) and feeds it from SENDERS Netty event
+# the shipped producer defaults: acks all with idempotence, linger 10 ms, snappy) and feeds it from SENDERS Netty event
 # loops, each taking its records' completions back as the PUBLISH handler does. The records follow the field
 # profile: per device a 20 B heartbeat every 15 s and a 500 B status every 60 s (four heartbeats to one status), one
 # topic per kind (device.heartbeat, device.status; KAFKA_PARTITIONS partitions), keyed by one of DEVICES device ids.

@@ -40,7 +40,7 @@ import org.apache.kafka.common.errors.TopicExistsException;
 /**
  * The gateway's Kafka uplink sink at fixed record rates, without devices or TLS: what the producer costs per record
  * when its batches fill as they would at a node's full rate. The sink is the one a node runs ({@code uplink.sink:
- * kafka} built by its provider from the shipped defaults: acks all with idempotence, linger, lz4), fed by
+ * kafka} built by its provider from the shipped defaults: acks all with idempotence, linger, snappy), fed by
  * {@code --senders} Netty event loops that build each record as the PUBLISH handler does and take its completion
  * back. The records follow the field profile: per device a 20 B heartbeat every 15 s and a 500 B status every 60 s
  * (one status per four heartbeats), each kind on its own topic ({@code <prefix>heartbeat}, {@code <prefix>status},

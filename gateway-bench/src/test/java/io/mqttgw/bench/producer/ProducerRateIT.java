@@ -63,10 +63,12 @@ class ProducerRateIT {
                 assertTrue(row.brokerMicros() >= 0, "broker CPU per record: " + output);
                 assertTrue(row.batchSizeAvg() > 0, "batch-size-avg: " + output);
                 assertTrue(row.recordsPerRequestAvg() >= 1, "records-per-request-avg: " + output);
-                // a 20 B or 500 B payload with its client id key and headers, lz4 over a batch of them
+                // a 20 B or 500 B payload with its client id key and headers, compressed by the default codec in
+                // batches of a record or two at these rates (the codec's framing can outweigh its gain on one record)
                 assertTrue(row.wireBytesPerRecord() > 10 && row.wireBytesPerRecord() < 2000,
                         "bytes to the broker per record: " + output);
-                assertTrue(row.compressionRateAvg() > 0 && row.compressionRateAvg() < 1, "compression rate: " + output);
+                assertTrue(row.compressionRateAvg() > 0 && row.compressionRateAvg() < 1.5,
+                        "compression rate: " + output);
                 assertTrue(row.p99Millis() >= row.p50Millis() && row.p50Millis() > 0, output);
             }
             List<String> csv = Files.readAllLines(dir.resolve("out/results.csv"));

@@ -1,6 +1,7 @@
 package io.mqttgw.kafka.uplink;
 
 import io.micrometer.core.instrument.binder.kafka.KafkaClientMetrics;
+import io.mqttgw.core.config.ConfigException;
 import io.mqttgw.core.config.ConfigKey;
 import io.mqttgw.core.spi.ProviderContext;
 import io.mqttgw.core.spi.UplinkSink;
@@ -48,10 +49,10 @@ public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
     @Override
     public UplinkSink create(ProviderContext context) {
         KafkaUplinkSettings settings = KafkaUplinkSettings.from(context.config().values());
+        warmUpCompression(settings.compression());
         Producer<byte[], byte[]> producer = new KafkaProducer<>(settings.producerProperties("mqttgw-"
                 + context.nodeId()));
         new KafkaClientMetrics(producer).bindTo(context.meters());
-        warmUpCompression(settings.compression());
         warmUpPartitionerLogger();
         KafkaUplinkSink sink = new KafkaUplinkSink(producer, settings.mapping(), settings.maxPendingBytes(),
                 settings.deliveryTimeout(), context.nodeId(), context.meters());
@@ -85,16 +86,19 @@ public final class KafkaUplinkSinkProvider implements UplinkSinkProvider {
 
     /**
      * Makes the codec ready here, at startup: the first batch otherwise loads it inside {@code send()} on an event
-     * loop, and lz4 and zstd then extract their native library to a temporary file and load it (file reads and
-     * writes on the loop, found by the integration tests' event-loop guard). A failure only leaves that to the first
-     * batch.
+     * loop, and snappy, lz4 and zstd then extract their native library to a temporary file and load it (file reads
+     * and writes on the loop, found by the integration tests' event-loop guard). A codec that cannot run here (its
+     * native library not built for this platform, or a temporary directory it may not load from) would fail every
+     * batch, so it stops startup instead, naming the key.
      */
     static void warmUpCompression(String type) {
         try (OutputStream out = Compression.of(type).build().wrapForOutput(new ByteBufferOutputStream(256),
                 RecordBatch.CURRENT_MAGIC_VALUE)) {
             out.write(new byte[64]);
         } catch (IOException | RuntimeException | LinkageError e) {
-            LOG.debug("compression {} not warmed up at startup: {}", type, e.toString());
+            throw new ConfigException(KafkaConfigKeys.COMPRESSION.name() + " = '" + type + "' cannot compress on "
+                    + "this machine (" + e + "); choose another codec (lz4 and gzip fall back to Java, none needs "
+                    + "nothing) or let its native library load (java.io.tmpdir writable and not noexec)", e);
         }
     }
 

@@ -40,7 +40,7 @@ class KafkaUplinkSettingsTest {
         assertEquals("2097152", p.get("max.request.size"));
         assertEquals("k1:9092", p.get("bootstrap.servers"));
         assertEquals("10", p.get("linger.ms"));
-        assertEquals("lz4", p.get("compression.type"));
+        assertEquals("snappy", p.get("compression.type"));
     }
 
     @Test
