@@ -46,7 +46,7 @@ final class RateWindows {
         this.meters = meters;
     }
 
-    /** CPU figures in ns so far, -1 where not measured; bytes the producer sent to the broker so far, NaN if unknown. */
+    /** CPU figures in ns so far, -1 where not measured; bytes the producer sent to the broker so far, or NaN. */
     record Sample(long nanos, Sender.Counts counts, long netThread, long loops, long process, long broker,
                   double wireBytes) {
     }
@@ -142,9 +142,10 @@ final class RateWindows {
                 latency.getMaxValue() / 1e3, load);
         out.printf(Locale.ROOT, "%s result: %.0f records/s acknowledged; CPU per record: network thread %.2f µs "
                 + "(%.2f cores), senders %.2f µs, process %.2f µs, broker %.2f µs; batch %.0f B, %.2f records per "
-                + "request, %.1f B per record to the broker (compression rate %.3f); ack p50 %.2f ms, p99 %.2f ms; refused %d, failed %d, not sent in time %d%n", label,
-                row.achieved(), row.netThreadMicros(), row.netThreadCores(), row.sendersMicros(), row.processMicros(),
-                row.brokerMicros(), batch, perRequest, row.wireBytesPerRecord(), compression, row.p50Millis(), row.p99Millis(), c.refused(), c.failed(),
+                + "request, %.1f B per record to the broker (compression rate %.3f); ack p50 %.2f ms, p99 %.2f ms; "
+                + "refused %d, failed %d, not sent in time %d%n", label, row.achieved(), row.netThreadMicros(),
+                row.netThreadCores(), row.sendersMicros(), row.processMicros(), row.brokerMicros(), batch, perRequest,
+                row.wireBytesPerRecord(), compression, row.p50Millis(), row.p99Millis(), c.refused(), c.failed(),
                 c.skipped());
         return row;
     }
