@@ -107,6 +107,29 @@ start_driver_server() {
   fi
 }
 
+# uplink_defaults WARMUP: the uplink load of uplink-vs-mosquitto.sh and syscalls-vs-mosquitto.sh from the environment:
+# RATE [5000] (PUBLISH/s over all devices), QOS [1], PAYLOAD [200], DURATION [30s], WARMUP_DURATION [WARMUP],
+# MQTT_VERSION [3.1.1]
+uplink_defaults() {
+  RATE="${RATE:-5000}"
+  QOS="${QOS:-1}"
+  PAYLOAD="${PAYLOAD:-200}"
+  DURATION="${DURATION:-30s}"
+  WARMUP_DURATION="${WARMUP_DURATION:-$1}"
+  MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
+}
+
+# uplink_publish NAME DURATION ADMIN [BENCH-ARGS...]: one `bench publish` of that load from the driver's DEVICES and
+# SOURCE against the server of the run under way (port), client ids pub-NAME-*, its report in $dir/NAME and its output
+# in $dir/NAME.out; ADMIN is the gateway's admin address or none
+uplink_publish() {
+  local name="$1" duration="$2" admin="$3"
+  shift 3
+  "$BENCH" publish --devices "$DEVICES" --rate "$RATE" --qos "$QOS" --payload "$PAYLOAD" --duration "$duration" \
+    --settle 3s --pki-dir "$PKI" --source "$SOURCE" --port "$port" --admin "$admin" --client-prefix "pub-$name-" \
+    --mqtt-version "$MQTT_VERSION" --out "$dir/$name" "$@" > "$dir/$name.out" 2>&1
+}
+
 # prepare_driver: needs jq and mosquitto; makes OUT (absolute from here on), the bench PKI in PKI unless it is there
 # (with $BENCH), and stops the server of the run under way (SERVER_PID) when the driver exits
 prepare_driver() {

@@ -20,15 +20,11 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# driver_defaults, prepare_driver, start_driver_server, stop_server, stop_pid
+# driver_defaults, uplink_defaults, uplink_publish, prepare_driver, start_driver_server, stop_server, stop_pid
 source "$MODULE/bin/driver-functions.sh"
 
 driver_defaults syscalls-vs-mosquitto 1000 "$@"
-RATE="${RATE:-5000}"
-QOS="${QOS:-1}"
-PAYLOAD="${PAYLOAD:-200}"
-DURATION="${DURATION:-30s}"
-WARMUP_DURATION="${WARMUP_DURATION:-30s}"
+uplink_defaults 30s
 command -v strace >/dev/null || { echo "needs strace: apt-get install -y strace" >&2; exit 2; }
 
 prepare_driver
@@ -61,16 +57,12 @@ for round in $(seq 1 "$ROUNDS"); do
     start_driver_server "$round" "$entry" syscalls-gw
     utc="$(date -u +%H:%M:%SZ)"
     echo "== r$round $label at $utc"
-    "$BENCH" publish --devices "$DEVICES" --rate "$RATE" --qos "$QOS" --payload "$PAYLOAD" --duration "$WARMUP_DURATION" \
-      --settle 3s --pki-dir "$PKI" --source "$SOURCE" --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" \
-      --client-prefix "pub-warmup-" --out "$dir/warmup" > "$dir/warmup.out" 2>&1 || echo "warm-up exited $?"
+    uplink_publish warmup "$WARMUP_DURATION" "$admin" --gateway-pid "$SERVER_PID" || echo "warm-up exited $?"
     tids="$(ls "/proc/$SERVER_PID/task" | paste -sd, -)"
     strace -c -f -q -p "$tids" -o "$dir/strace.txt" 2>/dev/null &
     TRACER=$!
     sleep 2
-    "$BENCH" publish --devices "$DEVICES" --rate "$RATE" --qos "$QOS" --payload "$PAYLOAD" --duration "$DURATION" \
-      --settle 3s --pki-dir "$PKI" --source "$SOURCE" --port "$port" --admin none --client-prefix "pub-bench-" \
-      --out "$dir/bench" > "$dir/bench.out" 2>&1 || echo "bench exited $? (see $dir/bench.out)"
+    uplink_publish bench "$DURATION" none || echo "bench exited $? (see $dir/bench.out)"
     # strace writes its table when interrupted
     kill -INT "$TRACER" 2>/dev/null || true
     wait "$TRACER" 2>/dev/null || true

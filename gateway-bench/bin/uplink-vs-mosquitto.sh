@@ -23,16 +23,11 @@ set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="$(dirname "$MODULE")"
 BENCH="$MODULE/bin/bench"
-# driver_defaults, prepare_driver, start_driver_server, stop_server
+# driver_defaults, uplink_defaults, uplink_publish, prepare_driver, start_driver_server, stop_server
 source "$MODULE/bin/driver-functions.sh"
 
 driver_defaults uplink-vs-mosquitto 1000 "$@"
-RATE="${RATE:-5000}"
-QOS="${QOS:-1}"
-PAYLOAD="${PAYLOAD:-200}"
-DURATION="${DURATION:-30s}"
-WARMUP_DURATION="${WARMUP_DURATION:-20s}"
-MQTT_VERSION="${MQTT_VERSION:-3.1.1}"
+uplink_defaults 20s
 
 prepare_driver
 
@@ -45,10 +40,7 @@ for round in $(seq 1 "$ROUNDS"); do
     echo "== r$round $label at $utc, load $load"
     for phase in warmup bench; do
       d="$DURATION"; [[ "$phase" == warmup ]] && d="$WARMUP_DURATION"
-      "$BENCH" publish --devices "$DEVICES" --rate "$RATE" --qos "$QOS" --payload "$PAYLOAD" --duration "$d" \
-        --settle 3s --pki-dir "$PKI" --source "$SOURCE" --port "$port" --admin "$admin" --gateway-pid "$SERVER_PID" \
-        --client-prefix "pub-$phase-" --mqtt-version "$MQTT_VERSION" --out "$dir/$phase" > "$dir/$phase.out" 2>&1 \
-        || echo "bench exited $? (see $dir/$phase.out)"
+      uplink_publish "$phase" "$d" "$admin" --gateway-pid "$SERVER_PID" || echo "bench exited $? (see $dir/$phase.out)"
     done
     stop_server
     s="$dir/bench/summary.json"
