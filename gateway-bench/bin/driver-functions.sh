@@ -125,9 +125,10 @@ uplink_defaults() {
 uplink_publish() {
   local name="$1" duration="$2" admin="$3"
   shift 3
+  local extra=("$@")
   "$BENCH" publish --devices "$DEVICES" --rate "$RATE" --qos "$QOS" --payload "$PAYLOAD" --duration "$duration" \
     --settle 3s --pki-dir "$PKI" --source "$SOURCE" --port "$port" --admin "$admin" --client-prefix "pub-$name-" \
-    --mqtt-version "$MQTT_VERSION" --out "$dir/$name" "$@" > "$dir/$name.out" 2>&1
+    --mqtt-version "$MQTT_VERSION" --out "$dir/$name" "${extra[@]}" > "$dir/$name.out" 2>&1
 }
 
 # prepare_driver: needs jq and mosquitto; makes OUT (absolute from here on), the bench PKI in PKI unless it is there
