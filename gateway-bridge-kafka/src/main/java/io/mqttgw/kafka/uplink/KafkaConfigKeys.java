@@ -38,7 +38,8 @@ public final class KafkaConfigKeys {
     public static final ConfigKey<String> COMPRESSION = new ConfigKey<>("uplink.kafka.compression", "snappy",
             "none, gzip, snappy, lz4 or zstd", "Batch compression (compression.type). snappy: the least CPU per "
                     + "record on the sending event loops at lz4's size (BENCHMARKS.md); zstd sends about half the "
-                    + "bytes for about a third more CPU per record and a higher acknowledgement p99.",
+                    + "bytes for about a third more CPU per record and a higher acknowledgement p99. Loaded at "
+                    + "startup: a codec that cannot load on this machine stops it.",
             oneOf("none", "gzip", "snappy", "lz4", "zstd"));
     public static final ConfigKey<Long> BUFFER_MEMORY = new ConfigKey<>("uplink.kafka.buffer-memory", "64MiB",
             "1MiB to 16GiB", "Producer buffer for records not yet sent (buffer.memory).", size(1L << 20, 16L << 30));
