@@ -218,9 +218,10 @@ final class RouteBatches {
      * Strings as {@link StringCodec} writes them, but each encoded into an unpooled heap buffer instead of a pooled
      * direct one, for the heartbeat. Redisson frees a command's encoded arguments when the command ends, and not every
      * end during a Cluster failover does (twice in RedisClusterIT a heartbeat command written to the failing master was
-     * never released; Redisson 4.7.0, path not found): the heartbeat is the one command sent on a schedule whatever
-     * state Redis is in. A heap buffer Redisson forgets is garbage like any other object; a pooled one is memory the
-     * allocator never gets back. Two short strings a beat cost nothing to copy.
+     * never released; read in Redisson 4.7.0, not observed: a command written to a connection that then dies ends only
+     * by its response timer, which the client's shutdown stops): the heartbeat is the one command sent on a schedule
+     * whatever state Redis is in. A heap buffer Redisson forgets is garbage like any other object; a pooled one is
+     * memory the allocator never gets back. Two short strings a beat cost nothing to copy.
      */
     static final StringCodec HEAP_STRINGS = new StringCodec() {
         private final Encoder encoder = in -> Unpooled.wrappedBuffer(in.toString().getBytes(StandardCharsets.UTF_8));

@@ -53,7 +53,6 @@ class RouteConflictTest {
         public CompletionStage<Void> put(Route route) {
             return answer;
         }
-
     }
 
     private static EmbeddedChannel channel(ProtocolFixture f, RouteStore routes) {
