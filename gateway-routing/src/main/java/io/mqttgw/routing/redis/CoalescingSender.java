@@ -21,22 +21,19 @@ final class CoalescingSender {
     private final RouteCoalescer coalescer = new RouteCoalescer();
     private final ShardPipelines pipelines;
     private final ShardPipelines.Listener answers;
+    private final RedisHealth health;
 
     CoalescingSender(RouteQueue queue, RouteTableMetrics metrics, ShardPipelines pipelines, RouteResync resync,
                      RedisHealth health) {
         this.queue = queue;
         this.metrics = metrics;
         this.pipelines = pipelines;
+        this.health = health;
         this.answers = new ShardPipelines.Listener() {
             @Override
             public void stored(List<Map.Entry<String, RouteCoalescer.Pending>> devices) {
                 resync.stored(devices);
-                // while another shard still fails, Redis is not back as a whole: no recovery resync yet
-                if (!pipelines.anyFailing()) {
-                    health.succeeded();
-                } else if (!health.connected()) {
-                    health.markConnected();
-                }
+                answered();
             }
 
             @Override
@@ -44,6 +41,16 @@ final class CoalescingSender {
                 health.noteFailure(what, e);
             }
         };
+    }
+
+    /** Redis answered a pipeline, or a job between flushes ({@link FlusherIdleJobs}). */
+    void answered() {
+        // while a shard still fails, Redis is not back as a whole: no recovery resync yet
+        if (!pipelines.anyFailing()) {
+            health.succeeded();
+        } else if (!health.connected()) {
+            health.markConnected();
+        }
     }
 
     /** Takes the answers that have come in since the last call. */

@@ -20,8 +20,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Removes the routes of nodes that died. Every heartbeat interval it looks at the other nodes' heartbeats; which
  * node is dead is {@link NodeLiveness}'s rule. The cleanup of a dead node is claimed in Redis, so one node of the
- * fleet does it, and goes in chunks of {@code batch-size} fenced by the routes' epochs, one per {@link #step}, so
- * flushes are never held up long; it stops as soon as the node's heartbeat comes back.
+ * fleet does it, and goes in chunks of {@code batch-size} fenced by the routes' epochs, one {@link #step} at a time,
+ * as exchanges the flusher does not wait for ({@link RedisExchange}); it stops as soon as the node's heartbeat comes
+ * back. Its deletes need no order against this node's own writes: fenced by the dead node's id and epochs, they are
+ * what any other node's writes meet too.
  *
  * <p>Runs on the flusher thread ({@code redis-route-flusher}) only, between flushes.
  */
@@ -93,26 +95,26 @@ final class DeadNodeCleanup {
      * Looks for a dead node to clean up, every heartbeat interval (the heartbeat itself is {@link NodeHeartbeat}). A
      * failed look is tried again at the next interval.
      */
-    void check() throws Exception {
+    RedisExchange<?> check() {
         nextCheckNanos = System.nanoTime() + heartbeatNanos;
-        if (settings.deadNodeCleanup() && node == null) {
-            findDeadNode();
+        if (!settings.deadNodeCleanup() || node != null) {
+            return null;
         }
+        return RedisExchange.of(client.<String>getSet(keys.nodes(), StringCodec.INSTANCE).readAllAsync(),
+                this::lookAt);
     }
 
     /**
      * Looks at every other node's heartbeat (value and remaining time to live) in one pipeline, together with this
-     * node's own key, and claims the cleanup of the first node {@link NodeLiveness} finds dead. The claim is a key set
-     * only if absent, with a time to live: one node of the fleet cleans a dead node up.
+     * node's own key; then claims the cleanup of the first node {@link NodeLiveness} finds dead.
      */
-    private void findDeadNode() throws Exception {
-        Set<String> nodes = batches.await(client.<String>getSet(keys.nodes(), StringCodec.INSTANCE).readAllAsync());
+    private RedisExchange<?> lookAt(Set<String> nodes) {
         nodes.remove(nodeId);
         liveness.retainOnly(nodes);
         if (nodes.isEmpty()) {
-            return;
+            return null;
         }
-        RBatch batch = batches.begin();
+        RBatch batch = batches.create();
         RFuture<Long> own = batch.getKeys().countExistsAsync(keys.alive(nodeId));
         Map<String, RFuture<String>> values = new HashMap<>();
         Map<String, RFuture<Long>> ttls = new HashMap<>();
@@ -122,76 +124,97 @@ final class DeadNodeCleanup {
             ttls.put(other, key.remainTimeToLiveAsync());
         }
         long start = System.nanoTime();
-        batches.execute(batch);
-        long now = System.nanoTime();
-        if (RouteBatches.result(own) == 0L) {
-            // this node's own key is gone too: Redis lost data (or this node stalled), so the others' missing
-            // keys say nothing yet; the heartbeat thread writes ours again
-            liveness.restart();
-            return;
-        }
-        List<String> dead = new ArrayList<>();
-        for (String other : nodes) {
-            Long ttl = RouteBatches.result(ttls.get(other));
-            if (liveness.observe(other, RouteBatches.result(values.get(other)), ttl == null ? -2 : ttl,
-                    now - start, now)) {
-                dead.add(other);
+        // when the answer arrived, not when the flusher got to it: the time to live read is that old
+        return RedisExchange.of(batch.executeAsync().thenApply(answered -> System.nanoTime()), now -> {
+            if (RouteBatches.result(own) == 0L) {
+                // this node's own key is gone too: Redis lost data (or this node stalled), so the others' missing
+                // keys say nothing yet; the heartbeat thread writes ours again
+                liveness.restart();
+                return null;
             }
-        }
-        for (String other : dead) {
-            if (lock(other)) {
-                LOG.info("node {} is dead (its heartbeat key {} is gone and did not advance for {} s while this "
-                        + "node watched it); removing its routes", other, keys.alive(other),
-                        liveness.stillSeconds(other, now));
-                node = other;
-                at = index.start(other);
-                removed = 0;
-                sessionsExpired = 0;
-                return;
+            List<String> dead = new ArrayList<>();
+            for (String other : nodes) {
+                Long ttl = RouteBatches.result(ttls.get(other));
+                if (liveness.observe(other, RouteBatches.result(values.get(other)), ttl == null ? -2 : ttl,
+                        now - start, now)) {
+                    dead.add(other);
+                }
             }
-        }
+            return claim(dead, 0, now);
+        });
     }
 
     /**
-     * The claim stays until its time to live runs out, also after the cleanup finished: a node that decided on the
-     * same death a moment later finds it taken rather than cleaning the node up a second time. It is the fleet's
-     * verdict too: an operation forwarded to the node meanwhile is answered unreachable ({@link DeadNodeVerdict}).
+     * Claims the cleanup of {@code dead.get(i)}, or of the next one if another node has. The claim is a key set only
+     * if absent, with a time to live: one node of the fleet cleans a dead node up. It stays until its time to live
+     * runs out, also after the cleanup finished: a node that decided on the same death a moment later finds it taken
+     * rather than cleaning the node up a second time. It is the fleet's verdict too: an operation forwarded to the
+     * node meanwhile is answered unreachable ({@link DeadNodeVerdict}).
      */
-    private boolean lock(String dead) throws Exception {
-        return batches.await(client.<String>getBucket(keys.cleanupLock(dead), StringCodec.INSTANCE)
-                .setIfAbsentAsync(runId, settings.nodeTtl()));
+    private RedisExchange<?> claim(List<String> dead, int i, long seenNanos) {
+        if (i == dead.size()) {
+            return null;
+        }
+        String other = dead.get(i);
+        return RedisExchange.of(client.<String>getBucket(keys.cleanupLock(other), StringCodec.INSTANCE)
+                .setIfAbsentAsync(runId, settings.nodeTtl()), won -> {
+                    if (!won) {
+                        return claim(dead, i + 1, seenNanos);
+                    }
+                    LOG.info("node {} is dead (its heartbeat key {} is gone and did not advance for {} s while this "
+                            + "node watched it); removing its routes", other, keys.alive(other),
+                            liveness.stillSeconds(other, seenNanos));
+                    node = other;
+                    at = index.start(other);
+                    removed = 0;
+                    sessionsExpired = 0;
+                    return null;
+                });
+    }
+
+    /** One read of the dead node's index, with a look at its heartbeat made at the same time. */
+    private record Look(NodeRouteIndex.Chunk chunk, long alive) {
     }
 
     /**
      * Removes one chunk of the dead node's routes, fenced by its epochs, while its heartbeat stays missing. A failure
      * leaves the cleanup where it was, to be tried again after a backoff.
      */
-    void step() throws Exception {
+    RedisExchange<?> step() {
         String dead = node;
-        NodeRouteIndex.Chunk chunk = index.read(at);
-        long alive = batches.await(client.getKeys().countExistsAsync(keys.alive(dead)));
-        if (alive > 0) {
+        return RedisExchange.of(index.readAsync(at).thenCombine(
+                client.getKeys().countExistsAsync(keys.alive(dead)), Look::new), look -> clean(dead, look));
+    }
+
+    private RedisExchange<?> clean(String dead, Look look) throws Exception {
+        if (look.alive() > 0) {
             LOG.info("node {} is alive again; leaving its routes to it ({} removed)", dead, removed);
             node = null;
-            return;
+            return null;
         }
+        NodeRouteIndex.Chunk chunk = look.chunk();
         if (chunk.end()) {
-            RBatch batch = batches.begin();
+            RBatch batch = batches.create();
             batch.getSet(keys.nodes(), StringCodec.INSTANCE).removeAsync(dead);
-            batches.execute(batch);
-            liveness.forget(dead);
-            metrics.deadNodes.increment();
-            LOG.info("removed {} routes of dead node {}{}", removed, dead, sessionKeys == null ? ""
-                    : "; started the expiry of " + sessionsExpired + " persistent sessions it held");
-            node = null;
-            return;
+            return RedisExchange.of(batch.executeAsync(), answered -> {
+                liveness.forget(dead);
+                metrics.deadNodes.increment();
+                LOG.info("removed {} routes of dead node {}{}", removed, dead, sessionKeys == null ? ""
+                        : "; started the expiry of " + sessionsExpired + " persistent sessions it held");
+                node = null;
+                return null;
+            });
         }
         if (chunk.entries().isEmpty()) {
             // slots without routes of the node: nothing to delete, the next window follows
             at = chunk.next();
-            return;
+            return null;
         }
-        RBatch batch = batches.begin();
+        return batches.withScripts(() -> deleteChunk(dead, chunk));
+    }
+
+    private RedisExchange<?> deleteChunk(String dead, NodeRouteIndex.Chunk chunk) {
+        RBatch batch = batches.create();
         List<RFuture<Long>> results = new ArrayList<>(chunk.entries().size());
         List<RFuture<Long>> sessions = new ArrayList<>();
         SessionKeys session = sessionKeys;
@@ -210,11 +233,13 @@ final class DeadNodeCleanup {
         }
         // a long cleanup keeps its claim, so no other node starts on the same one meanwhile
         batch.getBucket(keys.cleanupLock(dead), StringCodec.INSTANCE).expireAsync(settings.nodeTtl());
-        batches.execute(batch);
-        long count = results.stream().filter(r -> RouteBatches.result(r) == 1L).count();
-        removed += count;
-        sessionsExpired += sessions.stream().filter(r -> RouteBatches.result(r) == 1L).count();
-        metrics.deadNodeRoutes.increment(count);
-        at = chunk.next();
+        return RedisExchange.of(batch.executeAsync(), answered -> {
+            long count = results.stream().filter(r -> RouteBatches.result(r) == 1L).count();
+            removed += count;
+            sessionsExpired += sessions.stream().filter(r -> RouteBatches.result(r) == 1L).count();
+            metrics.deadNodeRoutes.increment(count);
+            at = chunk.next();
+            return null;
+        });
     }
 }

@@ -3,6 +3,7 @@ package io.mqttgw.routing.redis;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.redisson.api.RBatch;
 import org.redisson.api.RFuture;
 import org.redisson.api.RedissonClient;
@@ -21,8 +22,9 @@ import org.redisson.client.protocol.ScoredEntry;
  * few chunks' entries. A full read asks every slot: 16,384 commands even for an empty index.
  *
  * <p>Stateless apart from the caller's cursor, an immutable value: a chunk whose work failed is read again from
- * the cursor the caller still has. Blocking (bounded by the route timeout); used by the flusher thread (resync,
- * dead-node cleanup, shutdown) and by the route check's own thread, each with its own cursor.
+ * the cursor the caller still has. {@link #readAsync} for the flusher thread's resync and dead-node cleanup, which do
+ * not wait for Redis; {@link #read} waits (bounded by the route timeout), for the shutdown's clean-up on the flusher
+ * thread and for the route check's own thread. Each caller keeps its own cursor.
  */
 final class NodeRouteIndex {
     /** Slots per window at the start and at most; at least one. */
@@ -77,37 +79,43 @@ final class NodeRouteIndex {
      * between flushes holds them up no longer than one read.
      */
     Chunk read(Cursor at) throws Exception {
+        return batches.await(readAsync(at));
+    }
+
+    /** {@link #read} without waiting: the chunk when Redis answered (built on the client's thread, from the answer). */
+    CompletableFuture<Chunk> readAsync(Cursor at) {
         if (at.done()) {
-            return new Chunk(List.of(), at);
+            return CompletableFuture.completedFuture(new Chunk(List.of(), at));
         }
         if (!at.legacyDone()) {
-            List<Entry> entries = page(keys.nodeRoutes(at.node()), at.after(), true);
             // outside Cluster the single key is the whole index
-            Cursor next = entries.isEmpty()
-                    ? new Cursor(at.node(), true, batches.cluster() ? 0 : ClusterShards.SLOTS,
-                            Double.NEGATIVE_INFINITY, at.window())
-                    : new Cursor(at.node(), false, at.slot(), entries.get(entries.size() - 1).epoch(), at.window());
-            return new Chunk(entries, next);
+            return page(keys.nodeRoutes(at.node()), at.after(), true).thenApply(entries -> new Chunk(entries,
+                    entries.isEmpty()
+                            ? new Cursor(at.node(), true, batches.cluster() ? 0 : ClusterShards.SLOTS,
+                                    Double.NEGATIVE_INFINITY, at.window())
+                            : new Cursor(at.node(), false, at.slot(), entries.get(entries.size() - 1).epoch(),
+                                    at.window())));
         }
         if (at.after() != Double.NEGATIVE_INFINITY) {
             // the rest of a slot that held more than its share of a window, alone, a chunk at a time
-            List<Entry> entries = page(keys.nodeSlotRoutes(at.node(), at.slot()), at.after(), false);
-            Cursor next = entries.size() == chunk
-                    ? new Cursor(at.node(), true, at.slot(), entries.get(entries.size() - 1).epoch(), at.window())
-                    : new Cursor(at.node(), true, at.slot() + 1, Double.NEGATIVE_INFINITY, at.window());
-            return new Chunk(entries, next);
+            return page(keys.nodeSlotRoutes(at.node(), at.slot()), at.after(), false).thenApply(entries -> new Chunk(
+                    entries, entries.size() == chunk
+                            ? new Cursor(at.node(), true, at.slot(), entries.get(entries.size() - 1).epoch(),
+                                    at.window())
+                            : new Cursor(at.node(), true, at.slot() + 1, Double.NEGATIVE_INFINITY, at.window())));
         }
         return readWindow(at);
     }
 
     /** Up to a chunk of one key's entries, from after the epoch {@code after}. */
-    private List<Entry> page(String key, double after, boolean legacy) throws Exception {
-        return entries(batches.await(client.<String>getScoredSortedSet(key, StringCodec.INSTANCE)
-                .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, chunk)), legacy);
+    private CompletableFuture<List<Entry>> page(String key, double after, boolean legacy) {
+        return client.<String>getScoredSortedSet(key, StringCodec.INSTANCE)
+                .entryRangeAsync(after, false, Double.POSITIVE_INFINITY, true, 0, chunk).toCompletableFuture()
+                .thenApply(read -> entries(read, legacy));
     }
 
     /** The slots {@code at.slot()} on, {@code at.window()} of them, in one pipeline. */
-    private Chunk readWindow(Cursor at) throws Exception {
+    private CompletableFuture<Chunk> readWindow(Cursor at) {
         int end = Math.min(ClusterShards.SLOTS, at.slot() + at.window());
         int limit = Math.min(chunk, Math.max(MIN_SLOT_LIMIT, 4 * chunk / at.window()));
         RBatch batch = batches.create();
@@ -116,7 +124,11 @@ final class NodeRouteIndex {
             slots.add(batch.<String>getScoredSortedSet(keys.nodeSlotRoutes(at.node(), s), StringCodec.INSTANCE)
                     .entryRangeAsync(Double.NEGATIVE_INFINITY, false, Double.POSITIVE_INFINITY, true, 0, limit));
         }
-        batches.execute(batch);
+        return batch.executeAsync().toCompletableFuture().thenApply(answered -> window(at, end, limit, slots));
+    }
+
+    /** The chunk a window's answers make. */
+    private Chunk window(Cursor at, int end, int limit, List<RFuture<Collection<ScoredEntry<String>>>> slots) {
         List<Entry> out = new ArrayList<>();
         int read = 0;
         for (int i = 0; i < slots.size(); i++) {

@@ -8,8 +8,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What this node knows of Redis answering: whether it answered once (connected), since when it has been failing and
- * with which error, and when the flusher may talk to it again after a failure (full-jitter backoff). Redis coming
- * back after failing restarts what depended on the old data set: the dead-node observations and the resync.
+ * with which error, and when the jobs between flushes ({@link FlusherIdleJobs}) may talk to it again after one of
+ * theirs failed (full-jitter backoff; a failed pipeline has its shard's own). Redis coming back after failing restarts
+ * what depended on the old data set: the dead-node observations and the resync.
  *
  * <p>Written on the flusher thread ({@code redis-route-flusher}); {@link #markConnected} also on the heartbeat
  * thread. The connected flag, failing-since and last error are read on any thread (health, lookups).
@@ -68,7 +69,7 @@ final class RedisHealth {
         return lastError;
     }
 
-    /** The flusher may talk to Redis now: no backoff, or its delay has passed. */
+    /** The jobs between flushes may talk to Redis now: no backoff, or its delay has passed. */
     boolean mayTalk(long now) {
         return retryAtNanos == NONE || now - retryAtNanos >= 0;
     }
@@ -78,7 +79,10 @@ final class RedisHealth {
         return retryAtNanos;
     }
 
-    /** Redis answered the flusher: the backoff ends, and a recovery restarts what the old data set fed. */
+    /**
+     * Redis answered the flusher (a pipeline, or a job's exchange): the backoff ends, and a recovery restarts what the
+     * old data set fed.
+     */
     void succeeded() {
         if (!connected) {
             markConnected();

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -27,11 +28,12 @@ import org.redisson.client.protocol.Encoder;
 
 /**
  * Builds pipelines of route scripts (EVALSHA, loaded once and again after a failure, since a restarted Redis has
- * forgotten them) and runs them. Flusher thread only. The resync, dead-node and shutdown work waits for each of its
- * pipelines here; route writes and deletes go through {@link ShardPipelines}, which keeps one device's operations in
- * order across its pipelines. A route and its entry in the node's index are written, and deleted, by one script: in
- * Redis Cluster the entry is in the index of the route's own slot ({@link RouteKeys#nodeSlotRoutes}), so a route's
- * script touches the route's shard only. The route check uses an instance of its own, on its own thread.
+ * forgotten them) and runs them. Flusher thread only. The shutdown's clean-up waits for each of its pipelines here; the
+ * resync and dead-node work send theirs as exchanges the flusher does not wait for ({@link RedisExchange}); route
+ * writes and deletes go through {@link ShardPipelines}, which keeps one device's operations in order across its
+ * pipelines. A route and its entry in the node's index are written, and deleted, by one script: in Redis Cluster the
+ * entry is in the index of the route's own slot ({@link RouteKeys#nodeSlotRoutes}), so a route's script touches the
+ * route's shard only. The route check uses an instance of its own, on its own thread.
  */
 final class RouteBatches {
     private final RedissonClient client;
@@ -75,6 +77,25 @@ final class RouteBatches {
             }
             scriptsLoaded = true;
         }
+    }
+
+    /**
+     * What {@code next} builds, once the scripts are on every master: at once when they are, else after an exchange
+     * that loads them ({@link #loadScripts} without waiting), for the jobs between flushes.
+     */
+    RedisExchange<?> withScripts(Callable<RedisExchange<?>> next) throws Exception {
+        if (scriptsLoaded) {
+            return next.call();
+        }
+        RScript script = client.getScript(StringCodec.INSTANCE);
+        List<CompletableFuture<String>> loads = new ArrayList<>();
+        for (String text : SCRIPTS) {
+            loads.add(script.scriptLoadAsync(text).toCompletableFuture());
+        }
+        return RedisExchange.of(CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)), loaded -> {
+            scriptsLoaded = true;
+            return next.call();
+        });
     }
 
     /** Whether Redis is a Cluster, where a node's index is split by slot ({@link RouteKeys#nodeSlotRoutes}). */

@@ -14,17 +14,20 @@ import org.slf4j.LoggerFactory;
  * The loop of the {@code redis-route-flusher} thread, the one background thread between the queue and Redis: it
  * decides when to flush and when to sleep. A flush is due when a batch is full ({@code batch-size}) or its oldest
  * operation has waited {@code flush-interval}; {@link CoalescingSender} then coalesces it per device and sends it by
- * shard (one pipeline in flight per shard, so a Redis Cluster master failing over holds up only its own slots). After
- * a failure it waits out the backoff {@link RedisHealth} sets; while Redis is down the queue keeps taking operations
- * up to its bound. Between flushes (no pipeline in flight) it gives the thread to the other jobs ({@link
- * FlusherIdleJobs}), each a class of its own that works in chunks of {@code batch-size} so flushes are never held up
- * long: {@link RouteResync} when this node's routes may have drifted, {@link DeadNodeCleanup} for the routes of dead
- * nodes; at close, {@link ShutdownCleanup}. The node's heartbeat is not its job: {@link NodeHeartbeat} refreshes it
- * on its own thread, so a backlog here cannot starve it.
+ * shard (one pipeline in flight per shard, so a Redis Cluster master failing over holds up only its own slots); a
+ * failed pipeline waits out its shard's own backoff, and while Redis is down the queue keeps taking operations up to
+ * its bound. Between flushes (nothing pending or in flight) it starts a chunk of the other jobs ({@link
+ * FlusherIdleJobs}), each a class of its own that works in chunks of {@code batch-size}: {@link RouteResync} when this
+ * node's routes may have drifted, {@link DeadNodeCleanup} for the routes of dead nodes. It does not wait for their
+ * answers either: flushes go on meanwhile, and a failed chunk waits out the backoff {@link RedisHealth} sets. At
+ * close, {@link ShutdownCleanup}, after the job in flight was answered. The node's heartbeat is not its job:
+ * {@link NodeHeartbeat} refreshes it on its own thread, so a backlog here cannot starve it.
  */
 final class RouteFlusher implements Runnable {
     private static final Logger LOG = LoggerFactory.getLogger(RouteFlusher.class);
     private static final long NONE = RedisHealth.NONE;
+    /** The longest park with nothing due: a wake-up of its own every so often costs nothing. */
+    private static final long MAX_PARK_NANOS = TimeUnit.SECONDS.toNanos(1);
 
     private final RedisRouteSettings settings;
     private final RouteQueue queue;
@@ -54,8 +57,9 @@ final class RouteFlusher implements Runnable {
         this.queue = queue;
         RouteBatches batches = new RouteBatches(client, keys, nodeId, settings.timeout());
         FullJitterBackoff backoff = new FullJitterBackoff(settings.retryMinDelay(), settings.retryMaxDelay());
-        ShardPipelines pipelines = new ShardPipelines(batches, new ClusterShards(client, settings.timeout().toMillis()),
-                keys, metrics, backoff, settings.batchSize(), settings.timeout().toMillis(), this::wake);
+        ClusterShards shards = new ClusterShards(client, settings.timeout().toMillis());
+        ShardPipelines pipelines = new ShardPipelines(batches, shards, keys, metrics, backoff, settings.batchSize(),
+                settings.timeout().toMillis(), this::wake);
         this.intervalNanos = settings.flushInterval().toNanos();
         this.liveness = new NodeLiveness(settings.nodeTtl().toNanos());
         this.heartbeat = new NodeHeartbeat(settings, nodeId, runId, client, metrics, new NodeHeartbeat.Listener() {
@@ -77,12 +81,13 @@ final class RouteFlusher implements Runnable {
                 liveness.restart();
             }
         });
-        this.resync = new RouteResync(settings, nodeId, keys, client, batches, metrics);
+        this.resync = new RouteResync(settings, nodeId, keys, client, batches, metrics, pipelines, shards);
         this.deadNodes = new DeadNodeCleanup(settings, nodeId, runId, keys, client, batches, metrics, liveness);
         this.shutdown = new ShutdownCleanup(settings, nodeId, keys, client, batches, metrics, heartbeat);
         this.health = new RedisHealth(backoff, metrics, liveness, resync, this::unsent);
         this.sender = new CoalescingSender(queue, metrics, pipelines, resync, health);
-        this.idleJobs = new FlusherIdleJobs(resync, deadNodes, health);
+        this.idleJobs = new FlusherIdleJobs(resync, deadNodes, health, batches, settings.timeout().toMillis(),
+                sender::answered, this::wake);
     }
 
     void start(RouteEvents events, Runnable onHealthy) {
@@ -156,6 +161,7 @@ final class RouteFlusher implements Runnable {
             health.flusherStopped(t);
         } finally {
             heartbeat.stop(0);
+            idleJobs.abandon();
             sender.failAll(ShutdownCleanup.CLOSED, shutdown::abandon);
             ended = true;
             long late = afterEnd();
@@ -189,22 +195,23 @@ final class RouteFlusher implements Runnable {
             if (batchDeadlineNanos == NONE && (queue.size() > 0 || !sender.nothingPending())) {
                 batchDeadlineNanos = now + intervalNanos;
             }
-            boolean mayTalk = health.mayTalk(now);
             sender.pollAnswers();
+            idleJobs.poll(now);
+            // a failed shard waits out its own backoff in ShardPipelines; the others' devices go on
             boolean due = batchDeadlineNanos != NONE
                     && (stopping || now - batchDeadlineNanos >= 0 || queue.size() >= settings.batchSize());
-            if (due && mayTalk) {
+            if (due) {
                 sender.flush(health.connected());
                 now = System.nanoTime();
                 batchDeadlineNanos = queue.size() == 0 && sender.nothingPending() ? NONE : now + intervalNanos;
-                mayTalk = health.retryAtNanos() == NONE;
             }
             pendingOperations = sender.operations();
-            if (mayTalk && !stopping && sender.nothingPending() && sender.nothingInFlight()) {
+            boolean mayTalk = health.mayTalk(now);
+            if (mayTalk && !stopping && idle()) {
                 idleJobs.runOne(now, events);
             }
             if (stopping) {
-                if (queue.size() == 0 && sender.nothingPending() && sender.nothingInFlight() && mayTalk) {
+                if (queue.size() == 0 && idle() && mayTalk) {
                     shutdown.deleteRoutes(closeDeadlineNanos);
                     return;
                 }
@@ -218,17 +225,25 @@ final class RouteFlusher implements Runnable {
         }
     }
 
+    /** No flush pending or in flight, and no exchange of a job between flushes: a chunk of one may start. */
+    private boolean idle() {
+        return sender.nothingPending() && sender.nothingInFlight() && !idleJobs.inFlight();
+    }
+
     private void park(long now) {
-        if (busy()) {
+        if (busy(now)) {
             return;
         }
-        long until;
-        if (health.retryAtNanos() != NONE) {
-            until = health.retryAtNanos();
-        } else if (batchDeadlineNanos != NONE) {
-            until = earliest(idleJobs.nextCheckNanos(), batchDeadlineNanos);
-        } else {
-            until = idleJobs.nextCheckNanos();
+        long until = batchDeadlineNanos != NONE ? batchDeadlineNanos : now + MAX_PARK_NANOS;
+        if (idle()) {
+            // the jobs between flushes: the end of a backoff, the dead-node check when due. Only while nothing is
+            // in flight (an answer wakes this thread), and a backoff that is over counts no more: a time already
+            // past would spin this thread until Redis answers something
+            long retry = health.retryAtNanos();
+            until = earliest(until, retry != NONE && retry - now > 0 ? retry : idleJobs.nextCheckNanos());
+        }
+        if (idleJobs.inFlight()) {
+            until = earliest(until, idleJobs.giveUpNanos());
         }
         if (!sender.nothingInFlight()) {
             // an answer wakes this thread; a pipeline's own timeout and retry are checked at least this often
@@ -245,10 +260,9 @@ final class RouteFlusher implements Runnable {
         }
     }
 
-    /** Work that can go on at once: a resync or cleanup chunk with Redis answering and nothing due to flush. */
-    private boolean busy() {
-        return health.retryAtNanos() == NONE && sender.nothingPending() && sender.nothingInFlight() && !closing
-                && idleJobs.hasWork();
+    /** Work that can go on at once: a resync or cleanup chunk, no backoff, nothing pending or in flight. */
+    private boolean busy(long now) {
+        return health.mayTalk(now) && idle() && !closing && idleJobs.hasWork();
     }
 
     /** Operations not yet handed to a pipeline: queued or coalesced. */

@@ -4,9 +4,9 @@ import io.mqttgw.core.spi.Route;
 import io.mqttgw.core.spi.RouteEvents;
 import io.mqttgw.routing.route.RouteCoalescer;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * Brings this node's routes in Redis back in line with its live sessions when they may have drifted: at startup,
  * after Redis came back or lost data, and after the queue overflowed. A resync takes a snapshot of the live sessions,
  * writes them (without taking devices from nodes that connected them later), then deletes this node's indexed routes
- * that are not live; devices with operations flushed after the snapshot are left to those operations. It goes in
- * chunks of {@code batch-size}, one per {@link #step}, so flushes are never held up long.
+ * that are not live; devices with operations stored or in flight after the snapshot are left to those operations. It
+ * goes in chunks of {@code batch-size}, one {@link #step} at a time, as exchanges the flusher does not wait for
+ * ({@link RedisExchange}): flushes go on while Redis answers, and a chunk of writes, all of one shard, holds its
+ * devices' newer operations back until it is answered.
  *
  * <p>Runs on the flusher thread ({@code redis-route-flusher}), between flushes; {@link #request} (the heartbeat
  * thread), {@link #overflowed} (event loops) and the read-only counters are safe from any thread.
@@ -35,6 +37,9 @@ final class RouteResync {
     private final NodeRouteIndex index;
     private final RouteBatches batches;
     private final RouteTableMetrics metrics;
+    private final RouteKeys keys;
+    private final ShardPipelines pipelines;
+    private final ClusterShards shards;
 
     /** Set by event loops when the queue overflowed; cleared when the resync that repairs it starts. */
     private volatile boolean overflowed;
@@ -45,8 +50,11 @@ final class RouteResync {
     private Run run;
 
     RouteResync(RedisRouteSettings settings, String nodeId, RouteKeys keys, RedissonClient client,
-                RouteBatches batches, RouteTableMetrics metrics) {
+                RouteBatches batches, RouteTableMetrics metrics, ShardPipelines pipelines, ClusterShards shards) {
         this.settings = settings;
+        this.keys = keys;
+        this.pipelines = pipelines;
+        this.shards = shards;
         this.nodeId = nodeId;
         this.index = new NodeRouteIndex(client, keys, batches, settings.batchSize());
         this.batches = batches;
@@ -119,81 +127,146 @@ final class RouteResync {
         overflowed = false;
         Map<String, Route> live = new HashMap<>();
         events.forEachLiveRoute(r -> live.merge(r.clientId(), r, (a, b) -> a.epoch() >= b.epoch() ? a : b));
-        run = new Run(events, live, droppedSinceResync.get(), index.start(nodeId));
+        run = new Run(events, live, bySlot(live.values()), droppedSinceResync.get(), index.start(nodeId));
         metrics.resyncs.increment();
         LOG.debug("resync of node {} started: {} live routes", nodeId, live.size());
     }
 
-    /** Writes or deletes one chunk; a failure leaves the resync where it was, to be tried again after a backoff. */
-    void step() throws Exception {
+    /**
+     * The next chunk: the live routes of one shard to write, or a read of the index and the deletes it calls for. A
+     * failure leaves the resync where it was, to be tried again after a backoff (one after Redis failed is dropped
+     * for a new one: {@link #restart}).
+     */
+    RedisExchange<?> step() throws Exception {
         Run r = run;
-        if (r.toWrite.hasNext()) {
-            writeChunk(r);
-            return;
+        if (r.next < r.toWrite.size()) {
+            return batches.withScripts(() -> writeChunk(r));
         }
-        NodeRouteIndex.Chunk chunk = index.read(r.at);
+        return RedisExchange.of(index.readAsync(r.at), chunk -> deleteChunk(r, chunk));
+    }
+
+    private RedisExchange<?> deleteChunk(Run r, NodeRouteIndex.Chunk chunk) throws Exception {
+        if (run != r) {
+            // Redis failed meanwhile and a new resync is due
+            return null;
+        }
         if (chunk.end()) {
             LOG.info("resync of node {} done: {} live routes written, {} stale routes deleted{}", nodeId,
                     r.written, r.deleted, r.dropped > 0 ? " (after " + r.dropped + " dropped operations)" : "");
             droppedSinceResync.addAndGet(-r.dropped);
             run = null;
-            return;
+            return null;
         }
-        RBatch batch = batches.begin();
-        List<RFuture<Long>> results = new ArrayList<>();
-        boolean legacyOnly = false;
+        List<NodeRouteIndex.Entry> stale = new ArrayList<>();
+        List<NodeRouteIndex.Entry> legacyLive = new ArrayList<>();
         for (NodeRouteIndex.Entry e : chunk.entries()) {
             Route live = r.live.get(e.clientId());
-            if (r.touched.contains(e.clientId()) || live != null && live.epoch() == e.epoch()) {
+            // a device whose operations are in flight is left to them as one whose operations were stored: the read
+            // may have met what they wrote
+            if (r.touched.contains(e.clientId()) || pipelines.holds(e.clientId())
+                    || live != null && live.epoch() == e.epoch()) {
                 if (e.legacy()) {
                     // the live route was indexed in its slot by this resync's write, or by the newer operation
-                    batches.removeLegacyEntry(batch, nodeId, e.clientId(), e.epoch());
-                    legacyOnly = true;
+                    legacyLive.add(e);
                 }
                 continue;
             }
-            results.add(batches.delete(batch, nodeId, e.clientId(), e.epoch(), e.legacy()));
+            stale.add(e);
         }
-        if (!results.isEmpty() || legacyOnly) {
-            batches.execute(batch);
-            long deleted = results.stream().filter(f -> RouteBatches.result(f) == 1L).count();
-            r.deleted += deleted;
-            metrics.resyncDeleted.increment(deleted);
+        if (stale.isEmpty() && legacyLive.isEmpty()) {
+            r.at = chunk.next();
+            return null;
         }
-        r.at = chunk.next();
+        return batches.withScripts(() -> {
+            RBatch batch = batches.create();
+            legacyLive.forEach(e -> batches.removeLegacyEntry(batch, nodeId, e.clientId(), e.epoch()));
+            List<RFuture<Long>> results = new ArrayList<>(stale.size());
+            for (NodeRouteIndex.Entry e : stale) {
+                results.add(batches.delete(batch, nodeId, e.clientId(), e.epoch(), e.legacy()));
+            }
+            return RedisExchange.of(batch.executeAsync(), answered -> {
+                long deleted = results.stream().filter(f -> RouteBatches.result(f) == 1L).count();
+                r.deleted += deleted;
+                metrics.resyncDeleted.increment(deleted);
+                r.at = chunk.next();
+                return null;
+            });
+        });
     }
 
-    private void writeChunk(Run r) throws Exception {
-        RBatch batch = batches.begin();
+    /**
+     * Up to a chunk of live routes, all of one shard (the snapshot is sorted by slot), so that a shard that does not
+     * answer holds up no other's devices; the devices are held in {@link ShardPipelines} until Redis answered, so
+     * their newer operations follow the write.
+     */
+    private RedisExchange<?> writeChunk(Run r) {
+        if (run != r) {
+            return null;
+        }
         List<Route> routes = new ArrayList<>(settings.batchSize());
-        List<RFuture<Long>> results = new ArrayList<>(settings.batchSize());
-        while (r.toWrite.hasNext() && routes.size() < settings.batchSize()) {
-            Route route = r.toWrite.next();
-            if (!r.touched.contains(route.clientId())) {
+        String shard = null;
+        while (r.next < r.toWrite.size() && routes.size() < settings.batchSize()) {
+            Route route = r.toWrite.get(r.next);
+            String of = shards.shardOf(keys.route(route.clientId()));
+            if (shard == null) {
+                shard = of;
+            } else if (!shard.equals(of)) {
+                break;
+            }
+            r.next++;
+            if (!r.touched.contains(route.clientId()) && !pipelines.holds(route.clientId())) {
                 routes.add(route);
-                results.add(batches.put(batch, route, true));
             }
         }
-        batches.execute(batch);
-        for (int i = 0; i < routes.size(); i++) {
-            long result = RouteBatches.result(results.get(i));
-            if (result == RouteScripts.PUT_SUPERSEDED) {
-                metrics.resyncSuperseded.increment();
-                r.events.takenOver(routes.get(i).clientId(), routes.get(i).epoch());
-            } else if (result == RouteScripts.PUT_PROOF_CONFLICT) {
-                metrics.resyncProofConflict.increment();
-                r.events.refused(routes.get(i).clientId(), routes.get(i).epoch());
-            } else if (result != RouteScripts.PUT_STALE) {
-                r.written++;
-                metrics.resyncWritten.increment();
-            }
+        if (routes.isEmpty()) {
+            return null;
         }
+        RBatch batch = batches.create();
+        List<RFuture<Long>> results = new ArrayList<>(routes.size());
+        List<String> ids = new ArrayList<>(routes.size());
+        for (Route route : routes) {
+            results.add(batches.put(batch, route, true));
+            ids.add(route.clientId());
+        }
+        RFuture<?> answer = batch.executeAsync();
+        // after the send: nothing else runs on this thread in between, and a send that throws holds nothing
+        pipelines.hold(ids);
+        return RedisExchange.of(answer, answered -> {
+            for (int i = 0; i < routes.size(); i++) {
+                long result = RouteBatches.result(results.get(i));
+                if (result == RouteScripts.PUT_SUPERSEDED) {
+                    metrics.resyncSuperseded.increment();
+                    r.events.takenOver(routes.get(i).clientId(), routes.get(i).epoch());
+                } else if (result == RouteScripts.PUT_PROOF_CONFLICT) {
+                    metrics.resyncProofConflict.increment();
+                    r.events.refused(routes.get(i).clientId(), routes.get(i).epoch());
+                } else if (result != RouteScripts.PUT_STALE) {
+                    r.written++;
+                    metrics.resyncWritten.increment();
+                }
+            }
+            return null;
+        }, () -> pipelines.release(ids));
+    }
+
+    /** The routes sorted by their slot: consecutive routes share a shard, so a chunk of one shard is a run. */
+    private List<Route> bySlot(Collection<Route> routes) {
+        List<Map.Entry<Integer, Route>> slotted = new ArrayList<>(routes.size());
+        for (Route route : routes) {
+            slotted.add(Map.entry(ClusterShards.slot(keys.route(route.clientId())), route));
+        }
+        slotted.sort(Map.Entry.comparingByKey());
+        List<Route> sorted = new ArrayList<>(slotted.size());
+        slotted.forEach(e -> sorted.add(e.getValue()));
+        return sorted;
     }
 
     private static final class Run {
         final RouteEvents events;
         final Map<String, Route> live;
-        final Iterator<Route> toWrite;
+        /** The live routes sorted by slot, written from {@code next} on. */
+        final List<Route> toWrite;
+        int next;
         final Set<String> touched = new HashSet<>();
         final long dropped;
         /** Where the read of this node's index stands: advanced once a chunk's deletes were stored. */
@@ -201,10 +274,10 @@ final class RouteResync {
         long written;
         long deleted;
 
-        Run(RouteEvents events, Map<String, Route> live, long dropped, NodeRouteIndex.Cursor at) {
+        Run(RouteEvents events, Map<String, Route> live, List<Route> toWrite, long dropped, NodeRouteIndex.Cursor at) {
             this.events = events;
             this.live = live;
-            this.toWrite = new ArrayList<>(live.values()).iterator();
+            this.toWrite = toWrite;
             this.dropped = dropped;
             this.at = at;
         }

@@ -69,7 +69,10 @@ final class ShardPipelines {
     private final long answerNanos;
     private final Runnable wake;
     private final Map<String, Shipment> byShard = new LinkedHashMap<>();
-    /** Client ids whose operations are in a shipment. */
+    /**
+     * Client ids whose operations are in a shipment, or whose routes a resync is writing ({@link #hold}): their newer
+     * operations wait in the coalescer until Redis has answered.
+     */
     private final Set<String> held = new HashSet<>();
     /** Shards whose last pipeline was stored: their nodes have the scripts. */
     private final Set<String> scriptsOn = new HashSet<>();
@@ -103,6 +106,24 @@ final class ShardPipelines {
         return false;
     }
 
+    /** Whether a device's operations are in a shipment, or its route in a resync's pipeline. */
+    boolean holds(String clientId) {
+        return held.contains(clientId);
+    }
+
+    /**
+     * A resync writes these devices' routes (the live sessions as they were when it started) in a pipeline of its own:
+     * until it is answered, their newer operations stay in the coalescer, so they reach Redis after it, in order.
+     */
+    void hold(List<String> clientIds) {
+        held.addAll(clientIds);
+    }
+
+    /** The resync's pipeline for these devices was answered, failed, or given up: their operations may go. */
+    void release(List<String> clientIds) {
+        clientIds.forEach(held::remove);
+    }
+
     /** Operations in pipelines, not yet stored. */
     int operations() {
         return heldOperations;
@@ -130,7 +151,7 @@ final class ShardPipelines {
                 s.answer = CompletableFuture.failedFuture(new TimeoutException("no answer within the timeout"));
             }
             if (s.answer != null && s.answer.isDone()) {
-                Exception error = errorOf(s.answer);
+                Exception error = RedisExchange.errorOf(s.answer);
                 s.answer = null;
                 if (error == null && s.loading) {
                     scriptsOn.add(s.shard);
@@ -261,17 +282,6 @@ final class ShardPipelines {
                 }
             }
             e.getValue().complete();
-        }
-    }
-
-    private static Exception errorOf(CompletableFuture<?> answer) {
-        try {
-            answer.getNow(null);
-            return null;
-        } catch (java.util.concurrent.CompletionException e) {
-            return e.getCause() instanceof Exception cause ? cause : e;
-        } catch (java.util.concurrent.CancellationException e) {
-            return new TimeoutException("cancelled");
         }
     }
 

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class RedisHealthTest {
     private final RouteTableMetrics metrics = new RouteTableMetrics(new SimpleMeterRegistry(), () -> 0, () -> 0);
     private final RouteResync resync = new RouteResync(RedisRouteSettings.from(TestRouteStores.values(null)), "n1",
-            new RouteKeys("mqttgw:"), null, null, metrics);
+            new RouteKeys("mqttgw:"), null, null, metrics, null, null);
     private final RedisHealth health = new RedisHealth(
             new FullJitterBackoff(Duration.ofSeconds(10), Duration.ofSeconds(10)), metrics,
             new NodeLiveness(TimeUnit.SECONDS.toNanos(30)), resync, () -> 7);

@@ -15,6 +15,9 @@ import io.mqttgw.routing.testkit.RedisServerTests;
 import io.mqttgw.routing.testkit.TestRouteStores;
 import io.mqttgw.routing.testkit.TestRouteStores.FakeNode;
 import io.netty.util.ResourceLeakDetector;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -302,6 +305,38 @@ class RedisRouteStoreIT extends RedisServerTests {
         assertTrue(meters.get("mqttgw.routes.redis.batch.failures").counter().count() > 0);
         await("startup and recovery resyncs", () -> meters.get("mqttgw.routes.redis.resyncs").counter().count() >= 2,
                 10);
+    }
+
+    /**
+     * A job between flushes fails (Redis stalls: CLIENT PAUSE), then Redis answers again while no device connects or
+     * leaves: the flusher goes back to sleeping between its checks rather than looping until some flush is answered.
+     * The flusher threads' CPU time over two seconds tells which.
+     */
+    @Test
+    void theFlusherSleepsAgainWhenRedisAnswersAfterAFailedJobAndNoDeviceComes() throws Exception {
+        SimpleMeterRegistry meters = TestRouteStores.meters();
+        RedisRouteStore store = start("node-a", meters, new FakeNode(), "routes.redis.timeout", "300ms",
+                "routes.redis.heartbeat-interval", "200ms");
+        await("start-up resync done", () -> meters.get("mqttgw.routes.redis.resyncs").counter().count() == 1
+                && store.health().up(), 10);
+        redis.pauseAll(Duration.ofSeconds(2));
+        await("a job between flushes failed while Redis stalled",
+                () -> meters.get("mqttgw.routes.redis.batch.failures").counter().count() > 0, 10);
+        await("Redis answers again", () -> check.getKeys().countExists("mqttgw:node:{node-a}:alive") == 1, 20);
+        // the backoff after the failure is over (at most retry-max-delay)
+        Thread.sleep(TestRouteStores.settings(redis).retryMaxDelay().toMillis() + 500);
+
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        List<Long> flushers = Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().equals("redis-route-flusher")).map(Thread::getId).toList();
+        assertEquals(1, flushers.size(), "flusher threads");
+        long cpuBefore = threads.getThreadCpuTime(flushers.get(0));
+        long start = System.nanoTime();
+        Thread.sleep(2000);
+        long cpu = threads.getThreadCpuTime(flushers.get(0)) - cpuBefore;
+        long wall = System.nanoTime() - start;
+        assertTrue(cpu < wall / 10, "the flusher spent " + cpu / 1_000_000 + " ms of CPU in " + wall / 1_000_000
+                + " ms with nothing to do");
     }
 
     @Test

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 class RouteResyncTest {
     private final RouteTableMetrics metrics = new RouteTableMetrics(new SimpleMeterRegistry(), () -> 0, () -> 0);
     private final RouteResync resync = new RouteResync(RedisRouteSettings.from(TestRouteStores.values(null)), "n1",
-            new RouteKeys("mqttgw:"), null, null, metrics);
+            new RouteKeys("mqttgw:"), null, null, metrics, null, null);
 
     private static final RouteEvents EVENTS = new RouteEvents() {
         @Override

@@ -214,6 +214,14 @@ public final class RedisTestServer implements AutoCloseable {
         expectOk("CLIENT PAUSE " + pause.toMillis() + " WRITE");
     }
 
+    /**
+     * Holds every command of every client for {@code pause} (CLIENT PAUSE ... ALL), then answers them: a server that
+     * stalls and comes back with its data, as a host that froze for a while does.
+     */
+    public void pauseAll(Duration pause) {
+        expectOk("CLIENT PAUSE " + pause.toMillis() + " ALL");
+    }
+
     private void expectOk(String command) {
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), port)) {
             s.setSoTimeout(10_000);
