@@ -40,7 +40,8 @@
 # servers' devices come from 127.0.N.2-250, 127.0.N+1.2-250 and 127.0.N+2.2-250), OUT
 # [bench-results/field-profile-<time>], PKI [/tmp/field-pki], GATEWAY_OPTS (the gateways' JVM options), WORKER_JVM
 # (the bench's --worker-jvm), KAFKA_PARTITIONS [12], KAFKA_OPTS [-Xmx1g], KAFKA_CACHE
-# [~/.cache/mqttgw-bench/kafka-4.3.1]. One round takes about the ramp + SETTLE + WINDOW + 2 minutes.
+# [~/.cache/mqttgw-bench/kafka-4.3.1], KAFKA_CONFIG (gateway.yaml lines for the gateway into Kafka only, e.g.
+# "uplink.kafka.compression: lz4"). One round takes about the ramp + SETTLE + WINDOW + 2 minutes.
 # Needs: the distribution (./mvnw -DskipTests package), Debian's mosquitto, java, jq, curl.
 set -euo pipefail
 MODULE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -191,7 +192,8 @@ for round in $(seq 1 "$ROUNDS"); do
         PORT_OF[$server]="$MOSQ_PORT"; ADMIN_OF[$server]=none ;;
       *)
         if [[ "$server" == kafka ]]; then
-          GW_PORT="$GW_KAFKA_PORT"; GW_ADMIN_PORT="$GW_KAFKA_ADMIN"; GW_SINK_CONFIG="$(kafka_sink_config)"
+          GW_PORT="$GW_KAFKA_PORT"; GW_ADMIN_PORT="$GW_KAFKA_ADMIN"
+          GW_SINK_CONFIG="$(kafka_sink_config)${KAFKA_CONFIG:+$'\n'$KAFKA_CONFIG}"
         else
           GW_PORT="$GW_DISCARD_PORT"; GW_ADMIN_PORT="$GW_DISCARD_ADMIN"; GW_SINK_CONFIG="uplink.sink: discard"
         fi
