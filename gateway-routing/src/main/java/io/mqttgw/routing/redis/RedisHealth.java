@@ -101,7 +101,7 @@ final class RedisHealth {
         retryAtNanos = NONE;
     }
 
-    /** A job between flushes failed: the flusher talks to Redis again after a backoff. */
+    /** A job between flushes failed: those jobs talk to Redis again after a backoff (flushes go on meanwhile). */
     void failed(String what, Exception e) {
         attempt++;
         retryAtNanos = System.nanoTime() + backoff.delayNanos(attempt);
