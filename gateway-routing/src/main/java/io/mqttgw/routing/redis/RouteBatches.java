@@ -71,10 +71,7 @@ final class RouteBatches {
     /** Loads the scripts on every master if a failure may have lost them (blocking, bounded by the timeout). */
     void loadScripts() throws Exception {
         if (!scriptsLoaded) {
-            RScript script = client.getScript(StringCodec.INSTANCE);
-            for (String text : SCRIPTS) {
-                await(script.scriptLoadAsync(text));
-            }
+            await(loadAllAsync());
             scriptsLoaded = true;
         }
     }
@@ -87,15 +84,20 @@ final class RouteBatches {
         if (scriptsLoaded) {
             return next.call();
         }
+        return RedisExchange.of(loadAllAsync(), loaded -> {
+            scriptsLoaded = true;
+            return next.call();
+        });
+    }
+
+    /** Every route script, loaded on every master at once; completes when all are. */
+    private CompletableFuture<Void> loadAllAsync() {
         RScript script = client.getScript(StringCodec.INSTANCE);
         List<CompletableFuture<String>> loads = new ArrayList<>();
         for (String text : SCRIPTS) {
             loads.add(script.scriptLoadAsync(text).toCompletableFuture());
         }
-        return RedisExchange.of(CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new)), loaded -> {
-            scriptsLoaded = true;
-            return next.call();
-        });
+        return CompletableFuture.allOf(loads.toArray(CompletableFuture[]::new));
     }
 
     /** Whether Redis is a Cluster, where a node's index is split by slot ({@link RouteKeys#nodeSlotRoutes}). */
